@@ -1,0 +1,93 @@
+# mt: memory-allocation tracing for Linux.  GNU make.
+# CFLAGS belong to you; the warnings are appended.  `make check SAN=1`
+# builds with ASan+UBSan, `make WERROR=1` makes warnings errors.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib/mt
+MANDIR ?= $(PREFIX)/share/man
+SHAREDIR ?= $(PREFIX)/share/mt
+DESTDIR ?=
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wformat=2 -Wvla -Wpointer-arith -Wcast-qual -Wno-unused-parameter
+ifdef WERROR
+WARN += -Werror
+endif
+ifdef SAN
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libzstd 2>/dev/null)
+DEPS_LIBS := $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null)
+ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -Ilib $(DEPS_CFLAGS) \
+	-D_GNU_SOURCE -DLIBDIR='"$(LIBDIR)"'
+
+PROGS = cmd/mt-record cmd/mt-decode
+LIBOBJ = lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
+	lib/trace.o lib/reader.o
+PRELOAD = lib/libmt-preload.so
+TESTPROGS = $(patsubst %.c,%,$(wildcard tests/progs/*.c))
+MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1
+
+# What a fresh Debian 12 needs, to build, to test, and to compare.
+APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
+	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
+	libclang-rt-14-dev python3
+
+all: $(PROGS) $(PRELOAD) $(TESTPROGS)
+
+lib/%.o: lib/%.c lib/mt.h
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+lib/libmt.a: $(LIBOBJ)
+	rm -f $@
+	ar rcs $@ $(LIBOBJ)
+
+cmd/%: cmd/%.c lib/libmt.a lib/mt.h lib/preload/proto.h
+	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
+
+# The preload library runs inside other programs: never sanitized, and
+# only its interposed functions are exported.
+$(PRELOAD): lib/preload/mt-preload.c lib/preload/proto.h
+	$(CC) -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
+		-o $@ $< -lunwind -ldl -lpthread
+
+tests/progs/%: tests/progs/%.c
+	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread -lm
+
+deps:
+	@sh share/mt-deps.sh $(APT_PACKAGES)
+
+demo: deps all
+	./cmd/mt-record -o demo.mtr -- tests/progs/demo
+	./cmd/mt-decode demo.mtr | head -40
+
+check: deps all
+	@sh tests/run-tests.sh
+
+lint-man:
+	mandoc -Tlint -Wwarning $(MANPAGES)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)
+	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)
+	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)))
+	rm -f $(DESTDIR)$(LIBDIR)/libmt-preload.so
+	-rmdir $(DESTDIR)$(LIBDIR)
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANPAGES))))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(filter %.5,$(MANPAGES))))
+
+clean:
+	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) demo.mtr
+
+.PHONY: all deps demo check lint-man install uninstall clean

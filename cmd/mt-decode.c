@@ -1,0 +1,85 @@
+/*
+ * mt-decode: a binary trace (.mtr) as the text event stream of
+ * mt-events(5), or with --check only its validation.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mt.h"
+
+static void usage(void) __attribute__((noreturn));
+static int decode(const char *path, struct mt_out *out, int check);
+
+static int
+decode(const char *path, struct mt_out *out, int check)
+{
+	struct mt_reader *r;
+	struct mt_event ev;
+	uint64_t n = 0;
+	size_t len;
+	char *p;
+
+	if (!(r = reader_open(path)))
+		return 1;
+	while (reader_next(r, &ev)) {
+		n++;
+		if (check)
+			continue;
+		if (reader_is_binary(r)) {
+			len = event_format_size(&ev);
+			p = out_reserve(out, len);
+			out_commit(out, event_format(&ev, p, len));
+		} else {
+			struct mt_str line = reader_line(r);
+			out_write(out, line.s, line.len);
+		}
+	}
+	return reader_close(r);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "check", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct mt_out out;
+	int ch, check = 0, status = 0, i;
+
+	mt_setprogname(argv[0]);
+	while ((ch = getopt_long(argc, argv, "ch", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			check = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	out_init(&out, STDOUT_FILENO, 1 << 20);
+	if (argc == 0)
+		status |= decode(NULL, &out, check);
+	for (i = 0; i < argc; i++)
+		status |= decode(argv[i], &out, check);
+	if (out_flush(&out)) {
+		fprintf(stderr, "%s: stdout: %s\n", mt_progname, strerror(out.error));
+		status = 1;
+	}
+	out_free(&out);
+	return status | mt_status;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-c] [--check] [file ...]\n", mt_progname);
+	exit(1);
+}

@@ -1,0 +1,1274 @@
+/*
+ * mt-record: runs a command with libmt-preload.so injected and writes
+ * what it allocated and freed, and every process it forked or executed,
+ * as one .mtr trace in time order.
+ *
+ * Each traced process image connects to us over a SOCK_SEQPACKET socket
+ * and hands us, as file descriptors, its stack table and one ring a
+ * thread (see lib/preload/proto.h).  We read the rings while the program
+ * runs and merge them by time.  The merge emits only events older than
+ * a watermark W taken before each pass reads anything: an event that
+ * another depends on (the allocation a free frees) was published before
+ * the dependent event's time was taken, so if the dependent is older
+ * than W, its cause was visible to the same pass.  An event that shows
+ * up older than what was already written (its thread was preempted
+ * between taking the time and publishing) is given the time of the last
+ * event written; that keeps every order that matters and is counted.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mt.h"
+#include "preload/proto.h"
+
+#ifndef LIBDIR
+#define LIBDIR "/usr/local/lib/mt"
+#endif
+
+#define SLACK_NS	10000000u	/* the watermark trails the clock by this */
+#define FLUSH_NS	1000000000u	/* a frame at least this often */
+
+/* An event waiting to be merged. */
+struct rec {
+	uint64_t ts;
+	uint64_t addr, size;
+	uint64_t off;		/* map: file offset */
+	uint32_t stack;
+	uint8_t kind;		/* RAW_* or a control kind below */
+	uint8_t heap;
+	int32_t tid;
+	int32_t pid;
+	int status;
+	char *data;		/* control records: what came with them */
+	size_t len;
+};
+
+enum { CTL_PROC = 100, CTL_MAP, CTL_EXIT, CTL_LOST };
+
+struct queue {
+	struct rec *v;
+	size_t head, len, cap;
+	uint64_t last_ts;
+};
+
+struct region {
+	uint64_t lo, hi;
+	uint8_t heap;
+};
+
+struct proc {
+	int fd;			/* -1 once the image is gone */
+	pid_t pid, ppid;
+	int said_hello;
+	int exited;
+	int replaced;		/* by an exec */
+	struct mt_stack_table *table;
+	uint32_t *ids_key;	/* stack table offset -> trace stack id */
+	uint64_t *ids_val;
+	size_t ids_cap, ids_len;
+	struct region *regions;
+	size_t nregions, regcap;
+	int remap_heap;		/* of the range an mremap is moving */
+	struct queue ctl;
+	uint64_t lost_said, full_said;
+	uint64_t gone_at;
+};
+
+struct ring {
+	struct proc *proc;
+	struct mt_ring *map;
+	pid_t pid, tid;
+	struct queue q;
+	int done;
+};
+
+static void usage(void) __attribute__((noreturn));
+static uint64_t clock_ns(void);
+static void emit(struct rec *r, struct proc *p);
+
+static uint64_t start_ns;
+static struct trace_writer *writer;
+static const char *out_name;
+static int write_failed;
+static uint64_t dropped;	/* events not written after a write error */
+static uint64_t late;		/* events that arrived after the watermark */
+static uint64_t last_emitted;
+static uint64_t next_stack_id = 1;
+static struct proc **procs;
+static size_t nprocs, proccap;
+static struct ring **rings;
+static size_t nrings, ringcap;
+
+static pid_t root_pid;
+static int root_status = -1;
+static uint64_t nprocs_traced;
+static int depth = 64;
+static pid_t forward_to;
+
+static uint64_t
+clock_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static uint64_t
+now_rel(void)
+{
+	return clock_ns() - start_ns;
+}
+
+static struct rec *
+queue_push(struct queue *q, uint64_t ts)
+{
+	struct rec *r;
+
+	if (q->head > 0 && q->head == q->len) {
+		q->head = q->len = 0;
+	} else if (q->len == q->cap) {
+		if (q->head > q->cap / 2) {
+			memmove(q->v, q->v + q->head, (q->len - q->head) * sizeof(*q->v));
+			q->len -= q->head;
+			q->head = 0;
+		} else {
+			q->cap = q->cap ? q->cap * 2 : 256;
+			q->v = erealloc(q->v, q->cap * sizeof(*q->v));
+		}
+	}
+	r = &q->v[q->len++];
+	memset(r, 0, sizeof(*r));
+	/* One source's events stay in the order it made them. */
+	r->ts = ts < q->last_ts ? q->last_ts : ts;
+	q->last_ts = r->ts;
+	return r;
+}
+
+static struct rec *
+queue_peek(struct queue *q)
+{
+	return q->head < q->len ? &q->v[q->head] : NULL;
+}
+
+/* Stacks: a process's table offset becomes a trace-wide id on first use. */
+
+static uint64_t
+stack_id(struct proc *p, uint32_t off)
+{
+	uint64_t *arena = MT_STACK_ARENA(p->table), n, id, *old_val;
+	uint32_t *old_key;
+	size_t i, h, oldcap;
+	struct mt_event ev;
+
+	if (p->ids_len * 2 >= p->ids_cap) {
+		old_key = p->ids_key;
+		old_val = p->ids_val;
+		oldcap = p->ids_cap;
+		p->ids_cap = oldcap ? oldcap * 2 : 1024;
+		p->ids_key = ecalloc(p->ids_cap, sizeof(*p->ids_key));
+		p->ids_val = ecalloc(p->ids_cap, sizeof(*p->ids_val));
+		for (i = 0; i < oldcap; i++) {
+			if (!old_key[i])
+				continue;
+			for (h = old_key[i] * 2654435761u & (p->ids_cap - 1); p->ids_key[h];
+			    h = (h + 1) & (p->ids_cap - 1))
+				;
+			p->ids_key[h] = old_key[i];
+			p->ids_val[h] = old_val[i];
+		}
+		free(old_key);
+		free(old_val);
+	}
+	for (h = off * 2654435761u & (p->ids_cap - 1); p->ids_key[h];
+	    h = (h + 1) & (p->ids_cap - 1))
+		if (p->ids_key[h] == off)
+			return p->ids_val[h];
+	/* The table lives in the traced process: trust nothing in it. */
+	if (off >= MT_STACK_WORDS)
+		return 0;
+	n = arena[off] >> 1;
+	if (n > 1024 || off + 1 + n > MT_STACK_WORDS)
+		return 0;
+	id = next_stack_id++;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_STACK;
+	ev.stack = id;
+	ev.nips = (size_t)n;
+	ev.ips = &arena[off + 1];
+	if (arena[off] & 1)
+		ev.flags |= EV_TRUNCATED;
+	if (!write_failed)
+		trace_write(writer, &ev);
+	p->ids_key[h] = off;
+	p->ids_val[h] = id;
+	p->ids_len++;
+	return id;
+}
+
+static void
+put(struct mt_event *ev)
+{
+	if (write_failed) {
+		dropped++;
+		return;
+	}
+	trace_write(writer, ev);
+	if (trace_writer_error(writer)) {
+		write_failed = trace_writer_error(writer);
+		fprintf(stderr, "%s: %s: %s: recording stopped, the program runs on\n",
+		    mt_progname, out_name, strerror(write_failed));
+	}
+}
+
+static void
+put_heap_event(enum mt_type type, struct rec *r, struct proc *p, int heap,
+    uint64_t lo, uint64_t size)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = type;
+	ev.ts = r->ts;
+	ev.pid = r->pid;
+	ev.tid = r->tid;
+	ev.heap = mt_heap_names[heap];
+	ev.addr = lo;
+	ev.size = size;
+	ev.flags = EV_STACK_NONE;
+	if (r->stack != MT_STACK_NONE && (type == MT_ALLOC || r->kind == RAW_FREE ||
+	    r->kind == RAW_MUNMAP || r->kind == RAW_MREMAP_FROM)) {
+		if ((ev.stack = stack_id(p, r->stack)) != 0)
+			ev.flags = 0;
+	}
+	put(&ev);
+}
+
+/* Mappings: which ranges of a process are committed or reserved. */
+
+static size_t
+region_first(struct proc *p, uint64_t lo)
+{
+	size_t a = 0, b = p->nregions;
+
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (p->regions[m].hi <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+static void
+region_insert(struct proc *p, size_t at, uint64_t lo, uint64_t hi, int heap)
+{
+	if (p->nregions == p->regcap) {
+		p->regcap = p->regcap ? p->regcap * 2 : 64;
+		p->regions = erealloc(p->regions, p->regcap * sizeof(*p->regions));
+	}
+	memmove(&p->regions[at + 1], &p->regions[at],
+	    (p->nregions - at) * sizeof(*p->regions));
+	p->regions[at] = (struct region){ lo, hi, (uint8_t)heap };
+	p->nregions++;
+}
+
+/*
+ * Ends [lo, hi) wherever it overlaps what we track, one free a piece,
+ * and returns the heap of the first piece (or -1).  With only_heap >= 0
+ * it touches only regions of that heap.
+ */
+static int
+region_cut(struct proc *p, struct rec *r, uint64_t lo, uint64_t hi, int only_heap,
+    int quiet)
+{
+	size_t i = region_first(p, lo);
+	int first = -1;
+
+	while (i < p->nregions && p->regions[i].lo < hi) {
+		struct region g = p->regions[i];
+		uint64_t a = g.lo > lo ? g.lo : lo, b = g.hi < hi ? g.hi : hi;
+
+		if (only_heap >= 0 && g.heap != only_heap) {
+			i++;
+			continue;
+		}
+		if (first < 0)
+			first = g.heap;
+		if (!quiet)
+			put_heap_event(MT_FREE, r, p, g.heap, a, b - a);
+		if (g.lo < a && g.hi > b) {
+			p->regions[i].hi = a;
+			region_insert(p, i + 1, b, g.hi, g.heap);
+			i += 2;
+		} else if (g.lo < a) {
+			p->regions[i].hi = a;
+			i++;
+		} else if (g.hi > b) {
+			p->regions[i].lo = b;
+			i++;
+		} else {
+			memmove(&p->regions[i], &p->regions[i + 1],
+			    (p->nregions - i - 1) * sizeof(*p->regions));
+			p->nregions--;
+		}
+	}
+	return first;
+}
+
+static void
+region_add(struct proc *p, struct rec *r, uint64_t lo, uint64_t hi, int heap)
+{
+	if (hi <= lo)
+		return;
+	region_insert(p, region_first(p, lo), lo, hi, heap);
+	put_heap_event(MT_ALLOC, r, p, heap, lo, hi - lo);
+}
+
+static uint64_t
+page_end(uint64_t addr, uint64_t len)
+{
+	uint64_t e = addr + len;
+
+	return e < addr ? UINT64_MAX : (e + 4095) & ~(uint64_t)4095;
+}
+
+static void
+emit_mapping(struct rec *r, struct proc *p)
+{
+	uint64_t lo = r->addr, hi = page_end(r->addr, r->size);
+	size_t i;
+
+	switch (r->kind) {
+	case RAW_MMAP:
+		region_cut(p, r, lo, hi, -1, 0);
+		if (r->heap == RAW_HEAP_MMAP || r->heap == RAW_HEAP_RESERVE)
+			region_add(p, r, lo, hi, r->heap);
+		break;
+	case RAW_MUNMAP:
+		region_cut(p, r, lo, hi, -1, 0);
+		break;
+	case RAW_MREMAP_FROM:
+		p->remap_heap = region_cut(p, r, lo, hi, -1, 0);
+		break;
+	case RAW_MREMAP_TO:
+		if (p->remap_heap >= 0) {
+			region_cut(p, r, lo, hi, -1, 0);
+			region_add(p, r, lo, hi, p->remap_heap);
+		}
+		p->remap_heap = -1;
+		break;
+	case RAW_MPROTECT:
+		/* Reserved made writable is a commit; committed made
+		   inaccessible a decommit; anything else changes nothing. */
+		if (r->heap == RAW_HEAP_MMAP || r->heap == RAW_HEAP_RESERVE) {
+			int from = r->heap == RAW_HEAP_MMAP ? RAW_HEAP_RESERVE : RAW_HEAP_MMAP;
+			for (;;) {
+				i = region_first(p, lo);
+				while (i < p->nregions && p->regions[i].lo < hi &&
+				    p->regions[i].heap != from)
+					i++;
+				if (i == p->nregions || p->regions[i].lo >= hi)
+					break;
+				uint64_t a = p->regions[i].lo > lo ? p->regions[i].lo : lo;
+				uint64_t b = p->regions[i].hi < hi ? p->regions[i].hi : hi;
+				region_cut(p, r, a, b, from, 0);
+				region_add(p, r, a, b, r->heap);
+			}
+		}
+		break;
+	}
+}
+
+static void
+emit_control(struct rec *r, struct proc *p)
+{
+	struct mt_event ev;
+	char *buf, *exe, *args;
+	size_t elen, i, n;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = r->ts;
+	ev.pid = r->pid;
+	switch (r->kind) {
+	case CTL_PROC:
+		ev.type = MT_PROC;
+		ev.ppid = p ? p->ppid : 0;
+		exe = r->data;
+		elen = strnlen(exe, r->len);
+		args = exe + elen + (elen < r->len);
+		n = r->len - (size_t)(args - exe);
+		buf = emalloc((elen + n) * 4 + 2);
+		ev.s1.s = buf;
+		ev.s1.len = str_escape(buf, exe, elen);
+		/* argv: NUL-separated in /proc, joined by spaces here. */
+		while (n > 0 && args[n - 1] == '\0')
+			n--;
+		for (i = 0; i < n; i++)
+			if (args[i] == '\0')
+				args[i] = ' ';
+		ev.s2.s = buf + ev.s1.len;
+		ev.s2.len = str_escape(buf + ev.s1.len, args, n);
+		put(&ev);
+		free(buf);
+		break;
+	case CTL_MAP: {
+		char *bid = r->data, *path;
+		size_t blen = strnlen(bid, r->len);
+		path = bid + blen + (blen < r->len);
+		n = r->len - (size_t)(path - bid);
+		buf = emalloc(n * 4 + 1);
+		ev.type = MT_MAP;
+		ev.addr = r->addr;
+		ev.size = r->size;
+		ev.stack = r->off;
+		ev.s1.s = bid;
+		ev.s1.len = blen;
+		ev.s2.s = buf;
+		ev.s2.len = str_escape(buf, path, strnlen(path, n));
+		put(&ev);
+		free(buf);
+		break;
+	}
+	case CTL_LOST:
+		ev.type = MT_LOST;
+		ev.size = r->size;
+		ev.s1.s = "undelivered";
+		ev.s1.len = strlen(ev.s1.s);
+		put(&ev);
+		break;
+	case CTL_EXIT:
+		ev.type = MT_EXIT;
+		if (WIFEXITED(r->status))
+			ev.status = WEXITSTATUS(r->status);
+		else if (WIFSIGNALED(r->status))
+			ev.status = MT_STATUS_SIG(WTERMSIG(r->status));
+		else
+			ev.status = MT_STATUS_NONE;
+		put(&ev);
+		break;
+	}
+}
+
+static void
+emit(struct rec *r, struct proc *p)
+{
+	if (r->ts < last_emitted) {
+		r->ts = last_emitted;
+		late++;
+	}
+	last_emitted = r->ts;
+	switch (r->kind) {
+	case RAW_ALLOC:
+		put_heap_event(MT_ALLOC, r, p, RAW_HEAP_MALLOC, r->addr, r->size);
+		break;
+	case RAW_FREE:
+		put_heap_event(MT_FREE, r, p, RAW_HEAP_MALLOC, r->addr, 0);
+		break;
+	case RAW_MMAP:
+	case RAW_MUNMAP:
+	case RAW_MREMAP_FROM:
+	case RAW_MREMAP_TO:
+	case RAW_MPROTECT:
+		emit_mapping(r, p);
+		break;
+	default:
+		emit_control(r, p);
+		break;
+	}
+	free(r->data);
+	r->data = NULL;
+}
+
+/* Processes and their connections. */
+
+static struct proc *
+proc_by_pid(pid_t pid)
+{
+	size_t i;
+
+	/* The newest image of a pid is the one that counts. */
+	for (i = nprocs; i-- > 0;)
+		if (procs[i]->pid == pid && !procs[i]->replaced)
+			return procs[i];
+	return NULL;
+}
+
+static void
+add_exit(pid_t pid, int status, uint64_t ts)
+{
+	struct proc *p = proc_by_pid(pid);
+	struct rec *r;
+
+	if (!p || p->exited)
+		return;
+	p->exited = 1;
+	r = queue_push(&p->ctl, ts);
+	r->kind = CTL_EXIT;
+	r->pid = pid;
+	r->status = status;
+}
+
+static void
+add_ring(struct proc *p, int fd, pid_t tid)
+{
+	struct ring *g;
+	void *m = mmap(NULL, MT_RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (m == MAP_FAILED)
+		return;
+	g = ecalloc(1, sizeof(*g));
+	g->proc = p;
+	g->map = m;
+	g->pid = p->pid;
+	g->tid = tid;
+	if (nrings == ringcap) {
+		ringcap = ringcap ? ringcap * 2 : 64;
+		rings = erealloc(rings, ringcap * sizeof(*rings));
+	}
+	rings[nrings++] = g;
+}
+
+static void
+hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len)
+{
+	struct proc *old = proc_by_pid(m->pid), *parent;
+	struct rec *r;
+	void *t;
+
+	if (p->said_hello || fd < 0)
+		return;
+	t = mmap(NULL, MT_STACK_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+	if (t == MAP_FAILED)
+		return;
+	p->table = t;
+	p->pid = m->pid;
+	p->ppid = m->ppid;
+	p->said_hello = 1;
+	nprocs_traced++;
+	if (old && old != p) {
+		/* An exec: the old image is gone, its mappings with it. */
+		old->replaced = 1;
+	} else if ((parent = proc_by_pid(m->ppid)) && parent != p && parent->nregions) {
+		/* A fork: the child has its parent's mappings. */
+		p->regions = emalloc(parent->nregions * sizeof(*p->regions));
+		memcpy(p->regions, parent->regions, parent->nregions * sizeof(*p->regions));
+		p->nregions = p->regcap = parent->nregions;
+	}
+	r = queue_push(&p->ctl, m->ts);
+	r->kind = CTL_PROC;
+	r->pid = m->pid;
+	r->data = emalloc(len + 1);
+	memcpy(r->data, data, len);
+	r->data[len] = '\0';
+	r->len = len;
+}
+
+/* Reads what a process has sent; 0 at the end of its connection. */
+static int
+read_control(struct proc *p)
+{
+	static char buf[MT_MSG_MAX];
+	char cbuf[CMSG_SPACE(sizeof(int) * 4)];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr mh;
+	struct cmsghdr *c;
+	struct mt_msg m;
+	struct rec *r;
+	ssize_t n;
+	size_t len;
+	int fd;
+
+	for (;;) {
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		n = recvmsg(p->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? 1 : 0;
+		if (n == 0)
+			return 0;
+		fd = -1;
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+				int extra;
+				size_t k, nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+				memcpy(&fd, CMSG_DATA(c), sizeof(int));
+				for (k = 1; k < nfd; k++) {
+					memcpy(&extra, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+					close(extra);
+				}
+			}
+		}
+		if ((size_t)n < sizeof(m)) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		memcpy(&m, buf, sizeof(m));
+		len = (size_t)n - sizeof(m);
+		switch (m.type) {
+		case MSG_HELLO:
+			hello(p, &m, fd, buf + sizeof(m), len);
+			break;
+		case MSG_RING:
+			if (p->said_hello && fd >= 0)
+				add_ring(p, fd, m.tid);
+			break;
+		case MSG_MAP:
+			if (!p->said_hello)
+				break;
+			r = queue_push(&p->ctl, m.ts);
+			r->kind = CTL_MAP;
+			r->pid = p->pid;
+			r->addr = m.lo;
+			r->size = m.hi;
+			r->off = m.off;
+			r->data = emalloc(len + 1);
+			memcpy(r->data, buf + sizeof(m), len);
+			r->data[len] = '\0';
+			r->len = len;
+			break;
+		case MSG_CHILD:
+			add_exit(m.child, m.status, m.ts);
+			break;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+static struct proc *
+add_proc(int fd)
+{
+	struct proc *p = ecalloc(1, sizeof(*p));
+
+	p->fd = fd;
+	p->remap_heap = -1;
+	if (nprocs == proccap) {
+		proccap = proccap ? proccap * 2 : 16;
+		procs = erealloc(procs, proccap * sizeof(*procs));
+	}
+	procs[nprocs++] = p;
+	return p;
+}
+
+/* Moves what a ring holds into its queue; 1 if there was anything. */
+static int
+drain(struct ring *g)
+{
+	struct mt_raw *recs = (struct mt_raw *)((char *)g->map + MT_RING_HDR), raw;
+	uint64_t head = __atomic_load_n(&g->map->head, __ATOMIC_ACQUIRE);
+	uint64_t tail = g->map->tail;
+	struct rec *r;
+
+	if (head == tail)
+		return 0;
+	if (head - tail > MT_RING_RECS) {
+		/* Not something our library wrote: stop reading this ring. */
+		g->done = 1;
+		return 0;
+	}
+	for (; tail != head; tail++) {
+		raw = recs[tail & (MT_RING_RECS - 1)];
+		if (raw.type < RAW_ALLOC || raw.type > RAW_MPROTECT || raw.heap > RAW_HEAP_NONE)
+			continue;
+		r = queue_push(&g->q, raw.ts);
+		r->kind = raw.type;
+		r->heap = raw.heap;
+		r->addr = raw.addr;
+		r->size = raw.size;
+		r->stack = raw.stack;
+		r->pid = g->pid;
+		r->tid = g->tid;
+	}
+	__atomic_store_n(&g->map->tail, tail, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* The merge: a binary heap of sources ordered by their oldest event. */
+struct source {
+	struct queue *q;
+	struct proc *p;
+	size_t order;		/* ties go to the source listed first */
+};
+
+static struct source *heap;
+static size_t nheap, heapcap;
+
+static int
+source_before(const struct source *a, const struct source *b)
+{
+	uint64_t ta = queue_peek(a->q)->ts, tb = queue_peek(b->q)->ts;
+
+	return ta < tb || (ta == tb && a->order < b->order);
+}
+
+static void
+heap_push(struct source s)
+{
+	size_t i = nheap++, up;
+
+	if (nheap > heapcap) {
+		heapcap = heapcap ? heapcap * 2 : 64;
+		heap = erealloc(heap, heapcap * sizeof(*heap));
+	}
+	for (; i > 0 && source_before(&s, &heap[up = (i - 1) / 2]); i = up)
+		heap[i] = heap[up];
+	heap[i] = s;
+}
+
+static struct source
+heap_pop(void)
+{
+	struct source top = heap[0], last = heap[--nheap];
+	size_t i = 0, c;
+
+	for (; (c = 2 * i + 1) < nheap; i = c) {
+		if (c + 1 < nheap && source_before(&heap[c + 1], &heap[c]))
+			c++;
+		if (!source_before(&heap[c], &last))
+			break;
+		heap[i] = heap[c];
+	}
+	if (nheap)
+		heap[i] = last;
+	return top;
+}
+
+static void
+consider(struct queue *q, struct proc *p, size_t order, uint64_t w)
+{
+	struct rec *r = queue_peek(q);
+
+	if (r && r->ts <= w)
+		heap_push((struct source){ q, p, order });
+}
+
+/* Writes, in time order, every waiting event no newer than w. */
+static void
+merge(uint64_t w)
+{
+	struct source s;
+	struct rec *r;
+	size_t i;
+
+	nheap = 0;
+	/* Control first: a process's hello goes before its first event. */
+	for (i = 0; i < nprocs; i++)
+		consider(&procs[i]->ctl, procs[i], i, w);
+	for (i = 0; i < nrings; i++)
+		consider(&rings[i]->q, rings[i]->proc, nprocs + i, w);
+	while (nheap > 0) {
+		s = heap_pop();
+		r = queue_peek(s.q);
+		s.q->head++;
+		emit(r, s.p);
+		consider(s.q, s.p, s.order, w);
+	}
+}
+
+/* Lets go of rings and tables nobody will write to again. */
+static void
+release(void)
+{
+	size_t i, j;
+	struct ring *g;
+	struct proc *p;
+
+	for (i = j = 0; i < nrings; i++) {
+		g = rings[i];
+		if (g->q.head == g->q.len &&
+		    (g->done || g->proc->fd < 0 || g->proc->replaced ||
+		    __atomic_load_n(&g->map->closed, __ATOMIC_ACQUIRE)) &&
+		    (g->done || __atomic_load_n(&g->map->head, __ATOMIC_ACQUIRE) == g->map->tail)) {
+			munmap(g->map, MT_RING_BYTES);
+			free(g->q.v);
+			free(g);
+			continue;
+		}
+		rings[j++] = g;
+	}
+	nrings = j;
+	for (i = 0; i < nprocs; i++) {
+		p = procs[i];
+		if (!p->table || p->fd >= 0)
+			continue;
+		for (j = 0; j < nrings; j++)
+			if (rings[j]->proc == p)
+				break;
+		if (j < nrings)
+			continue;
+		if (p->table->lost > p->lost_said) {
+			struct rec *r = queue_push(&p->ctl, now_rel());
+			r->kind = CTL_LOST;
+			r->pid = p->pid;
+			r->size = p->table->lost - p->lost_said;
+			p->lost_said = p->table->lost;
+		}
+		p->full_said = p->table->full;
+		munmap(p->table, MT_STACK_BYTES);
+		p->table = NULL;
+		free(p->ids_key);
+		free(p->ids_val);
+		p->ids_key = NULL;
+		p->ids_val = NULL;
+		p->ids_cap = p->ids_len = 0;
+	}
+}
+
+/* A whole frame out, so that a crash of ours loses little. */
+static void
+flush_trace(void)
+{
+	if (write_failed)
+		return;
+	if ((write_failed = trace_flush(writer)) != 0)
+		fprintf(stderr, "%s: %s: %s: recording stopped, the program runs on\n",
+		    mt_progname, out_name, strerror(write_failed));
+}
+
+static void
+on_signal(int sig)
+{
+	if (forward_to > 0)
+		kill(forward_to, sig);
+}
+
+/* The preload library: beside us in the build tree, or where installed. */
+static char *
+find_library(void)
+{
+	static const char *const rel[] = { "/../lib/mt/libmt-preload.so",
+	    "/../lib/libmt-preload.so", NULL };
+	char self[PATH_MAX], *path, *slash;
+	const char *env = getenv("MT_PRELOAD");
+	ssize_t n;
+	size_t i;
+
+	if (env && *env)
+		return realpath(env, NULL);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')))
+			*slash = '\0';
+		for (i = 0; rel[i]; i++) {
+			path = emalloc(strlen(self) + strlen(rel[i]) + 1);
+			strcpy(path, self);
+			strcat(path, rel[i]);
+			if (access(path, R_OK) == 0) {
+				char *real = realpath(path, NULL);
+				free(path);
+				return real;
+			}
+			free(path);
+		}
+	}
+	path = LIBDIR "/libmt-preload.so";
+	return access(path, R_OK) == 0 ? estrdup(path) : NULL;
+}
+
+/* Where execvp would find the command, for the set-user-ID check. */
+static char *
+find_command(const char *cmd)
+{
+	const char *pathvar = getenv("PATH"), *s, *e;
+	char *path;
+
+	if (strchr(cmd, '/'))
+		return estrdup(cmd);
+	for (s = pathvar ? pathvar : "/usr/bin:/bin"; *s; s = *e ? e + 1 : e) {
+		e = strchrnul(s, ':');
+		path = emalloc((size_t)(e - s) + strlen(cmd) + 2);
+		memcpy(path, s, (size_t)(e - s));
+		path[e - s] = '\0';
+		strcat(path, "/");
+		strcat(path, cmd);
+		if (access(path, X_OK) == 0)
+			return path;
+		free(path);
+	}
+	return NULL;
+}
+
+static pid_t
+spawn(char **cmd, const char *lib, const char *sockname, const char *flags,
+    int out_is_stdout)
+{
+	char buf[64], *preload, *old;
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (out_is_stdout)
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+	old = getenv("LD_PRELOAD");
+	preload = emalloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
+	strcpy(preload, lib);
+	if (old && *old) {
+		strcat(preload, " ");
+		strcat(preload, old);
+	}
+	setenv("LD_PRELOAD", preload, 1);
+	setenv(MT_ENV_SOCKET, sockname, 1);
+	snprintf(buf, sizeof(buf), "%d", depth);
+	setenv(MT_ENV_DEPTH, buf, 1);
+	setenv(MT_ENV_FLAGS, flags, 1);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)start_ns);
+	setenv(MT_ENV_START, buf, 1);
+	execvp(cmd[0], cmd);
+	fprintf(stderr, "%s: %s: %s\n", mt_progname, cmd[0], strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+static void
+write_header(void)
+{
+	struct mt_event ev;
+	struct timespec t;
+	char host[256], line[512];
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	if (gethostname(host, sizeof(host)) != 0)
+		strcpy(host, "-");
+	host[sizeof(host) - 1] = '\0';
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_COMMENT;
+	ev.s1.s = line;
+	ev.s1.len = (size_t)snprintf(line, sizeof(line),
+	    "#mt-events\t%d\tstart=%llu\thost=%s", MT_EVENTS_VERSION,
+	    (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec,
+	    host);
+	put(&ev);
+}
+
+static void
+comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+comment(const char *fmt, ...)
+{
+	struct mt_event ev;
+	char line[512];
+	va_list ap;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_COMMENT;
+	va_start(ap, fmt);
+	ev.s1.len = (size_t)vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (ev.s1.len >= sizeof(line))
+		ev.s1.len = sizeof(line) - 1;
+	ev.s1.s = line;
+	put(&ev);
+}
+
+static int
+listen_socket(char *name, size_t cap)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	unsigned rnd;
+	int fd, tries;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	for (tries = 0; tries < 16; tries++) {
+		rnd = (unsigned)(clock_ns() ^ (uint64_t)getpid() << 16) * 2654435761u;
+		/* The pid comes last: the library checks we are alive by it. */
+		snprintf(name, cap, "mt-record-%08x-%d", rnd + (unsigned)tries, (int)getpid());
+		memset(sa.sun_path, 0, sizeof(sa.sun_path));
+		memcpy(sa.sun_path + 1, name, strlen(name));
+		if (bind(fd, (struct sockaddr *)&sa,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name))) == 0 &&
+		    listen(fd, 128) == 0)
+			return fd;
+	}
+	close(fd);
+	return -1;
+}
+
+static void
+reap(void)
+{
+	pid_t pid;
+	int st;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (pid == root_pid) {
+			root_status = st;
+			forward_to = 0;
+		}
+		add_exit(pid, st, now_rel());
+	}
+}
+
+static void
+accept_all(int lfd)
+{
+	int fd;
+
+	while ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0)
+		add_proc(fd);
+}
+
+static void
+finish(void)
+{
+	struct rec *r;
+	size_t i;
+	uint64_t full = 0;
+
+	for (i = 0; i < nprocs; i++) {
+		struct proc *p = procs[i];
+		if (!p->said_hello || p->exited || p->replaced)
+			continue;
+		/* Neither we nor a traced parent reaped it. */
+		r = queue_push(&p->ctl, p->gone_at ? p->gone_at : now_rel());
+		r->kind = CTL_EXIT;
+		r->pid = p->pid;
+		r->status = -1;
+		p->exited = 1;
+		comment("# mt-record: pid %d ended without an exit status we could see", (int)p->pid);
+	}
+	merge(UINT64_MAX);
+	release();
+	merge(UINT64_MAX);
+	for (i = 0; i < nprocs; i++)
+		full += procs[i]->full_said;
+	if (full)
+		comment("# mt-record: %llu events found the stack table full and have no stack",
+		    (unsigned long long)full);
+	if (late)
+		comment("# mt-record: %llu events reached the recorder late and carry the time of the event before them",
+		    (unsigned long long)late);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "depth", required_argument, NULL, 's' },
+		{ "free-stacks", no_argument, NULL, 'F' },
+		{ "no-follow", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char sockname[96], flags[4] = "", *lib, *cmdpath, *end, *defname = NULL;
+	const char *output = NULL;
+	struct pollfd *pfd = NULL;
+	struct stat st;
+	size_t npfd, i, pfdcap = 0;
+	uint64_t last_flush = 0, last_busy = 0, t;
+	int ch, lfd, fd, free_stacks = 0, no_follow = 0, busy, status;
+	long v;
+
+	mt_setprogname(argv[0]);
+	while ((ch = getopt_long(argc, argv, "+Fhno:s:", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'o':
+			output = optarg;
+			break;
+		case 's':
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 0 || v > 1024) {
+				fprintf(stderr, "%s: bad depth '%s' (0 to 1024)\n", mt_progname, optarg);
+				return 2;
+			}
+			depth = (int)v;
+			break;
+		case 'F':
+			free_stacks = 1;
+			break;
+		case 'n':
+			no_follow = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage();
+	if (free_stacks)
+		strcat(flags, "f");
+	if (no_follow)
+		strcat(flags, "n");
+
+	if (!(lib = find_library())) {
+		fprintf(stderr, "%s: cannot find libmt-preload.so (set MT_PRELOAD)\n", mt_progname);
+		return 2;
+	}
+	if ((cmdpath = find_command(argv[0])) && stat(cmdpath, &st) == 0 &&
+	    (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())))
+		fprintf(stderr, "%s: %s is set-user-ID or set-group-ID: the dynamic "
+		    "linker ignores LD_PRELOAD for it, so it is not traced\n",
+		    mt_progname, cmdpath);
+	free(cmdpath);
+
+	start_ns = clock_ns();
+	if ((lfd = listen_socket(sockname, sizeof(sockname))) < 0) {
+		fprintf(stderr, "%s: socket: %s\n", mt_progname, strerror(errno));
+		return 2;
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+
+	if (output && strcmp(output, "-") == 0) {
+		fd = STDOUT_FILENO;
+		out_name = "<stdout>";
+	} else if (output) {
+		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		out_name = output;
+	} else {
+		fd = -1;
+	}
+	if (output && fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, output, strerror(errno));
+		return 2;
+	}
+	root_pid = forward_to = spawn(argv, lib, sockname, flags, fd == STDOUT_FILENO);
+	if (root_pid < 0) {
+		fprintf(stderr, "%s: fork: %s\n", mt_progname, strerror(errno));
+		return 2;
+	}
+	if (fd < 0) {
+		const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+		defname = emalloc(strlen(base) + 32);
+		sprintf(defname, "mt.%s.%d.mtr", base, (int)root_pid);
+		out_name = defname;
+		fd = open(defname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "%s: %s: %s: recording nothing, the program runs on\n",
+			    mt_progname, defname, strerror(errno));
+			write_failed = errno;
+			fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		}
+	}
+	writer = trace_writer_new(fd, 3);
+	write_header();
+
+	for (;;) {
+		t = now_rel();
+		/* The watermark is taken before anything is read: see the top. */
+		uint64_t w = t > SLACK_NS ? t - SLACK_NS : 0;
+		reap();
+		accept_all(lfd);
+		busy = 0;
+		for (i = 0; i < nprocs; i++) {
+			struct proc *p = procs[i];
+			if (p->fd >= 0 && !read_control(p)) {
+				close(p->fd);
+				p->fd = -1;
+				p->gone_at = now_rel();
+			}
+		}
+		for (i = 0; i < nrings; i++)
+			busy |= drain(rings[i]);
+		merge(w);
+		release();
+		if (t - last_flush > FLUSH_NS) {
+			flush_trace();
+			last_flush = t;
+		}
+		if (root_status != -1) {
+			for (i = 0; i < nprocs; i++)
+				if (procs[i]->fd >= 0)
+					break;
+			if (i == nprocs && nrings == 0)
+				break;
+			if (i == nprocs) {
+				/* Everybody is gone: what is left in the rings is all. */
+				for (i = 0; i < nrings; i++)
+					drain(rings[i]);
+				merge(UINT64_MAX);
+				release();
+				continue;
+			}
+		}
+		if (busy) {
+			last_busy = t;
+			continue;
+		}
+		npfd = 0;
+		if (pfdcap < nprocs + 1) {
+			pfdcap = (nprocs + 1) * 2;
+			pfd = erealloc(pfd, pfdcap * sizeof(*pfd));
+		}
+		pfd[npfd++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		for (i = 0; i < nprocs; i++)
+			if (procs[i]->fd >= 0)
+				pfd[npfd++] = (struct pollfd){ .fd = procs[i]->fd, .events = POLLIN };
+		poll(pfd, npfd, t - last_busy < 100000000u ? 1 : 10);
+	}
+	finish();
+	flush_trace();
+	if (fd != STDOUT_FILENO && close(fd) != 0 && !write_failed) {
+		write_failed = errno;
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(errno));
+	}
+	if (!proc_by_pid(root_pid))
+		fprintf(stderr, "%s: %s was not traced: LD_PRELOAD had no effect on it "
+		    "(a static or set-user-ID program?)\n", mt_progname, argv[0]);
+	fprintf(stderr, "%s: %llu events, %llu processes, %llu bytes written to %s%s\n",
+	    mt_progname, (unsigned long long)trace_writer_events(writer),
+	    (unsigned long long)nprocs_traced,
+	    (unsigned long long)trace_writer_bytes(writer), out_name,
+	    write_failed ? " (incomplete)" : "");
+	if (dropped)
+		fprintf(stderr, "%s: %llu events were not written\n", mt_progname,
+		    (unsigned long long)dropped);
+	trace_writer_free(writer);
+	free(defname);
+	free(lib);
+	free(pfd);
+	status = root_status;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-Fn] [-o file] [-s depth] [--] command [arg ...]\n",
+	    mt_progname);
+	exit(2);
+}

@@ -1,0 +1,102 @@
+/* Diagnostics in the one greppable form, and allocation helpers that exit. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mt.h"
+
+const char *mt_progname = "mt";
+int mt_status;
+
+void
+mt_setprogname(const char *argv0)
+{
+	const char *slash = strrchr(argv0, '/');
+
+	mt_progname = slash ? slash + 1 : argv0;
+}
+
+/*
+ * prog: file:line: what 'token' -- the token is cut at 60 bytes and its
+ * control characters are shown as '?', so one bad line is one line.
+ */
+void
+mt_warn_at(const char *file, uint64_t line, const char *what,
+    const char *token, size_t toklen)
+{
+	char tok[64];
+	size_t i, n = toklen < 60 ? toklen : 60;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)token[i];
+		tok[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	tok[n] = '\0';
+	fflush(stdout);
+	if (token)
+		fprintf(stderr, "%s: %s:%llu: %s '%s%s'\n", mt_progname, file,
+		    (unsigned long long)line, what, tok, toklen > n ? "..." : "");
+	else
+		fprintf(stderr, "%s: %s:%llu: %s\n", mt_progname, file,
+		    (unsigned long long)line, what);
+	mt_status = 1;
+}
+
+static void
+enomem(void)
+{
+	fprintf(stderr, "%s: out of memory\n", mt_progname);
+	exit(1);
+}
+
+void *
+emalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		enomem();
+	return p;
+}
+
+void *
+ecalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		enomem();
+	return p;
+}
+
+void *
+erealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		enomem();
+	return p;
+}
+
+char *
+estrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		enomem();
+	return p;
+}
+
+/* A program's output is only done when its close has succeeded. */
+int
+mt_close_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+		fprintf(stderr, "%s: stdout: %s\n", mt_progname, strerror(errno));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,590 @@
+/*
+ * The text event format of mt-events(5): one record a line, fields
+ * separated by one TAB.  Parsing splits the line in place and converts
+ * the numeric fields; it allocates only when a line has more fields than
+ * any before it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mt.h"
+
+const char *const mt_type_names[MT_NTYPES] = {
+	[MT_NONE] = "", [MT_COMMENT] = "#", [MT_PROC] = "proc",
+	[MT_MAP] = "map", [MT_STACK] = "stack", [MT_SYM] = "sym",
+	[MT_ALLOC] = "alloc", [MT_FREE] = "free", [MT_LIFE] = "life",
+	[MT_EXIT] = "exit", [MT_LOST] = "lost", [MT_WINDOW] = "window",
+	[MT_SAMPLE] = "sample", [MT_POOL] = "pool", [MT_UNKNOWN] = "",
+};
+
+const struct mt_str mt_heap_names[3] = {
+	{ "malloc", 6 }, { "mmap", 4 }, { "reserve", 7 },
+};
+
+static const char *const signames[] = {
+	[1] = "SIGHUP", [2] = "SIGINT", [3] = "SIGQUIT", [4] = "SIGILL",
+	[5] = "SIGTRAP", [6] = "SIGABRT", [7] = "SIGBUS", [8] = "SIGFPE",
+	[9] = "SIGKILL", [10] = "SIGUSR1", [11] = "SIGSEGV", [12] = "SIGUSR2",
+	[13] = "SIGPIPE", [14] = "SIGALRM", [15] = "SIGTERM", [16] = "SIGSTKFLT",
+	[17] = "SIGCHLD", [18] = "SIGCONT", [19] = "SIGSTOP", [20] = "SIGTSTP",
+	[21] = "SIGTTIN", [22] = "SIGTTOU", [23] = "SIGURG", [24] = "SIGXCPU",
+	[25] = "SIGXFSZ", [26] = "SIGVTALRM", [27] = "SIGPROF", [28] = "SIGWINCH",
+	[29] = "SIGIO", [30] = "SIGPWR", [31] = "SIGSYS",
+};
+#define NSIGNAMES (sizeof(signames) / sizeof(signames[0]))
+
+enum mt_type
+type_from_name(const char *s, size_t len)
+{
+	switch (len) {
+	case 3:
+		if (!memcmp(s, "map", 3)) return MT_MAP;
+		if (!memcmp(s, "sym", 3)) return MT_SYM;
+		break;
+	case 4:
+		if (!memcmp(s, "proc", 4)) return MT_PROC;
+		if (!memcmp(s, "free", 4)) return MT_FREE;
+		if (!memcmp(s, "life", 4)) return MT_LIFE;
+		if (!memcmp(s, "exit", 4)) return MT_EXIT;
+		if (!memcmp(s, "lost", 4)) return MT_LOST;
+		if (!memcmp(s, "pool", 4)) return MT_POOL;
+		break;
+	case 5:
+		if (!memcmp(s, "alloc", 5)) return MT_ALLOC;
+		if (!memcmp(s, "stack", 5)) return MT_STACK;
+		break;
+	case 6:
+		if (!memcmp(s, "window", 6)) return MT_WINDOW;
+		if (!memcmp(s, "sample", 6)) return MT_SAMPLE;
+		break;
+	}
+	return MT_UNKNOWN;
+}
+
+int
+heap_known(const struct mt_str *heap)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (heap->len == mt_heap_names[i].len &&
+		    !memcmp(heap->s, mt_heap_names[i].s, heap->len))
+			return i;
+	return -1;
+}
+
+void
+parser_init(struct mt_parser *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->cap = 16;
+	p->field = emalloc(p->cap * sizeof(*p->field));
+	p->ipcap = 16;
+	p->ips = emalloc(p->ipcap * sizeof(*p->ips));
+}
+
+void
+parser_free(struct mt_parser *p)
+{
+	free(p->field);
+	free(p->ips);
+}
+
+static int
+fail(struct mt_parser *p, const char *what, const char *tok)
+{
+	p->what = what;
+	p->tok = tok;
+	p->toklen = tok ? strlen(tok) : 0;
+	return -1;
+}
+
+static int
+dec(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (!*s)
+		return -1;
+	do {
+		unsigned d = (unsigned)(*s - '0');
+		if (d > 9 || x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	} while (*++s);
+	*v = x;
+	return 0;
+}
+
+static int
+sdec(const char *s, int64_t *v)
+{
+	uint64_t u;
+
+	if (*s == '-') {
+		if (dec(s + 1, &u) || u > (uint64_t)INT64_MAX + 1)
+			return -1;
+		*v = (int64_t)(0 - u);
+		return 0;
+	}
+	if (*s == '+')
+		s++;
+	if (dec(s, &u) || u > INT64_MAX)
+		return -1;
+	*v = (int64_t)u;
+	return 0;
+}
+
+static int
+hex(const char *s, uint64_t *v)
+{
+	uint64_t x = 0;
+	int n = 0;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2])
+		return -1;
+	for (s += 2; *s; s++, n++) {
+		unsigned c = (unsigned char)*s, d;
+		if (c - '0' <= 9)
+			d = c - '0';
+		else if ((c | 0x20) - 'a' <= 5)
+			d = (c | 0x20) - 'a' + 10;
+		else
+			return -1;
+		if (n >= 16)
+			return -1;
+		x = x << 4 | d;
+	}
+	*v = x;
+	return 0;
+}
+
+static int
+isnone(const char *s)
+{
+	return s[0] == '-' && s[1] == '\0';
+}
+
+#define NUM(i, dst, name) do { \
+	if (dec(f[i], &(dst))) return fail(p, "bad " name, f[i]); } while (0)
+#define ADDR(i, dst, name) do { \
+	if (hex(f[i], &(dst))) return fail(p, "bad " name, f[i]); } while (0)
+#define PID(i, dst, name) do { int64_t v_; \
+	if (sdec(f[i], &v_) || v_ < 0) return fail(p, "bad " name, f[i]); \
+	(dst) = v_; } while (0)
+#define OPT(i, flag, stmt) do { \
+	if (isnone(f[i])) ev->flags |= (flag); else stmt; } while (0)
+#define STR(i, dst) do { (dst).s = f[i]; (dst).len = strlen(f[i]); } while (0)
+
+static const int min_fields[MT_NTYPES] = {
+	[MT_PROC] = 6, [MT_MAP] = 7, [MT_STACK] = 2, [MT_SYM] = 5,
+	[MT_ALLOC] = 8, [MT_FREE] = 7, [MT_LIFE] = 11, [MT_EXIT] = 4,
+	[MT_LOST] = 5, [MT_WINDOW] = 3, [MT_SAMPLE] = 6, [MT_POOL] = 7,
+};
+
+int
+event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
+{
+	char **f, *s, *end = line + len, *tab;
+	size_t n = 0, i;
+
+	memset(ev, 0, offsetof(struct mt_event, s1));
+	ev->s1.s = ev->s2.s = ev->s3.s = NULL;
+	ev->s1.len = ev->s2.len = ev->s3.len = 0;
+	ev->nips = 0;
+	ev->ips = NULL;
+	p->nfield = 0;
+	if (len == 0)
+		return fail(p, "empty line", NULL);
+	if (line[0] == '#') {
+		ev->type = MT_COMMENT;
+		ev->s1.s = line;
+		ev->s1.len = len;
+		return 0;
+	}
+	for (s = line;; s = tab + 1) {
+		if (n == p->cap) {
+			p->cap *= 2;
+			p->field = erealloc(p->field, p->cap * sizeof(*p->field));
+		}
+		p->field[n++] = s;
+		tab = memchr(s, '\t', (size_t)(end - s));
+		if (!tab)
+			break;
+		*tab = '\0';
+	}
+	f = p->field;
+	p->nfield = n;
+	ev->type = type_from_name(f[0], strlen(f[0]));
+	if (ev->type == MT_UNKNOWN) {
+		/* A record of a newer version: passed through, never an error. */
+		for (i = 1; i < n; i++)
+			f[i][-1] = '\t';
+		if (f[0][0] < 'a' || f[0][0] > 'z')
+			return fail(p, "bad record", f[0]);
+		ev->s1.s = line;
+		ev->s1.len = len;
+		return 0;
+	}
+	if ((int)n < min_fields[ev->type])
+		return fail(p, "missing fields in", mt_type_names[ev->type]);
+	switch (ev->type) {
+	case MT_PROC:
+		PID(1, ev->pid, "pid");
+		PID(2, ev->ppid, "ppid");
+		NUM(3, ev->ts, "time");
+		STR(4, ev->s1);
+		/* argv may itself hold tabs only escaped; rejoin extra fields. */
+		for (i = 6; i < n; i++)
+			f[i][-1] = '\t';
+		STR(5, ev->s2);
+		break;
+	case MT_MAP:
+		PID(1, ev->pid, "pid");
+		ADDR(2, ev->addr, "address");
+		ADDR(3, ev->size, "address");
+		ADDR(4, ev->stack, "offset");
+		STR(5, ev->s1);
+		for (i = 7; i < n; i++)
+			f[i][-1] = '\t';
+		STR(6, ev->s2);
+		break;
+	case MT_STACK:
+		NUM(1, ev->stack, "stack id");
+		if (n >= 3 && strcmp(f[n - 1], "...") == 0) {
+			ev->flags |= EV_TRUNCATED;
+			n--;
+		}
+		if (n - 2 > p->ipcap) {
+			p->ipcap = n;
+			p->ips = erealloc(p->ips, p->ipcap * sizeof(*p->ips));
+		}
+		for (i = 2; i < n; i++)
+			ADDR(i, p->ips[i - 2], "address");
+		ev->ips = p->ips;
+		ev->nips = n - 2;
+		break;
+	case MT_SYM:
+		ADDR(1, ev->addr, "address");
+		STR(2, ev->s1);
+		STR(3, ev->s2);
+		for (i = 5; i < n; i++)
+			f[i][-1] = '\t';
+		STR(4, ev->s3);
+		break;
+	case MT_ALLOC:
+	case MT_FREE:
+		NUM(1, ev->ts, "time");
+		PID(2, ev->pid, "pid");
+		PID(3, ev->tid, "tid");
+		STR(4, ev->heap);
+		ADDR(5, ev->addr, "address");
+		if (ev->type == MT_ALLOC) {
+			NUM(6, ev->size, "size");
+			OPT(7, EV_STACK_NONE, NUM(7, ev->stack, "stack id"));
+		} else {
+			OPT(6, EV_STACK_NONE, NUM(6, ev->stack, "stack id"));
+			/* A range freed of a mapping: munmap of a piece. */
+			if (n > 7 && (dec(f[7], &ev->size) || ev->size == 0))
+				return fail(p, "bad size", f[7]);
+		}
+		break;
+	case MT_LIFE:
+		OPT(1, EV_TS_NONE, NUM(1, ev->ts, "time"));
+		OPT(2, EV_TS2_NONE, NUM(2, ev->ts2, "time"));
+		PID(3, ev->pid, "pid");
+		OPT(4, EV_TID_NONE, PID(4, ev->tid, "tid"));
+		STR(5, ev->heap);
+		ADDR(6, ev->addr, "address");
+		OPT(7, EV_SIZE_NONE, NUM(7, ev->size, "size"));
+		OPT(8, EV_STACK_NONE, NUM(8, ev->stack, "stack id"));
+		STR(9, ev->s1);
+		if (sdec(f[10], &ev->impact))
+			return fail(p, "bad impact", f[10]);
+		break;
+	case MT_EXIT:
+		NUM(1, ev->ts, "time");
+		PID(2, ev->pid, "pid");
+		ev->status = MT_STATUS_NONE;
+		if (!isnone(f[3])) {
+			uint64_t code;
+			if (dec(f[3], &code) == 0 && code <= 255) {
+				ev->status = (int)code;
+			} else {
+				for (i = 1; i < NSIGNAMES; i++)
+					if (strcmp(f[3], signames[i]) == 0)
+						break;
+				if (i < NSIGNAMES)
+					ev->status = MT_STATUS_SIG((int)i);
+				else if (strncmp(f[3], "SIG", 3) == 0 &&
+				    dec(f[3] + 3, &code) == 0 && code < 0x100)
+					ev->status = MT_STATUS_SIG((int)code);
+				else
+					return fail(p, "bad exit status", f[3]);
+			}
+		}
+		break;
+	case MT_LOST:
+		NUM(1, ev->ts, "time");
+		OPT(2, EV_PID_NONE, PID(2, ev->pid, "pid"));
+		NUM(3, ev->size, "count");
+		STR(4, ev->s1);
+		break;
+	case MT_WINDOW:
+		NUM(1, ev->ts, "time");
+		NUM(2, ev->ts2, "time");
+		break;
+	case MT_SAMPLE:
+		NUM(1, ev->ts, "time");
+		PID(2, ev->pid, "pid");
+		STR(3, ev->heap);
+		NUM(4, ev->size, "size");
+		NUM(5, ev->stack, "count");
+		break;
+	case MT_POOL:
+		NUM(1, ev->ts, "time");
+		STR(2, ev->heap);
+		STR(3, ev->s1);
+		NUM(4, ev->count[0], "count");
+		NUM(5, ev->count[1], "count");
+		NUM(6, ev->count[2], "size");
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Formatting: the hot path of mt-decode, so no printf. */
+
+static char *
+put_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *
+put_i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return put_u64(p, 0 - (uint64_t)v);
+	}
+	return put_u64(p, (uint64_t)v);
+}
+
+static char *
+put_hex(char *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+
+	*p++ = '0';
+	*p++ = 'x';
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *
+put_str(char *p, struct mt_str s)
+{
+	memcpy(p, s.s, s.len);
+	return p + s.len;
+}
+
+static char *
+put_name(char *p, enum mt_type t)
+{
+	size_t n = strlen(mt_type_names[t]);
+
+	memcpy(p, mt_type_names[t], n);
+	return p + n;
+}
+
+#define TAB(p) (*(p)++ = '\t')
+#define NONE_OR(p, cond, put) do { if (cond) *(p)++ = '-'; else (p) = put; } while (0)
+
+int
+format_status(char *buf, int status)
+{
+	char *p = buf;
+	int sig;
+
+	if (status == MT_STATUS_NONE) {
+		*p++ = '-';
+	} else if (MT_STATUS_ISSIG(status)) {
+		sig = status & 0xff;
+		if (sig > 0 && (size_t)sig < NSIGNAMES && signames[sig]) {
+			p = put_str(p, (struct mt_str){ signames[sig], strlen(signames[sig]) });
+		} else {
+			memcpy(p, "SIG", 3);
+			p = put_u64(p + 3, (uint64_t)sig);
+		}
+	} else {
+		p = put_u64(p, (uint64_t)status);
+	}
+	*p = '\0';
+	return (int)(p - buf);
+}
+
+size_t
+event_format_size(const struct mt_event *ev)
+{
+	return 256 + ev->nips * 20 + ev->heap.len + ev->s1.len + ev->s2.len +
+	    ev->s3.len;
+}
+
+size_t
+event_format(const struct mt_event *ev, char *buf, size_t bufsize)
+{
+	char *p = buf;
+	size_t i;
+
+	if (bufsize < event_format_size(ev))
+		return 0;
+	if (ev->type == MT_COMMENT || ev->type == MT_UNKNOWN) {
+		p = put_str(p, ev->s1);
+		*p++ = '\n';
+		return (size_t)(p - buf);
+	}
+	p = put_name(p, ev->type);
+	TAB(p);
+	switch (ev->type) {
+	case MT_PROC:
+		p = put_i64(p, ev->pid); TAB(p);
+		p = put_i64(p, ev->ppid); TAB(p);
+		p = put_u64(p, ev->ts); TAB(p);
+		p = put_str(p, ev->s1); TAB(p);
+		p = put_str(p, ev->s2);
+		break;
+	case MT_MAP:
+		p = put_i64(p, ev->pid); TAB(p);
+		p = put_hex(p, ev->addr); TAB(p);
+		p = put_hex(p, ev->size); TAB(p);
+		p = put_hex(p, ev->stack); TAB(p);
+		NONE_OR(p, ev->s1.len == 0, put_str(p, ev->s1)); TAB(p);
+		p = put_str(p, ev->s2);
+		break;
+	case MT_STACK:
+		p = put_u64(p, ev->stack);
+		for (i = 0; i < ev->nips; i++) {
+			TAB(p);
+			p = put_hex(p, ev->ips[i]);
+		}
+		if (ev->flags & EV_TRUNCATED) {
+			memcpy(p, "\t...", 4);
+			p += 4;
+		}
+		break;
+	case MT_SYM:
+		p = put_hex(p, ev->addr); TAB(p);
+		p = put_str(p, ev->s1); TAB(p);
+		NONE_OR(p, ev->s2.len == 0, put_str(p, ev->s2)); TAB(p);
+		p = put_str(p, ev->s3);
+		break;
+	case MT_ALLOC:
+	case MT_FREE:
+		p = put_u64(p, ev->ts); TAB(p);
+		p = put_i64(p, ev->pid); TAB(p);
+		p = put_i64(p, ev->tid); TAB(p);
+		p = put_str(p, ev->heap); TAB(p);
+		p = put_hex(p, ev->addr); TAB(p);
+		if (ev->type == MT_ALLOC) {
+			p = put_u64(p, ev->size);
+			TAB(p);
+		}
+		NONE_OR(p, ev->flags & EV_STACK_NONE, put_u64(p, ev->stack));
+		if (ev->type == MT_FREE && ev->size) {
+			TAB(p);
+			p = put_u64(p, ev->size);
+		}
+		break;
+	case MT_LIFE:
+		NONE_OR(p, ev->flags & EV_TS_NONE, put_u64(p, ev->ts)); TAB(p);
+		NONE_OR(p, ev->flags & EV_TS2_NONE, put_u64(p, ev->ts2)); TAB(p);
+		p = put_i64(p, ev->pid); TAB(p);
+		NONE_OR(p, ev->flags & EV_TID_NONE, put_i64(p, ev->tid)); TAB(p);
+		p = put_str(p, ev->heap); TAB(p);
+		p = put_hex(p, ev->addr); TAB(p);
+		NONE_OR(p, ev->flags & EV_SIZE_NONE, put_u64(p, ev->size)); TAB(p);
+		NONE_OR(p, ev->flags & EV_STACK_NONE, put_u64(p, ev->stack)); TAB(p);
+		p = put_str(p, ev->s1); TAB(p);
+		p = put_i64(p, ev->impact);
+		break;
+	case MT_EXIT:
+		p = put_u64(p, ev->ts); TAB(p);
+		p = put_i64(p, ev->pid); TAB(p);
+		p += format_status(p, ev->status);
+		break;
+	case MT_LOST:
+		p = put_u64(p, ev->ts); TAB(p);
+		NONE_OR(p, ev->flags & EV_PID_NONE, put_i64(p, ev->pid)); TAB(p);
+		p = put_u64(p, ev->size); TAB(p);
+		p = put_str(p, ev->s1);
+		break;
+	case MT_WINDOW:
+		p = put_u64(p, ev->ts); TAB(p);
+		p = put_u64(p, ev->ts2);
+		break;
+	case MT_SAMPLE:
+		p = put_u64(p, ev->ts); TAB(p);
+		p = put_i64(p, ev->pid); TAB(p);
+		p = put_str(p, ev->heap); TAB(p);
+		p = put_u64(p, ev->size); TAB(p);
+		p = put_u64(p, ev->stack);
+		break;
+	case MT_POOL:
+		p = put_u64(p, ev->ts); TAB(p);
+		p = put_str(p, ev->heap); TAB(p);
+		p = put_str(p, ev->s1); TAB(p);
+		p = put_u64(p, ev->count[0]); TAB(p);
+		p = put_u64(p, ev->count[1]); TAB(p);
+		p = put_u64(p, ev->count[2]);
+		break;
+	default:
+		break;
+	}
+	*p++ = '\n';
+	return (size_t)(p - buf);
+}
+
+/* TAB, newline and backslash as \t \n \\; other controls as \xNN. */
+size_t
+str_escape(char *dst, const char *src, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *p = dst;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)src[i];
+		if (c == '\t') {
+			*p++ = '\\'; *p++ = 't';
+		} else if (c == '\n') {
+			*p++ = '\\'; *p++ = 'n';
+		} else if (c == '\\') {
+			*p++ = '\\'; *p++ = '\\';
+		} else if (c < 0x20 || c == 0x7f) {
+			*p++ = '\\'; *p++ = 'x';
+			*p++ = digits[c >> 4]; *p++ = digits[c & 15];
+		} else {
+			*p++ = (char)c;
+		}
+	}
+	return (size_t)(p - dst);
+}

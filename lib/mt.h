@@ -1,0 +1,218 @@
+/*
+ * mt: the one header of the library every mt program links with.
+ * One concern a file under lib/; nothing here prints except the e*()
+ * helpers that exit and the diagnostics in diag.c.
+ */
+#ifndef MT_H
+#define MT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MT_EVENTS_VERSION 1	/* the text format, see mt-events(5) */
+#define MT_TRACE_VERSION 1	/* the .mtr container */
+
+/* diag.c */
+extern const char *mt_progname;
+extern int mt_status;		/* exit status the diagnostics asked for */
+void mt_setprogname(const char *argv0);
+void mt_warn_at(const char *file, uint64_t line, const char *what,
+    const char *token, size_t toklen);
+void *emalloc(size_t n);
+void *ecalloc(size_t n, size_t size);
+void *erealloc(void *p, size_t n);
+char *estrdup(const char *s);
+int mt_close_stdout(void);
+
+/* units.c: "250ms", "1.5s", "2m" -> nanoseconds; "64K", "10MiB" -> bytes */
+int parse_duration(const char *s, uint64_t *ns);
+int parse_size(const char *s, uint64_t *bytes);
+
+/* A string that points into a buffer the reader owns. */
+struct mt_str {
+	const char *s;
+	size_t len;
+};
+
+enum mt_type {
+	MT_NONE,
+	MT_COMMENT,	/* '#' lines, passed through by every tool */
+	MT_PROC,
+	MT_MAP,
+	MT_STACK,
+	MT_SYM,
+	MT_ALLOC,
+	MT_FREE,
+	MT_LIFE,
+	MT_EXIT,
+	MT_LOST,
+	MT_WINDOW,
+	MT_SAMPLE,
+	MT_POOL,
+	MT_UNKNOWN,	/* a record name this version does not know */
+	MT_NTYPES
+};
+
+/* flags of struct mt_event */
+#define EV_TS_NONE	0x01	/* first time field is '-' */
+#define EV_TS2_NONE	0x02	/* second time field is '-' */
+#define EV_STACK_NONE	0x04
+#define EV_TRUNCATED	0x08	/* a stack cut at --depth: ends in "..." */
+#define EV_SIZE_NONE	0x10
+#define EV_PID_NONE	0x20
+#define EV_TID_NONE	0x40
+
+/* Exit status in an exit record: a code 0..255, or a signal. */
+#define MT_STATUS_NONE	(-1)
+#define MT_STATUS_SIG(n)	(0x100 | (n))
+#define MT_STATUS_ISSIG(s)	((s) >= 0x100)
+
+/*
+ * One record of the event format, text or binary.  Which fields mean
+ * something depends on type; mt-events(5) is the authority.
+ */
+struct mt_event {
+	enum mt_type type;
+	unsigned flags;
+	uint64_t ts;		/* alloc/free/exit/lost/proc/sample/pool; life alloc; window from */
+	uint64_t ts2;		/* life free; window to */
+	int64_t pid, ppid, tid;
+	uint64_t addr;		/* alloc/free/life; map lo; sym ip */
+	uint64_t size;		/* alloc/life; map hi; sample bytes; lost events */
+	uint64_t stack;		/* stack id; map file offset; sample count */
+	int64_t impact;		/* life */
+	int status;		/* exit */
+	uint64_t count[3];	/* pool allocs, frees, bytes */
+	struct mt_str heap;	/* heap; pool tag */
+	struct mt_str s1, s2, s3;	/* proc exe,argv; map build-id,path; sym function,file:line,module;
+					   lost reason; life class; pool type; comment/unknown whole line */
+	size_t nips;
+	uint64_t *ips;		/* stack frames, innermost first */
+};
+
+extern const char *const mt_type_names[MT_NTYPES];
+
+/* event.c: the text format */
+struct mt_parser {
+	char **field;
+	size_t nfield, cap;
+	uint64_t *ips;
+	size_t ipcap;
+	const char *what;	/* after a failed parse: what is wrong */
+	const char *tok;	/* and the offending token */
+	size_t toklen;
+};
+void parser_init(struct mt_parser *p);
+void parser_free(struct mt_parser *p);
+/*
+ * Parses one line (without its newline, NUL-terminated, modified in
+ * place).  Returns 0, or -1 with p->what and p->tok set.
+ */
+int event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev);
+/* Formats ev as one line with its newline into buf; returns its length. */
+size_t event_format(const struct mt_event *ev, char *buf, size_t bufsize);
+size_t event_format_size(const struct mt_event *ev);
+/* Escapes a string for a text field: TAB, newline, backslash, controls. */
+size_t str_escape(char *dst, const char *src, size_t len);
+enum mt_type type_from_name(const char *s, size_t len);
+int heap_known(const struct mt_str *heap);	/* 0 malloc, 1 mmap, 2 reserve, else -1 */
+extern const struct mt_str mt_heap_names[3];
+int format_status(char *buf, int status);
+
+/* out.c: a buffered writer onto a file descriptor */
+struct mt_out {
+	int fd;
+	int error;		/* errno of the first failed write */
+	size_t len, cap;
+	char *buf;
+	uint64_t written;
+};
+void out_init(struct mt_out *o, int fd, size_t cap);
+char *out_reserve(struct mt_out *o, size_t n);
+void out_commit(struct mt_out *o, size_t n);
+void out_write(struct mt_out *o, const void *p, size_t n);
+int out_flush(struct mt_out *o);
+void out_free(struct mt_out *o);
+
+/* lines.c: a line reader that does not allocate per line */
+struct mt_lines {
+	int fd;
+	int eof;
+	int error;
+	char *buf;
+	size_t cap, start, end;
+	uint64_t lineno;
+};
+void lines_init(struct mt_lines *l, int fd);
+/* Next line, NUL-terminated without its newline, or NULL at the end. */
+char *lines_next(struct mt_lines *l, size_t *len);
+void lines_free(struct mt_lines *l);
+
+/* varint.h-like helpers, used by the trace codec and the recorder */
+static inline size_t varint_put(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+static inline uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+static inline int64_t unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* trace.c: the .mtr container */
+#define MT_TRACE_MAGIC "\x89MTR\r\n\x1a\n"
+#define MT_TRACE_MAGIC_LEN 8
+#define MT_TRACE_HEADER_LEN 16	/* magic, u32 version, u32 flags */
+
+struct trace_writer;
+struct trace_writer *trace_writer_new(int fd, int level);
+/* Appends one record; a frame is ended when it is big enough. */
+void trace_write(struct trace_writer *w, const struct mt_event *ev);
+/* Ends the current frame and writes it out; 0 or an errno. */
+int trace_flush(struct trace_writer *w);
+int trace_writer_error(const struct trace_writer *w);
+uint64_t trace_writer_bytes(const struct trace_writer *w);
+uint64_t trace_writer_events(const struct trace_writer *w);
+int trace_writer_free(struct trace_writer *w);	/* flushes; 0 or an errno */
+
+struct trace_reader;
+/* data/len: bytes already read from fd (the sniffed magic, say) */
+struct trace_reader *trace_reader_new(int fd, const void *data, size_t len);
+/*
+ * Next record: 1, 0 at a clean end, -1 on damage (trace_reader_error()
+ * says what; everything before it was returned).
+ */
+int trace_read(struct trace_reader *r, struct mt_event *ev);
+const char *trace_reader_error(const struct trace_reader *r);
+uint64_t trace_reader_frames(const struct trace_reader *r);
+void trace_reader_free(struct trace_reader *r);
+
+/* reader.c: one event reader for every program: text or .mtr, path or stdin */
+struct mt_reader;
+struct mt_reader *reader_open(const char *path);	/* NULL or "-": stdin; NULL return: warned */
+/*
+ * Next record: 1 with ev filled, 0 at the end.  A bad text line is
+ * warned about (prog: file:line: what 'token'), counted and skipped;
+ * damage in a binary trace is warned about and ends the input.
+ * The record stays valid until the next call.
+ */
+int reader_next(struct mt_reader *r, struct mt_event *ev);
+/* The record as a text line with its newline (formatted for .mtr input). */
+struct mt_str reader_line(struct mt_reader *r);
+const char *reader_name(const struct mt_reader *r);
+uint64_t reader_lineno(const struct mt_reader *r);
+int reader_is_binary(const struct mt_reader *r);
+int reader_close(struct mt_reader *r);	/* 0, or 1 if anything was wrong */
+
+#endif

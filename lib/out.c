@@ -1,0 +1,72 @@
+/* A buffered writer onto a file descriptor; remembers the first error. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mt.h"
+
+void
+out_init(struct mt_out *o, int fd, size_t cap)
+{
+	o->fd = fd;
+	o->error = 0;
+	o->len = 0;
+	o->cap = cap;
+	o->buf = emalloc(cap);
+	o->written = 0;
+}
+
+int
+out_flush(struct mt_out *o)
+{
+	size_t off = 0;
+
+	while (off < o->len && !o->error) {
+		ssize_t n = write(o->fd, o->buf + off, o->len - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			o->error = errno;
+			break;
+		}
+		off += (size_t)n;
+		o->written += (uint64_t)n;
+	}
+	o->len = 0;
+	return o->error;
+}
+
+/* Room for n bytes at the end of the buffer; n may exceed its size. */
+char *
+out_reserve(struct mt_out *o, size_t n)
+{
+	if (o->cap - o->len < n) {
+		out_flush(o);
+		if (o->cap < n) {
+			o->cap = n;
+			o->buf = erealloc(o->buf, n);
+		}
+	}
+	return o->buf + o->len;
+}
+
+void
+out_commit(struct mt_out *o, size_t n)
+{
+	o->len += n;
+}
+
+void
+out_write(struct mt_out *o, const void *p, size_t n)
+{
+	memcpy(out_reserve(o, n), p, n);
+	o->len += n;
+}
+
+void
+out_free(struct mt_out *o)
+{
+	free(o->buf);
+	o->buf = NULL;
+}

@@ -1,0 +1,1017 @@
+/*
+ * libmt-preload.so: injected by mt-record with LD_PRELOAD.  It interposes
+ * the allocation functions and anonymous mmap, and writes one fixed-size
+ * raw event per call into a ring of the calling thread, in memory shared
+ * with mt-record, which merges, encodes and writes.  Stacks are interned
+ * in a lock-free table, also shared, so an event carries only an id.
+ *
+ * The rules this file lives by:
+ * - never call malloc on the event path, never take a lock there, never
+ *   block but when a ring is full (the recorder is behind);
+ * - the time of an allocation is taken after the allocator returned and
+ *   the time of a free before the memory goes back, and both events are
+ *   published before the caller can see the result, so a free never
+ *   looks older than its allocation, even across threads and when an
+ *   address is reused at once;
+ * - anything this library itself allocates is not recorded (busy flag),
+ *   and an allocation by a signal handler that interrupts the recorder
+ *   is kept in a small side buffer and recorded after, without a stack;
+ * - if the recorder goes away, the program runs on untraced.
+ */
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "proto.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* Not declared by glibc's headers any more, still called by old programs. */
+void cfree(void *);
+void *memalign(size_t, size_t);
+void *pvalloc(size_t);
+#define MAX_DEPTH 1024
+#define SKIP_FRAMES 2		/* record() and the interposed function */
+#define NESTED_MAX 64
+#define MAPS_MAX 4096
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+extern void *__libc_valloc(size_t);
+extern void *__libc_pvalloc(size_t);
+
+struct thread_state {
+	struct mt_ring *ring;
+	uint64_t head;		/* our copy of ring->head */
+	uint64_t tail;		/* the last ring->tail we read */
+	volatile int busy;	/* inside record(): do not recurse */
+	int dead;		/* the thread's ring is closed */
+	int dtor_rounds;
+	unsigned nnested;
+	struct mt_raw nested[NESTED_MAX];
+};
+
+static __thread struct thread_state tls __attribute__((tls_model("initial-exec")));
+
+static volatile int recording;
+static int sock = -1;
+static struct mt_stack_table *table;
+static int depth = 64;
+static int free_stacks, no_follow;
+static uint64_t start_ns;
+static pid_t recorder_pid;
+static pthread_key_t thread_key;
+static char socket_name[108];
+static uintptr_t maps_sent[MAPS_MAX];
+static unsigned nmaps_sent;
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static uintptr_t unwinder_lo, unwinder_hi;	/* libunwind's own mappings */
+
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static void *(*real_aligned_alloc)(size_t, size_t);
+static void *(*real_dlopen)(const char *, int);
+static pid_t (*real_waitpid)(pid_t, int *, int);
+static pid_t (*real_wait)(int *);
+static pid_t (*real_wait3)(int *, int, struct rusage *);
+static pid_t (*real_wait4)(pid_t, int *, int, struct rusage *);
+static int (*real_waitid)(idtype_t, id_t, siginfo_t *, int);
+
+static uint64_t
+now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec - start_ns;
+}
+
+static void
+count_lost(uint64_t n)
+{
+	if (table)
+		__atomic_fetch_add(&table->lost, n, __ATOMIC_RELAXED);
+}
+
+static int
+send_msg(struct mt_msg *m, const void *data, size_t len, int fd)
+{
+	struct iovec iov[2] = { { m, sizeof(*m) }, { (char *)(uintptr_t)data, len } };
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	if (sock < 0)
+		return -1;
+	if (fd >= 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		/* The recorder is gone: run on untraced. */
+		recording = 0;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+shared_map(const char *name, size_t size, void **p)
+{
+	int fd = (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    (*p = (void *)syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
+	    MAP_SHARED, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Opens the calling thread's ring and hands it to the recorder. */
+static int
+ring_open(struct thread_state *t)
+{
+	struct mt_msg m = { .type = MSG_RING };
+	void *p;
+	int fd;
+
+	if (t->dead || (fd = shared_map("mt-ring", MT_RING_BYTES, &p)) < 0)
+		return -1;
+	t->ring = p;
+	t->ring->tid = (int32_t)syscall(SYS_gettid);
+	t->head = t->tail = 0;
+	m.pid = getpid();
+	m.tid = t->ring->tid;
+	m.ts = now();
+	send_msg(&m, NULL, 0, fd);
+	close(fd);
+	/* Only to be told when the thread ends; it may allocate. */
+	pthread_setspecific(thread_key, t);
+	return 0;
+}
+
+/*
+ * Called at thread exit.  Other keys' destructors may still free memory
+ * after ours, so the ring stays open for two more rounds.
+ */
+static void
+thread_end(void *arg)
+{
+	struct thread_state *t = arg;
+
+	if (++t->dtor_rounds < 3) {
+		pthread_setspecific(thread_key, t);
+		return;
+	}
+	if (t->ring) {
+		__atomic_store_n(&t->ring->closed, 1, __ATOMIC_RELEASE);
+		syscall(SYS_munmap, t->ring, MT_RING_BYTES);
+		t->ring = NULL;
+	}
+	t->dead = 1;
+}
+
+static void
+wait_room(struct thread_state *t)
+{
+	struct timespec pause = { 0, 100000 };
+	unsigned spins = 0;
+
+	for (;;) {
+		t->tail = __atomic_load_n(&t->ring->tail, __ATOMIC_ACQUIRE);
+		if (t->head - t->tail < MT_RING_RECS)
+			return;
+		if (++spins < 64) {
+			sched_yield();
+			continue;
+		}
+		/* Every 100 ms or so, see that the recorder still lives. */
+		if (spins % 1024 == 0 && recorder_pid > 0 &&
+		    kill(recorder_pid, 0) < 0 && errno == ESRCH) {
+			recording = 0;
+			return;
+		}
+		nanosleep(&pause, NULL);
+	}
+}
+
+static void
+push(struct thread_state *t, const struct mt_raw *r)
+{
+	struct mt_raw *recs;
+
+	if (t->head - t->tail >= MT_RING_RECS) {
+		wait_room(t);
+		if (t->head - t->tail >= MT_RING_RECS) {
+			count_lost(1);
+			return;
+		}
+	}
+	recs = (struct mt_raw *)((char *)t->ring + MT_RING_HDR);
+	recs[t->head & (MT_RING_RECS - 1)] = *r;
+	t->head++;
+	__atomic_store_n(&t->ring->head, t->head, __ATOMIC_RELEASE);
+}
+
+static uint64_t
+hash_frames(void *const *ips, int n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (uint64_t)(uintptr_t)ips[i];
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+static int
+same_stack(const uint64_t *e, void *const *ips, int n, int truncated)
+{
+	int i;
+
+	if (e[0] != ((uint64_t)n << 1 | (uint64_t)truncated))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (e[i + 1] != (uint64_t)(uintptr_t)ips[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * The id of a stack in the process's table, adding it if it is new.
+ * Lock-free: an entry is written whole before a slot points to it.
+ */
+static uint32_t
+stack_intern(void *const *ips, int n, int truncated)
+{
+	uint32_t *slots = MT_STACK_SLOT_PTR(table);
+	uint64_t *arena = MT_STACK_ARENA(table);
+	uint64_t h = hash_frames(ips, n), base;
+	uint32_t i, probe, off, expect;
+	int k;
+
+	for (probe = 0; probe < 64; probe++) {
+		i = (uint32_t)(h + probe) & (MT_STACK_SLOTS - 1);
+		off = __atomic_load_n(&slots[i], __ATOMIC_ACQUIRE);
+		if (off == 0) {
+			base = __atomic_fetch_add(&table->used, (uint64_t)n + 1,
+			    __ATOMIC_RELAXED);
+			if (base + (uint64_t)n + 1 > MT_STACK_WORDS)
+				break;
+			arena[base] = (uint64_t)n << 1 | (uint64_t)truncated;
+			for (k = 0; k < n; k++)
+				arena[base + 1 + (uint64_t)k] = (uint64_t)(uintptr_t)ips[k];
+			expect = 0;
+			if (__atomic_compare_exchange_n(&slots[i], &expect,
+			    (uint32_t)base, 0, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+				return (uint32_t)base;
+			off = expect;	/* another thread won the slot */
+		}
+		if (same_stack(&arena[off], ips, n, truncated))
+			return off;
+	}
+	__atomic_fetch_add(&table->full, 1, __ATOMIC_RELAXED);
+	return MT_STACK_NONE;
+}
+
+/* Appends what signal handlers recorded while we were busy. */
+static void
+drain_nested(struct thread_state *t)
+{
+	unsigned i, n;
+
+	for (i = 0;; i++) {
+		n = __atomic_load_n(&t->nnested, __ATOMIC_RELAXED);
+		if (i == n && __atomic_compare_exchange_n(&t->nnested, &n, 0, 0,
+		    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			break;
+		if (i < n)
+			push(t, &t->nested[i]);
+	}
+}
+
+static void
+keep_nested(struct thread_state *t, struct mt_raw *r)
+{
+	unsigned idx = t->nnested;
+
+	if (idx >= NESTED_MAX) {
+		count_lost(1);
+		return;
+	}
+	r->stack = MT_STACK_NONE;
+	t->nested[idx] = *r;
+	__atomic_store_n(&t->nnested, idx + 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Records r, and before it `before' when not NULL (the free half of a
+ * realloc, the old range of an mremap).  Must be called straight from
+ * the interposed function: the stack starts SKIP_FRAMES up.
+ */
+static __attribute__((noinline)) void
+record(struct mt_raw *r, struct mt_raw *before, int want_stack)
+{
+	struct thread_state *t = &tls;
+	void *ips[MAX_DEPTH + SKIP_FRAMES + 1];
+	int n;
+
+	if (!r->ts)
+		r->ts = now();
+	if (t->busy) {
+		/* busy 1: a signal handler interrupted us; 2: our own. */
+		if (t->busy == 1) {
+			if (before)
+				keep_nested(t, before);
+			keep_nested(t, r);
+		}
+		return;
+	}
+	t->busy = 1;
+	if (!t->ring) {
+		t->busy = 2;
+		n = ring_open(t);
+		t->busy = 1;
+		if (n < 0) {
+			count_lost(before ? 2 : 1);
+			goto out;
+		}
+	}
+	r->stack = MT_STACK_NONE;
+	if (want_stack && depth > 0) {
+		n = unw_backtrace(ips, depth + SKIP_FRAMES + 1);
+		if (n > SKIP_FRAMES) {
+			int truncated = n > depth + SKIP_FRAMES;
+			n -= SKIP_FRAMES + truncated;
+			r->stack = stack_intern(ips + SKIP_FRAMES, n, truncated);
+		}
+	}
+	if (before) {
+		before->stack = before->type != RAW_FREE || free_stacks ?
+		    r->stack : MT_STACK_NONE;
+		push(t, before);
+	}
+	push(t, r);
+	if (t->nnested)
+		drain_nested(t);
+out:
+	t->busy = 0;
+}
+
+#define RAW(type_, heap_, addr_, size_) \
+	(struct mt_raw){ .type = (type_), .heap = (heap_), \
+	    .addr = (uint64_t)(uintptr_t)(addr_), .size = (size_) }
+
+EXPORT void *
+malloc(size_t n)
+{
+	void *p = __libc_malloc(n);
+
+	if (p && recording) {
+		struct mt_raw r = RAW(RAW_ALLOC, RAW_HEAP_MALLOC, p, n);
+		record(&r, NULL, 1);
+	}
+	return p;
+}
+
+EXPORT void
+free(void *p)
+{
+	if (p && recording) {
+		struct mt_raw r = RAW(RAW_FREE, RAW_HEAP_MALLOC, p, 0);
+		record(&r, NULL, free_stacks);
+	}
+	__libc_free(p);
+}
+
+EXPORT void
+cfree(void *p)
+{
+	free(p);
+}
+
+EXPORT void *
+calloc(size_t n, size_t size)
+{
+	void *p = __libc_calloc(n, size);
+
+	if (p && recording) {
+		struct mt_raw r = RAW(RAW_ALLOC, RAW_HEAP_MALLOC, p, n * size);
+		record(&r, NULL, 1);
+	}
+	return p;
+}
+
+/*
+ * realloc is a free and an allocation.  The free's time is taken before
+ * glibc can hand the old block to another thread, the allocation's after.
+ * realloc(p, 0) frees p and returns NULL, as glibc does; a failed realloc
+ * leaves p alone and records nothing.
+ */
+EXPORT void *
+realloc(void *p, size_t n)
+{
+	struct mt_raw r, r2;
+	uint64_t t0;
+	void *q;
+
+	if (!recording || !p) {
+		q = __libc_realloc(p, n);
+		if (q && recording) {
+			r = RAW(RAW_ALLOC, RAW_HEAP_MALLOC, q, n);
+			record(&r, NULL, 1);
+		}
+		return q;
+	}
+	t0 = now();
+	q = __libc_realloc(p, n);
+	if (!q && n != 0)
+		return NULL;
+	r2 = RAW(RAW_FREE, RAW_HEAP_MALLOC, p, 0);
+	r2.ts = t0;
+	if (!q) {
+		record(&r2, NULL, free_stacks);
+		return NULL;
+	}
+	r = RAW(RAW_ALLOC, RAW_HEAP_MALLOC, q, n);
+	r.ts = q == p ? t0 : now();
+	record(&r, &r2, 1);
+	return q;
+}
+
+EXPORT void *
+reallocarray(void *p, size_t n, size_t size)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(n, size, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, total);
+}
+
+static void *
+aligned_result(void *p, size_t n)
+{
+	if (p && recording) {
+		struct mt_raw r = RAW(RAW_ALLOC, RAW_HEAP_MALLOC, p, n);
+		record(&r, NULL, 1);
+	}
+	return p;
+}
+
+EXPORT void *
+memalign(size_t align, size_t n)
+{
+	return aligned_result(__libc_memalign(align, n), n);
+}
+
+EXPORT void *
+valloc(size_t n)
+{
+	return aligned_result(__libc_valloc(n), n);
+}
+
+EXPORT void *
+pvalloc(size_t n)
+{
+	return aligned_result(__libc_pvalloc(n), n);
+}
+
+EXPORT void *
+aligned_alloc(size_t align, size_t n)
+{
+	if (!real_aligned_alloc)
+		real_aligned_alloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "aligned_alloc");
+	return aligned_result(real_aligned_alloc ? real_aligned_alloc(align, n) :
+	    __libc_memalign(align, n), n);
+}
+
+EXPORT int
+posix_memalign(void **pp, size_t align, size_t n)
+{
+	int ret;
+
+	if (!real_posix_memalign)
+		real_posix_memalign = (int (*)(void **, size_t, size_t))
+		    dlsym(RTLD_NEXT, "posix_memalign");
+	if (!real_posix_memalign)
+		return ENOMEM;
+	ret = real_posix_memalign(pp, align, n);
+	if (ret == 0)
+		aligned_result(*pp, n);
+	return ret;
+}
+
+/* Anonymous mappings: the VirtualAlloc analogue, decided in the recorder. */
+
+/* libunwind maps memory for its caches while we unwind: not the program's. */
+#define OURS() ((uintptr_t)__builtin_return_address(0) - unwinder_lo < \
+	unwinder_hi - unwinder_lo)
+
+static int
+find_unwinder(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uintptr_t fn = (uintptr_t)arg, lo = UINTPTR_MAX, hi = 0, a;
+	int k;
+
+	(void)size;
+	for (k = 0; k < info->dlpi_phnum; k++) {
+		if (info->dlpi_phdr[k].p_type != PT_LOAD)
+			continue;
+		a = info->dlpi_addr + info->dlpi_phdr[k].p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + info->dlpi_phdr[k].p_memsz > hi)
+			hi = a + info->dlpi_phdr[k].p_memsz;
+	}
+	if (fn >= lo && fn < hi) {
+		unwinder_lo = lo;
+		unwinder_hi = hi;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+heap_of_prot(int prot)
+{
+	if (prot & PROT_WRITE)
+		return RAW_HEAP_MMAP;
+	if (prot == PROT_NONE)
+		return RAW_HEAP_RESERVE;
+	return RAW_HEAP_NONE;
+}
+
+EXPORT void *
+mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+
+	if (p != MAP_FAILED && recording && !OURS()) {
+		int anon = (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE;
+		/* A fixed mapping of anything replaces what was there. */
+		if (anon || (flags & MAP_FIXED)) {
+			struct mt_raw r = RAW(RAW_MMAP,
+			    anon ? heap_of_prot(prot) : RAW_HEAP_NONE, p, len);
+			record(&r, NULL, 1);
+		}
+	}
+	return p;
+}
+
+EXPORT void *
+mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+
+	if (p != MAP_FAILED && recording && !OURS()) {
+		int anon = (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE;
+		if (anon || (flags & MAP_FIXED)) {
+			struct mt_raw r = RAW(RAW_MMAP,
+			    anon ? heap_of_prot(prot) : RAW_HEAP_NONE, p, len);
+			record(&r, NULL, 1);
+		}
+	}
+	return p;
+}
+
+EXPORT int
+munmap(void *addr, size_t len)
+{
+	int mine = recording && !OURS();
+	uint64_t t0 = mine ? now() : 0;
+	int ret = (int)syscall(SYS_munmap, addr, len);
+
+	if (ret == 0 && mine) {
+		struct mt_raw r = RAW(RAW_MUNMAP, RAW_HEAP_NONE, addr, len);
+		r.ts = t0;
+		record(&r, NULL, free_stacks);
+	}
+	return ret;
+}
+
+EXPORT void *
+mremap(void *old, size_t oldlen, size_t newlen, int flags, ...)
+{
+	int mine = recording && !OURS();
+	uint64_t t0 = mine ? now() : 0;
+	void *newaddr = NULL, *p;
+	va_list ap;
+
+	if (flags & MREMAP_FIXED) {
+		va_start(ap, flags);
+		newaddr = va_arg(ap, void *);
+		va_end(ap);
+	}
+	p = (void *)syscall(SYS_mremap, old, oldlen, newlen, flags, newaddr);
+	if (p != MAP_FAILED && mine) {
+		struct mt_raw from = RAW(RAW_MREMAP_FROM, RAW_HEAP_NONE, old, oldlen);
+		struct mt_raw to = RAW(RAW_MREMAP_TO, RAW_HEAP_NONE, p, newlen);
+		from.ts = to.ts = t0;
+		record(&to, &from, 1);
+	}
+	return p;
+}
+
+EXPORT int
+mprotect(void *addr, size_t len, int prot)
+{
+	int mine = recording && !OURS();
+	uint64_t t0 = mine ? now() : 0;
+	int ret = (int)syscall(SYS_mprotect, addr, len, prot);
+
+	if (ret == 0 && mine) {
+		struct mt_raw r = RAW(RAW_MPROTECT, (uint8_t)heap_of_prot(prot), addr, len);
+		r.ts = t0;
+		record(&r, NULL, 1);
+	}
+	return ret;
+}
+
+/* Modules: every executable segment with its build-id. */
+
+static size_t
+build_id_hex(const struct dl_phdr_info *info, char *out, size_t cap)
+{
+	static const char digits[] = "0123456789abcdef";
+	const ElfW(Phdr) *ph;
+	const char *p, *end;
+	size_t i, n = 0;
+	int k;
+
+	for (k = 0; k < info->dlpi_phnum; k++) {
+		ph = &info->dlpi_phdr[k];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const void *)p;
+			const char *name = p + sizeof(*nh);
+			const unsigned char *desc = (const unsigned char *)name +
+			    ((nh->n_namesz + 3) & ~3u);
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz * 2 < cap) {
+				for (i = 0; i < nh->n_descsz; i++) {
+					out[n++] = digits[desc[i] >> 4];
+					out[n++] = digits[desc[i] & 15];
+				}
+				out[n] = '\0';
+				return n;
+			}
+			p = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+	out[0] = '\0';
+	return 0;
+}
+
+static int
+send_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	char buf[4096 + 128], *path = buf + 128;
+	const char *name = info->dlpi_name;
+	struct mt_msg m = { .type = MSG_MAP };
+	const ElfW(Phdr) *ph;
+	unsigned j;
+	size_t blen, plen;
+	ssize_t n;
+	int k;
+
+	(void)size;
+	(void)arg;
+	for (k = 0; k < info->dlpi_phnum; k++) {
+		ph = &info->dlpi_phdr[k];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		m.lo = info->dlpi_addr + ph->p_vaddr;
+		for (j = 0; j < nmaps_sent; j++)
+			if (maps_sent[j] == m.lo)
+				break;
+		if (j < nmaps_sent)
+			continue;
+		if (nmaps_sent < MAPS_MAX)
+			maps_sent[nmaps_sent++] = m.lo;
+		m.hi = m.lo + ph->p_memsz;
+		m.off = ph->p_offset;
+		m.pid = getpid();
+		m.ts = now();
+		blen = build_id_hex(info, buf, 128);
+		if (!name || !*name) {
+			n = readlink("/proc/self/exe", path, 4095);
+			plen = n > 0 ? (size_t)n : 0;
+		} else if (strncmp(name, "linux-vdso", 10) == 0) {
+			plen = 6;
+			memcpy(path, "[vdso]", plen);
+		} else {
+			plen = strnlen(name, 4095);
+			memcpy(path, name, plen);
+		}
+		path[plen] = '\0';
+		memmove(buf + blen + 1, path, plen + 1);
+		send_msg(&m, buf, blen + 1 + plen, -1);
+	}
+	return 0;
+}
+
+static void
+send_modules(void)
+{
+	pthread_mutex_lock(&maps_lock);
+	dl_iterate_phdr(send_module, NULL);
+	pthread_mutex_unlock(&maps_lock);
+}
+
+EXPORT void *
+dlopen(const char *file, int mode)
+{
+	void *h;
+
+	if (!real_dlopen)
+		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	h = real_dlopen(file, mode);
+	if (h && recording)
+		send_modules();
+	return h;
+}
+
+/* Reaped children: the recorder learns their exit status from the parent. */
+
+static void
+tell_reaped(pid_t pid, int status)
+{
+	struct mt_msg m = { .type = MSG_CHILD };
+
+	if (pid <= 0 || !recording || !(WIFEXITED(status) || WIFSIGNALED(status)))
+		return;
+	m.pid = getpid();
+	m.child = pid;
+	m.status = status;
+	m.ts = now();
+	send_msg(&m, NULL, 0, -1);
+}
+
+#define RESOLVE(var, name) do { if (!(var)) \
+	*(void **)&(var) = dlsym(RTLD_NEXT, name); } while (0)
+
+EXPORT pid_t
+waitpid(pid_t pid, int *status, int options)
+{
+	int st = 0;
+	pid_t r;
+
+	RESOLVE(real_waitpid, "waitpid");
+	r = real_waitpid(pid, &st, options);
+	if (status)
+		*status = st;
+	tell_reaped(r, st);
+	return r;
+}
+
+EXPORT pid_t
+wait(int *status)
+{
+	int st = 0;
+	pid_t r;
+
+	RESOLVE(real_wait, "wait");
+	r = real_wait(&st);
+	if (status)
+		*status = st;
+	tell_reaped(r, st);
+	return r;
+}
+
+EXPORT pid_t
+wait3(int *status, int options, struct rusage *ru)
+{
+	int st = 0;
+	pid_t r;
+
+	RESOLVE(real_wait3, "wait3");
+	r = real_wait3(&st, options, ru);
+	if (status)
+		*status = st;
+	tell_reaped(r, st);
+	return r;
+}
+
+EXPORT pid_t
+wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	int st = 0;
+	pid_t r;
+
+	RESOLVE(real_wait4, "wait4");
+	r = real_wait4(pid, &st, options, ru);
+	if (status)
+		*status = st;
+	tell_reaped(r, st);
+	return r;
+}
+
+EXPORT int
+waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	int r;
+
+	RESOLVE(real_waitid, "waitid");
+	r = real_waitid(idtype, id, info, options);
+	if (r == 0 && info && !(options & WNOWAIT) && info->si_pid > 0) {
+		if (info->si_code == CLD_EXITED)
+			tell_reaped(info->si_pid, (info->si_status & 0xff) << 8);
+		else if (info->si_code == CLD_KILLED || info->si_code == CLD_DUMPED)
+			tell_reaped(info->si_pid, info->si_status & 0x7f);
+	}
+	return r;
+}
+
+/* Starting: the connection, the stack table, the hello, the modules. */
+
+static int
+connect_recorder(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t n = strlen(socket_name);
+	int fd;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	/* An abstract name: a leading NUL, not a file. */
+	memcpy(sa.sun_path + 1, socket_name, n);
+	if (connect(fd, (struct sockaddr *)&sa,
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void
+start_process(void)
+{
+	static char buf[MT_MSG_MAX - sizeof(struct mt_msg)];
+	struct mt_msg m = { .type = MSG_HELLO };
+	ssize_t n;
+	size_t len;
+	void *p;
+	int fd, tfd;
+
+	sock = connect_recorder();
+	if (sock < 0)
+		return;
+	tfd = shared_map("mt-stacks", MT_STACK_BYTES, &p);
+	if (tfd < 0) {
+		close(sock);
+		sock = -1;
+		return;
+	}
+	table = p;
+	table->used = 1;
+	m.pid = getpid();
+	m.ppid = getppid();
+	m.ts = now();
+	n = readlink("/proc/self/exe", buf, 4096);
+	len = n > 0 ? (size_t)n : 0;
+	buf[len++] = '\0';
+	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		while ((n = read(fd, buf + len, sizeof(buf) - len)) > 0)
+			len += (size_t)n;
+		close(fd);
+	}
+	send_msg(&m, buf, len, tfd);
+	close(tfd);
+	recording = sock >= 0;
+	send_modules();
+}
+
+static void
+after_fork_child(void)
+{
+	struct thread_state *t = &tls;
+
+	recording = 0;
+	if (sock >= 0)
+		close(sock);
+	sock = -1;
+	/* The parent's ring and table stay the parent's. */
+	if (t->ring)
+		syscall(SYS_munmap, t->ring, MT_RING_BYTES);
+	t->ring = NULL;
+	t->head = t->tail = 0;
+	t->nnested = 0;
+	if (table)
+		syscall(SYS_munmap, table, MT_STACK_BYTES);
+	table = NULL;
+	nmaps_sent = 0;
+	if (!no_follow)
+		start_process();
+}
+
+/* With --no-follow, what this process runs is not traced. */
+static void
+forget_preload(void)
+{
+	char *v = getenv("LD_PRELOAD"), *s, *e;
+	Dl_info self;
+	size_t n;
+
+	unsetenv(MT_ENV_SOCKET);
+	if (!v || !dladdr((void *)forget_preload, &self) || !self.dli_fname)
+		return;
+	n = strlen(self.dli_fname);
+	for (s = strstr(v, self.dli_fname); s; s = strstr(s + 1, self.dli_fname)) {
+		if ((s == v || s[-1] == ' ' || s[-1] == ':') &&
+		    (s[n] == '\0' || s[n] == ' ' || s[n] == ':')) {
+			e = s + n + (s[n] ? 1 : 0);
+			memmove(s, e, strlen(e) + 1);
+			break;
+		}
+	}
+	if (!*v)
+		unsetenv("LD_PRELOAD");
+}
+
+__attribute__((constructor)) static void
+init(void)
+{
+	const char *s;
+	char *end;
+	long v;
+
+	s = getenv(MT_ENV_SOCKET);
+	if (!s || strlen(s) >= sizeof(socket_name) - 1)
+		return;
+	tls.busy = 2;
+	strcpy(socket_name, s);
+	if ((s = getenv(MT_ENV_DEPTH)) && (v = strtol(s, &end, 10)) >= 0 &&
+	    !*end && v <= MAX_DEPTH)
+		depth = (int)v;
+	if ((s = getenv(MT_ENV_FLAGS))) {
+		free_stacks = strchr(s, 'f') != NULL;
+		no_follow = strchr(s, 'n') != NULL;
+	}
+	if ((s = getenv(MT_ENV_START)))
+		start_ns = strtoull(s, NULL, 10);
+	if ((s = strrchr(socket_name, '-')))
+		recorder_pid = (pid_t)strtol(s + 1, NULL, 10);
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	dl_iterate_phdr(find_unwinder, (void *)(uintptr_t)unw_backtrace);
+	RESOLVE(real_posix_memalign, "posix_memalign");
+	RESOLVE(real_aligned_alloc, "aligned_alloc");
+	RESOLVE(real_dlopen, "dlopen");
+	RESOLVE(real_waitpid, "waitpid");
+	RESOLVE(real_wait, "wait");
+	RESOLVE(real_wait3, "wait3");
+	RESOLVE(real_wait4, "wait4");
+	RESOLVE(real_waitid, "waitid");
+	pthread_key_create(&thread_key, thread_end);
+	pthread_atfork(NULL, NULL, after_fork_child);
+	if (no_follow)
+		forget_preload();
+	start_process();
+	tls.busy = 0;
+}

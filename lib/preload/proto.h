@@ -1,0 +1,89 @@
+/*
+ * What libmt-preload.so and mt-record share: the control messages sent
+ * over a SOCK_SEQPACKET socket, one connection a process image, and the
+ * shared-memory rings (one a thread) and stack table (one a process) that
+ * the recorder reads while the program runs.  Nothing here is a file
+ * format: both sides are always the same build.
+ */
+#ifndef MT_PROTO_H
+#define MT_PROTO_H
+
+#include <stdint.h>
+
+#define MT_ENV_SOCKET	"MT_RECORD_SOCKET"	/* abstract socket name */
+#define MT_ENV_DEPTH	"MT_RECORD_DEPTH"
+#define MT_ENV_FLAGS	"MT_RECORD_FLAGS"	/* 'f': free stacks, 'n': no follow */
+#define MT_ENV_START	"MT_RECORD_START"	/* trace start, CLOCK_MONOTONIC ns */
+
+#define MT_RING_HDR	4096
+#define MT_RING_RECS	(1u << 15)	/* records a thread's ring holds */
+#define MT_RING_BYTES	(MT_RING_HDR + MT_RING_RECS * sizeof(struct mt_raw))
+
+#define MT_STACK_SLOTS	(1u << 20)	/* hash slots of the stack table */
+#define MT_STACK_WORDS	(1u << 25)	/* its arena, in 8-byte words */
+#define MT_STACK_BYTES	(4096 + MT_STACK_SLOTS * 4 + MT_STACK_WORDS * 8)
+#define MT_STACK_NONE	0u
+
+/* Raw events in a ring, in the order the thread made them. */
+enum mt_raw_type {
+	RAW_ALLOC = 1,	/* addr, size, stack (heap malloc) */
+	RAW_FREE,	/* addr, stack (heap malloc) */
+	RAW_MMAP,	/* addr, size, stack; heap: mmap or reserve */
+	RAW_MUNMAP,	/* addr, size */
+	RAW_MREMAP_FROM,	/* addr, size: the old range; RAW_MREMAP_TO follows */
+	RAW_MREMAP_TO,	/* addr, size, stack */
+	RAW_MPROTECT,	/* addr, size, stack; heap: what the range becomes */
+};
+
+#define RAW_HEAP_MALLOC	0
+#define RAW_HEAP_MMAP	1
+#define RAW_HEAP_RESERVE	2
+#define RAW_HEAP_NONE	3	/* mprotect: neither (read-only, say) */
+
+struct mt_raw {
+	uint64_t ts;
+	uint64_t addr;
+	uint64_t size;
+	uint32_t stack;
+	uint8_t type;
+	uint8_t heap;
+	uint16_t flags;
+};
+
+struct mt_ring {
+	uint64_t head;		/* records written: the thread's */
+	char pad1[56];
+	uint64_t tail;		/* records read: the recorder's */
+	char pad2[56];
+	uint32_t closed;	/* the thread has ended */
+	int32_t tid;
+};
+
+struct mt_stack_table {
+	uint64_t used;		/* arena words handed out; word 0 is never an id */
+	uint64_t lost;		/* events the process could not deliver */
+	uint64_t full;		/* stacks that found the table full */
+	/* then uint32_t slots[MT_STACK_SLOTS] at 4096, the arena after */
+};
+#define MT_STACK_SLOT_PTR(t) ((uint32_t *)((char *)(t) + 4096))
+#define MT_STACK_ARENA(t) ((uint64_t *)((char *)(t) + 4096 + MT_STACK_SLOTS * 4))
+/* An arena entry: a word (frames << 1 | truncated), then the frames. */
+
+enum mt_msg_type {
+	MSG_HELLO = 1,	/* + exe NUL argv; SCM_RIGHTS: the stack table */
+	MSG_RING,	/* SCM_RIGHTS: a thread's ring */
+	MSG_MAP,	/* + build-id (hex) NUL path */
+	MSG_CHILD,	/* a child the process reaped: pid, status */
+};
+
+struct mt_msg {
+	uint32_t type;
+	int32_t pid, ppid, tid;
+	uint64_t ts;
+	uint64_t lo, hi, off;	/* map */
+	int32_t child, status;	/* child: pid and wait status */
+};
+
+#define MT_MSG_MAX 65536
+
+#endif

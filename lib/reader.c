@@ -1,0 +1,174 @@
+/*
+ * The one event reader: a path or standard input, holding either event
+ * text or a .mtr trace (told apart by the magic), yields mt_event records.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mt.h"
+
+struct mt_reader {
+	const char *name;
+	int fd;
+	int binary;
+	int bad;
+	struct mt_lines lines;
+	struct mt_parser parser;
+	struct trace_reader *trace;
+	char *line;		/* text: the current line, split in place */
+	size_t linelen;
+	int restored;
+	struct mt_event cur;
+	char *fmt;		/* binary: the current record formatted */
+	size_t fmtcap;
+};
+
+struct mt_reader *
+reader_open(const char *path)
+{
+	struct mt_reader *r;
+	uint8_t magic[MT_TRACE_MAGIC_LEN];
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	if (!path || strcmp(path, "-") == 0) {
+		fd = STDIN_FILENO;
+		path = "<stdin>";
+	} else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, path, strerror(errno));
+		mt_status = 1;
+		return NULL;
+	}
+	while (got < sizeof(magic)) {
+		n = read(fd, magic + got, sizeof(magic) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "%s: %s: %s\n", mt_progname, path, strerror(errno));
+			mt_status = 1;
+			if (fd != STDIN_FILENO)
+				close(fd);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	r = ecalloc(1, sizeof(*r));
+	r->name = path;
+	r->fd = fd;
+	/* A prefix of the magic is a truncated trace, not text. */
+	if (got > 0 && memcmp(magic, MT_TRACE_MAGIC, got) == 0 && magic[0] == 0x89) {
+		r->binary = 1;
+		r->trace = trace_reader_new(fd, magic, got);
+	} else {
+		lines_init(&r->lines, fd);
+		memcpy(r->lines.buf, magic, got);
+		r->lines.end = got;
+		parser_init(&r->parser);
+	}
+	return r;
+}
+
+int
+reader_next(struct mt_reader *r, struct mt_event *ev)
+{
+	int ret;
+
+	if (r->binary) {
+		r->restored = 0;
+		ret = trace_read(r->trace, ev);
+		if (ret < 0) {
+			fflush(stdout);
+			fprintf(stderr, "%s: %s: %s\n", mt_progname, r->name,
+			    trace_reader_error(r->trace));
+			r->bad = 1;
+			mt_status = 1;
+			return 0;
+		}
+		r->cur = *ev;
+		return ret;
+	}
+	for (;;) {
+		r->line = lines_next(&r->lines, &r->linelen);
+		if (!r->line) {
+			if (r->lines.error) {
+				fprintf(stderr, "%s: %s: %s\n", mt_progname, r->name,
+				    strerror(r->lines.error));
+				r->bad = 1;
+				mt_status = 1;
+			}
+			return 0;
+		}
+		r->restored = 0;
+		if (event_parse(&r->parser, r->line, r->linelen, ev) == 0)
+			return 1;
+		mt_warn_at(r->name, r->lines.lineno, r->parser.what,
+		    r->parser.tok, r->parser.toklen);
+		r->bad = 1;
+	}
+}
+
+struct mt_str
+reader_line(struct mt_reader *r)
+{
+	size_t i, n;
+
+	if (r->binary) {
+		n = event_format_size(&r->cur);
+		if (n > r->fmtcap) {
+			r->fmtcap = n * 2;
+			r->fmt = erealloc(r->fmt, r->fmtcap);
+		}
+		n = event_format(&r->cur, r->fmt, r->fmtcap);
+		return (struct mt_str){ r->fmt, n };
+	}
+	if (!r->restored) {
+		/* Undo the in-place split: the line goes out as it came. */
+		for (i = 1; i < r->parser.nfield; i++)
+			r->parser.field[i][-1] = '\t';
+		r->line[r->linelen] = '\n';
+		r->restored = 1;
+	}
+	return (struct mt_str){ r->line, r->linelen + 1 };
+}
+
+const char *
+reader_name(const struct mt_reader *r)
+{
+	return r->name;
+}
+
+uint64_t
+reader_lineno(const struct mt_reader *r)
+{
+	return r->binary ? 0 : r->lines.lineno;
+}
+
+int
+reader_is_binary(const struct mt_reader *r)
+{
+	return r->binary;
+}
+
+int
+reader_close(struct mt_reader *r)
+{
+	int bad = r->bad;
+
+	if (r->binary) {
+		trace_reader_free(r->trace);
+	} else {
+		lines_free(&r->lines);
+		parser_free(&r->parser);
+	}
+	if (r->fd != STDIN_FILENO)
+		close(r->fd);
+	free(r->fmt);
+	free(r);
+	return bad;
+}

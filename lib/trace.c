@@ -1,0 +1,846 @@
+/*
+ * The .mtr container: a 16-byte header (magic, version, flags) and then
+ * zstd frames, each with a checksum and each decodable on its own: all
+ * delta state starts afresh with every frame, so a trace cut short by a
+ * crash or a full disk decodes up to its last whole frame.
+ *
+ * Inside a frame, records are a tag byte and varints.  Times are deltas
+ * from the previous record of the frame; threads and heaps are small
+ * per-frame indexes; an allocation's address is a delta from the previous
+ * one (in 16-byte units when aligned); a free names its allocation by how
+ * many allocations back it was made when that allocation is in the same
+ * frame, else by its address.  Stack frames are deltas from the frame
+ * before.  Records the codec has no binary form for (sym, life, ...) are
+ * kept as their text line.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "mt.h"
+
+enum {
+	R_ALLOC = 1, R_FREE_ADDR, R_FREE_REF, R_PROC, R_MAP, R_STACK, R_EXIT,
+	R_LOST, R_TEXT, R_THREAD, R_HEAP, R_FREE_RANGE,
+};
+#define TAG_TYPE(t)	((t) & 0x0f)
+#define TAG_HEAP(t)	(((t) >> 4) & 3)
+#define TAG_THREAD	0x40	/* a thread index follows */
+#define TAG_FLAG	0x80	/* alloc: no stack; free: a stack follows */
+#define HEAP_OTHER	3	/* a heap index follows */
+
+#define FRAME_RAW_MAX	(1u << 20)	/* end a frame near this many raw bytes */
+#define FRAME_ALLOCS_MAX (1u << 17)	/* and at this many allocations */
+#define FRAME_DECODE_MAX (64u << 20)	/* a frame claiming more is damage */
+#define REF_SLOTS	(FRAME_ALLOCS_MAX * 4)
+#define THREAD_SLOTS	4096
+#define MAX_HEAPS	4096
+#define MAX_IPS		65536
+#define HEAPNAMES_MAX	(1u << 16)
+
+struct ref_slot {
+	uint64_t addr;
+	uint64_t key;		/* pid << 12 | heap index, + 1 */
+	uint32_t gen;
+	uint32_t index;		/* allocation number in the frame; ~0 = deleted */
+};
+
+struct thread_slot {
+	int64_t pid, tid;
+	uint32_t gen;
+	uint32_t index;
+};
+
+struct trace_writer {
+	int fd;
+	int error;
+	ZSTD_CCtx *cctx;
+	uint8_t *raw;
+	size_t rawlen, rawcap;
+	struct mt_out out;
+	uint64_t events;
+	/* per-frame state */
+	uint32_t gen;
+	uint64_t last_ts, last_addr;
+	uint32_t nthreads, cur_thread;
+	uint32_t nallocs;
+	struct ref_slot *refs;
+	struct thread_slot *threads;
+	struct mt_str heaps[MAX_HEAPS];	/* names defined in this frame */
+	uint32_t nheaps;
+	char heapnames[HEAPNAMES_MAX];	/* their bytes */
+	size_t heapnames_len;
+	char *textbuf;
+	size_t textcap;
+};
+
+static uint64_t
+mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+struct trace_writer *
+trace_writer_new(int fd, int level)
+{
+	struct trace_writer *w = ecalloc(1, sizeof(*w));
+	uint8_t hdr[MT_TRACE_HEADER_LEN] = { 0 };
+
+	w->fd = fd;
+	w->cctx = ZSTD_createCCtx();
+	if (!w->cctx)
+		return NULL;
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
+	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+	w->rawcap = FRAME_RAW_MAX + (1 << 16);
+	w->raw = emalloc(w->rawcap);
+	out_init(&w->out, fd, ZSTD_compressBound(w->rawcap));
+	w->refs = ecalloc(REF_SLOTS, sizeof(*w->refs));
+	w->threads = ecalloc(THREAD_SLOTS, sizeof(*w->threads));
+	w->gen = 1;
+	w->cur_thread = UINT32_MAX;
+	w->textcap = 4096;
+	w->textbuf = emalloc(w->textcap);
+	memcpy(hdr, MT_TRACE_MAGIC, MT_TRACE_MAGIC_LEN);
+	hdr[8] = MT_TRACE_VERSION;
+	out_write(&w->out, hdr, sizeof(hdr));
+	return w;
+}
+
+static void
+frame_reset(struct trace_writer *w)
+{
+	w->rawlen = 0;
+	w->last_ts = 0;
+	w->last_addr = 0;
+	w->nthreads = 0;
+	w->cur_thread = UINT32_MAX;
+	w->nallocs = 0;
+	w->nheaps = 0;
+	w->heapnames_len = 0;
+	if (++w->gen == 0) {
+		memset(w->refs, 0, REF_SLOTS * sizeof(*w->refs));
+		memset(w->threads, 0, THREAD_SLOTS * sizeof(*w->threads));
+		w->gen = 1;
+	}
+}
+
+int
+trace_flush(struct trace_writer *w)
+{
+	size_t n;
+
+	if (w->rawlen > 0 && !w->error) {
+		char *dst = out_reserve(&w->out, ZSTD_compressBound(w->rawlen));
+		n = ZSTD_compress2(w->cctx, dst, ZSTD_compressBound(w->rawlen),
+		    w->raw, w->rawlen);
+		if (ZSTD_isError(n))
+			w->error = EIO;
+		else
+			out_commit(&w->out, n);
+	}
+	if (out_flush(&w->out) && !w->error)
+		w->error = w->out.error;
+	if (w->rawlen > 0)
+		frame_reset(w);
+	return w->error;
+}
+
+static uint8_t *
+room(struct trace_writer *w, size_t n)
+{
+	if (w->rawcap - w->rawlen < n) {
+		w->rawcap = w->rawlen + n + (1 << 16);
+		w->raw = erealloc(w->raw, w->rawcap);
+	}
+	return w->raw + w->rawlen;
+}
+
+#define PUT(p, v) ((p) += varint_put((p), (v)))
+
+static uint8_t *
+put_bytes(uint8_t *p, struct mt_str s)
+{
+	PUT(p, s.len);
+	memcpy(p, s.s, s.len);
+	return p + s.len;
+}
+
+/* The thread's frame index, defining it first when it is new. */
+static uint32_t
+thread_index(struct trace_writer *w, int64_t pid, int64_t tid)
+{
+	uint32_t h = (uint32_t)mix((uint64_t)pid << 32 ^ (uint64_t)tid) & (THREAD_SLOTS - 1);
+	struct thread_slot *s;
+	uint8_t *p;
+
+	for (;; h = (h + 1) & (THREAD_SLOTS - 1)) {
+		s = &w->threads[h];
+		if (s->gen != w->gen)
+			break;
+		if (s->pid == pid && s->tid == tid)
+			return s->index;
+	}
+	s->gen = w->gen;
+	s->pid = pid;
+	s->tid = tid;
+	s->index = w->nthreads++;
+	p = room(w, 24);
+	*p++ = R_THREAD;
+	PUT(p, (uint64_t)pid);
+	PUT(p, (uint64_t)tid);
+	w->rawlen = (size_t)(p - w->raw);
+	return s->index;
+}
+
+static unsigned
+heap_index(struct trace_writer *w, struct mt_str heap, uint32_t *idx)
+{
+	int k = heap_known(&heap);
+	uint32_t i;
+	uint8_t *p;
+
+	if (k >= 0)
+		return (unsigned)k;
+	for (i = 0; i < w->nheaps; i++)
+		if (w->heaps[i].len == heap.len && !memcmp(w->heaps[i].s, heap.s, heap.len))
+			break;
+	if (i == w->nheaps) {
+		memcpy(w->heapnames + w->heapnames_len, heap.s, heap.len);
+		w->heaps[i].s = w->heapnames + w->heapnames_len;
+		w->heaps[i].len = heap.len;
+		w->heapnames_len += heap.len;
+		w->nheaps++;
+		p = room(w, 16 + heap.len);
+		*p++ = R_HEAP;
+		p = put_bytes(p, heap);
+		w->rawlen = (size_t)(p - w->raw);
+	}
+	*idx = i;
+	return HEAP_OTHER;
+}
+
+static struct ref_slot *
+ref_find(struct trace_writer *w, uint64_t key, uint64_t addr, int insert)
+{
+	uint32_t h = (uint32_t)mix(addr ^ key * 0x9e3779b97f4a7c15ULL) & (REF_SLOTS - 1);
+	struct ref_slot *s, *tomb = NULL;
+
+	for (;; h = (h + 1) & (REF_SLOTS - 1)) {
+		s = &w->refs[h];
+		if (s->gen != w->gen)
+			return insert ? (tomb ? tomb : s) : NULL;
+		if (s->index == UINT32_MAX) {
+			if (!tomb)
+				tomb = s;
+			continue;
+		}
+		if (s->addr == addr && s->key == key)
+			return s;
+	}
+}
+
+static void
+put_ts(struct trace_writer *w, uint8_t **p, uint64_t ts)
+{
+	PUT(*p, zigzag((int64_t)(ts - w->last_ts)));
+	w->last_ts = ts;
+}
+
+void
+trace_write(struct trace_writer *w, const struct mt_event *ev)
+{
+	uint8_t *p, *tag;
+	uint32_t thread = 0, hidx = 0;
+	unsigned heap;
+	uint64_t key;
+	int64_t d;
+	size_t i;
+	struct ref_slot *ref;
+
+	if (w->error)
+		return;
+	w->events++;
+	switch (ev->type) {
+	case MT_ALLOC:
+	case MT_FREE:
+		/* Start a new frame while the tables have room for this record. */
+		if (w->nallocs >= FRAME_ALLOCS_MAX ||
+		    w->nthreads >= THREAD_SLOTS / 2 || w->nheaps >= MAX_HEAPS ||
+		    w->heapnames_len + ev->heap.len > HEAPNAMES_MAX)
+			trace_flush(w);
+		if (ev->heap.len > HEAPNAMES_MAX / 2)
+			return;	/* no heap is named like that; keep the frame sane */
+		thread = thread_index(w, ev->pid, ev->tid);
+		heap = heap_index(w, ev->heap, &hidx);
+		key = ((uint64_t)ev->pid << 12 | (heap == HEAP_OTHER ? 3 + hidx : heap)) + 1;
+		p = room(w, 64);
+		tag = p++;
+		*tag = (uint8_t)(heap << 4);
+		if (thread != w->cur_thread) {
+			*tag |= TAG_THREAD;
+			w->cur_thread = thread;
+		}
+		put_ts(w, &p, ev->ts);
+		if (*tag & TAG_THREAD)
+			PUT(p, thread);
+		if (heap == HEAP_OTHER)
+			PUT(p, hidx);
+		if (ev->type == MT_ALLOC) {
+			*tag |= R_ALLOC;
+			d = (int64_t)(ev->addr - w->last_addr);
+			if ((d & 15) == 0)
+				PUT(p, zigzag(d >> 4) << 1);
+			else
+				PUT(p, zigzag(d) << 1 | 1);
+			w->last_addr = ev->addr;
+			PUT(p, ev->size);
+			if (ev->flags & EV_STACK_NONE)
+				*tag |= TAG_FLAG;
+			else
+				PUT(p, ev->stack);
+			ref = ref_find(w, key, ev->addr, 1);
+			ref->gen = w->gen;
+			ref->addr = ev->addr;
+			ref->key = key;
+			ref->index = w->nallocs++;
+		} else {
+			ref = ev->size ? NULL : ref_find(w, key, ev->addr, 0);
+			if (ev->size) {
+				*tag |= R_FREE_RANGE;
+				PUT(p, zigzag((int64_t)(ev->addr - w->last_addr)));
+				PUT(p, ev->size);
+			} else if (ref) {
+				*tag |= R_FREE_REF;
+				PUT(p, w->nallocs - ref->index);
+				ref->index = UINT32_MAX;
+			} else {
+				*tag |= R_FREE_ADDR;
+				PUT(p, zigzag((int64_t)(ev->addr - w->last_addr)));
+			}
+			if (!(ev->flags & EV_STACK_NONE)) {
+				*tag |= TAG_FLAG;
+				PUT(p, ev->stack);
+			}
+		}
+		break;
+	case MT_STACK:
+		p = room(w, 32 + ev->nips * 10);
+		*p++ = R_STACK;
+		PUT(p, ev->stack);
+		PUT(p, (uint64_t)ev->nips << 1 | !!(ev->flags & EV_TRUNCATED));
+		for (i = 0; i < ev->nips; i++)
+			PUT(p, zigzag((int64_t)(ev->ips[i] - (i ? ev->ips[i - 1] : 0))));
+		break;
+	case MT_PROC:
+		p = room(w, 64 + ev->s1.len + ev->s2.len);
+		*p++ = R_PROC;
+		put_ts(w, &p, ev->ts);
+		PUT(p, (uint64_t)ev->pid);
+		PUT(p, (uint64_t)ev->ppid);
+		p = put_bytes(p, ev->s1);
+		p = put_bytes(p, ev->s2);
+		break;
+	case MT_MAP:
+		p = room(w, 64 + ev->s1.len + ev->s2.len);
+		*p++ = R_MAP;
+		PUT(p, (uint64_t)ev->pid);
+		PUT(p, ev->addr);
+		PUT(p, ev->size - ev->addr);
+		PUT(p, ev->stack);
+		p = put_bytes(p, ev->s1);
+		p = put_bytes(p, ev->s2);
+		break;
+	case MT_EXIT:
+		p = room(w, 32);
+		*p++ = R_EXIT;
+		put_ts(w, &p, ev->ts);
+		PUT(p, (uint64_t)ev->pid);
+		PUT(p, (uint64_t)(ev->status + 1));
+		break;
+	case MT_LOST:
+		p = room(w, 48 + ev->s1.len);
+		*p++ = R_LOST;
+		put_ts(w, &p, ev->ts);
+		PUT(p, ev->flags & EV_PID_NONE ? 0 : (uint64_t)ev->pid + 1);
+		PUT(p, ev->size);
+		p = put_bytes(p, ev->s1);
+		break;
+	default:
+		i = event_format_size(ev);
+		if (i > w->textcap) {
+			w->textcap = i;
+			w->textbuf = erealloc(w->textbuf, i);
+		}
+		i = event_format(ev, w->textbuf, w->textcap) - 1;
+		p = room(w, 16 + i);
+		*p++ = R_TEXT;
+		p = put_bytes(p, (struct mt_str){ w->textbuf, i });
+		break;
+	}
+	w->rawlen = (size_t)(p - w->raw);
+	if (w->rawlen >= FRAME_RAW_MAX)
+		trace_flush(w);
+}
+
+int
+trace_writer_error(const struct trace_writer *w)
+{
+	return w->error;
+}
+
+uint64_t
+trace_writer_bytes(const struct trace_writer *w)
+{
+	return w->out.written + w->out.len;
+}
+
+uint64_t
+trace_writer_events(const struct trace_writer *w)
+{
+	return w->events;
+}
+
+int
+trace_writer_free(struct trace_writer *w)
+{
+	int error = trace_flush(w);
+
+	ZSTD_freeCCtx(w->cctx);
+	out_free(&w->out);
+	free(w->raw);
+	free(w->refs);
+	free(w->threads);
+	free(w->textbuf);
+	free(w);
+	return error;
+}
+
+/* Reading */
+
+struct trace_reader {
+	int fd;
+	ZSTD_DCtx *dctx;
+	uint8_t *in;
+	size_t incap, inpos, inlen;
+	int eof;
+	uint64_t offset;	/* file offset of in[0] */
+	uint64_t frame_start;	/* file offset where the current frame began */
+	uint64_t frames;	/* whole frames decoded */
+	uint8_t *frame;
+	size_t framecap, framelen, pos;
+	int header_done;
+	int failed;
+	char error[160];
+	/* per-frame state */
+	uint64_t last_ts, last_addr;
+	struct { int64_t pid, tid; } *threads;
+	uint32_t nthreads, threadcap, cur_thread;
+	uint64_t *allocs;
+	uint32_t nallocs, alloccap;
+	struct mt_str heaps[MAX_HEAPS];
+	uint32_t nheaps;
+	uint64_t *ips;
+	struct mt_parser parser;
+	char *textline;
+	size_t textcap;
+};
+
+struct trace_reader *
+trace_reader_new(int fd, const void *data, size_t len)
+{
+	struct trace_reader *r = ecalloc(1, sizeof(*r));
+
+	r->fd = fd;
+	r->dctx = ZSTD_createDCtx();
+	r->incap = ZSTD_DStreamInSize() > len ? ZSTD_DStreamInSize() : len;
+	r->in = emalloc(r->incap);
+	memcpy(r->in, data, len);
+	r->inlen = len;
+	r->framecap = 1 << 20;
+	r->frame = emalloc(r->framecap);
+	r->ips = emalloc(MAX_IPS * sizeof(*r->ips));
+	parser_init(&r->parser);
+	return r;
+}
+
+static int
+rfail(struct trace_reader *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#include <stdarg.h>
+static int
+rfail(struct trace_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
+	r->failed = 1;
+	return -1;
+}
+
+/* More input; 0 at the end of the file. */
+static size_t
+fill(struct trace_reader *r)
+{
+	ssize_t n;
+
+	if (r->inpos > 0) {
+		memmove(r->in, r->in + r->inpos, r->inlen - r->inpos);
+		r->offset += r->inpos;
+		r->inlen -= r->inpos;
+		r->inpos = 0;
+	}
+	if (r->eof || r->inlen == r->incap)
+		return 0;
+	do
+		n = read(r->fd, r->in + r->inlen, r->incap - r->inlen);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		r->eof = 1;
+		return 0;
+	}
+	r->inlen += (size_t)n;
+	return (size_t)n;
+}
+
+/* Decompresses the next whole frame: 1, 0 at a clean end, -1 on damage. */
+static int
+next_frame(struct trace_reader *r)
+{
+	ZSTD_inBuffer in;
+	ZSTD_outBuffer out;
+	size_t ret;
+	int started = 0;
+
+	r->framelen = 0;
+	r->pos = 0;
+	r->frame_start = r->offset + r->inpos;
+	for (;;) {
+		if (r->inpos == r->inlen && fill(r) == 0) {
+			if (!started)
+				return 0;
+			return rfail(r, "truncated after frame %llu (byte %llu)",
+			    (unsigned long long)r->frames,
+			    (unsigned long long)r->frame_start);
+		}
+		in.src = r->in;
+		in.size = r->inlen;
+		in.pos = r->inpos;
+		if (r->framelen == r->framecap) {
+			if (r->framecap >= FRAME_DECODE_MAX)
+				return rfail(r, "corrupt frame %llu (byte %llu): larger than %u bytes",
+				    (unsigned long long)r->frames + 1,
+				    (unsigned long long)r->frame_start, FRAME_DECODE_MAX);
+			r->framecap *= 2;
+			r->frame = erealloc(r->frame, r->framecap);
+		}
+		out.dst = r->frame;
+		out.size = r->framecap;
+		out.pos = r->framelen;
+		ret = ZSTD_decompressStream(r->dctx, &out, &in);
+		started |= in.pos > r->inpos;
+		r->inpos = in.pos;
+		r->framelen = out.pos;
+		if (ZSTD_isError(ret)) {
+			ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
+			return rfail(r, "corrupt frame %llu (byte %llu): %s",
+			    (unsigned long long)r->frames + 1,
+			    (unsigned long long)r->frame_start, ZSTD_getErrorName(ret));
+		}
+		if (ret == 0) {
+			r->frames++;
+			r->last_ts = 0;
+			r->last_addr = 0;
+			r->nthreads = 0;
+			r->cur_thread = UINT32_MAX;
+			r->nallocs = 0;
+			r->nheaps = 0;
+			return 1;
+		}
+	}
+}
+
+static int
+get(struct trace_reader *r, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned shift = 0;
+
+	while (r->pos < r->framelen) {
+		uint8_t b = r->frame[r->pos++];
+		if (shift == 63 && b > 1)
+			return -1;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+		shift += 7;
+		if (shift > 63)
+			return -1;
+	}
+	return -1;
+}
+
+static int
+get_str(struct trace_reader *r, struct mt_str *s)
+{
+	uint64_t n;
+
+	if (get(r, &n) || n > r->framelen - r->pos)
+		return -1;
+	s->s = (const char *)r->frame + r->pos;
+	s->len = (size_t)n;
+	r->pos += (size_t)n;
+	return 0;
+}
+
+static int
+get_ts(struct trace_reader *r, uint64_t *ts)
+{
+	uint64_t d;
+
+	if (get(r, &d))
+		return -1;
+	r->last_ts += (uint64_t)unzigzag(d);
+	*ts = r->last_ts;
+	return 0;
+}
+
+/* Decodes the record at r->pos; 0 or -1 when the bytes make no record. */
+static int
+decode(struct trace_reader *r, struct mt_event *ev)
+{
+	uint8_t tag = r->frame[r->pos++];
+	uint64_t v, n, i;
+	int64_t d;
+
+	memset(ev, 0, sizeof(*ev));
+	switch (TAG_TYPE(tag)) {
+	case R_THREAD:
+		if (r->nthreads == r->threadcap) {
+			r->threadcap = r->threadcap ? r->threadcap * 2 : 64;
+			r->threads = erealloc(r->threads, r->threadcap * sizeof(*r->threads));
+		}
+		if (get(r, &v) || v > INT32_MAX)
+			return -1;
+		r->threads[r->nthreads].pid = (int64_t)v;
+		if (get(r, &v) || v > INT32_MAX)
+			return -1;
+		r->threads[r->nthreads++].tid = (int64_t)v;
+		ev->type = MT_NONE;
+		return 0;
+	case R_HEAP:
+		if (r->nheaps == MAX_HEAPS || get_str(r, &r->heaps[r->nheaps]))
+			return -1;
+		r->nheaps++;
+		ev->type = MT_NONE;
+		return 0;
+	case R_ALLOC:
+	case R_FREE_ADDR:
+	case R_FREE_REF:
+	case R_FREE_RANGE:
+		if (get_ts(r, &ev->ts))
+			return -1;
+		if (tag & TAG_THREAD) {
+			if (get(r, &v) || v >= r->nthreads)
+				return -1;
+			r->cur_thread = (uint32_t)v;
+		}
+		if (r->cur_thread >= r->nthreads)
+			return -1;
+		ev->pid = r->threads[r->cur_thread].pid;
+		ev->tid = r->threads[r->cur_thread].tid;
+		if (TAG_HEAP(tag) == HEAP_OTHER) {
+			if (get(r, &v) || v >= r->nheaps)
+				return -1;
+			ev->heap = r->heaps[v];
+		} else {
+			ev->heap = mt_heap_names[TAG_HEAP(tag)];
+		}
+		if (TAG_TYPE(tag) == R_ALLOC) {
+			ev->type = MT_ALLOC;
+			if (get(r, &v))
+				return -1;
+			d = unzigzag(v >> 1);
+			r->last_addr += (uint64_t)(v & 1 ? d : d * 16);
+			ev->addr = r->last_addr;
+			if (get(r, &ev->size))
+				return -1;
+			if (tag & TAG_FLAG)
+				ev->flags |= EV_STACK_NONE;
+			else if (get(r, &ev->stack))
+				return -1;
+			if (r->nallocs == r->alloccap) {
+				r->alloccap = r->alloccap ? r->alloccap * 2 : 4096;
+				r->allocs = erealloc(r->allocs, r->alloccap * sizeof(*r->allocs));
+			}
+			r->allocs[r->nallocs++] = ev->addr;
+		} else {
+			ev->type = MT_FREE;
+			if (get(r, &v))
+				return -1;
+			if (TAG_TYPE(tag) == R_FREE_REF) {
+				if (v == 0 || v > r->nallocs)
+					return -1;
+				ev->addr = r->allocs[r->nallocs - v];
+			} else {
+				ev->addr = r->last_addr + (uint64_t)unzigzag(v);
+				if (TAG_TYPE(tag) == R_FREE_RANGE &&
+				    (get(r, &ev->size) || ev->size == 0))
+					return -1;
+			}
+			if (!(tag & TAG_FLAG))
+				ev->flags |= EV_STACK_NONE;
+			else if (get(r, &ev->stack))
+				return -1;
+		}
+		return 0;
+	case R_STACK:
+		ev->type = MT_STACK;
+		if (get(r, &ev->stack) || get(r, &n) || (n >> 1) > MAX_IPS)
+			return -1;
+		if (n & 1)
+			ev->flags |= EV_TRUNCATED;
+		ev->nips = (size_t)(n >> 1);
+		for (i = 0; i < ev->nips; i++) {
+			if (get(r, &v))
+				return -1;
+			r->ips[i] = (i ? r->ips[i - 1] : 0) + (uint64_t)unzigzag(v);
+		}
+		ev->ips = r->ips;
+		return 0;
+	case R_PROC:
+		ev->type = MT_PROC;
+		if (get_ts(r, &ev->ts))
+			return -1;
+		if (get(r, &v) || v > INT32_MAX)
+			return -1;
+		ev->pid = (int64_t)v;
+		if (get(r, &v) || v > INT32_MAX)
+			return -1;
+		ev->ppid = (int64_t)v;
+		return get_str(r, &ev->s1) || get_str(r, &ev->s2) ? -1 : 0;
+	case R_MAP:
+		ev->type = MT_MAP;
+		if (get(r, &v) || v > INT32_MAX)
+			return -1;
+		ev->pid = (int64_t)v;
+		if (get(r, &ev->addr) || get(r, &v) || get(r, &ev->stack))
+			return -1;
+		ev->size = ev->addr + v;
+		return get_str(r, &ev->s1) || get_str(r, &ev->s2) ? -1 : 0;
+	case R_EXIT:
+		ev->type = MT_EXIT;
+		if (get_ts(r, &ev->ts) || get(r, &v) || v > INT32_MAX)
+			return -1;
+		ev->pid = (int64_t)v;
+		if (get(r, &v) || v > 0x200)
+			return -1;
+		ev->status = (int)v - 1;
+		return 0;
+	case R_LOST:
+		ev->type = MT_LOST;
+		if (get_ts(r, &ev->ts) || get(r, &v) || v > (uint64_t)INT32_MAX + 1)
+			return -1;
+		if (v == 0)
+			ev->flags |= EV_PID_NONE;
+		else
+			ev->pid = (int64_t)v - 1;
+		return get(r, &ev->size) || get_str(r, &ev->s1) ? -1 : 0;
+	case R_TEXT: {
+		struct mt_str s;
+		if (get_str(r, &s) || s.len == 0 || memchr(s.s, '\n', s.len))
+			return -1;
+		if (s.len + 1 > r->textcap) {
+			r->textcap = s.len + 1;
+			r->textline = erealloc(r->textline, r->textcap);
+		}
+		memcpy(r->textline, s.s, s.len);
+		r->textline[s.len] = '\0';
+		if (event_parse(&r->parser, r->textline, s.len, ev))
+			return -1;
+		if (ev->type == MT_ALLOC || ev->type == MT_FREE ||
+		    ev->type == MT_STACK)
+			return -1;	/* never written as text: not ours */
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
+int
+trace_read(struct trace_reader *r, struct mt_event *ev)
+{
+	uint8_t hdr[MT_TRACE_HEADER_LEN];
+	size_t start;
+	int ret;
+
+	if (r->failed)
+		return -1;
+	if (!r->header_done) {
+		while (r->inlen < MT_TRACE_HEADER_LEN && fill(r) > 0)
+			;
+		if (r->inlen < MT_TRACE_MAGIC_LEN ||
+		    memcmp(r->in, MT_TRACE_MAGIC, MT_TRACE_MAGIC_LEN))
+			return rfail(r, "not an mt trace (bad magic)");
+		if (r->inlen < MT_TRACE_HEADER_LEN)
+			return rfail(r, "truncated header (%zu bytes)", r->inlen);
+		memcpy(hdr, r->in, sizeof(hdr));
+		if (hdr[8] != MT_TRACE_VERSION || hdr[9] || hdr[10] || hdr[11])
+			return rfail(r, "trace version %u is newer than this mt reads (%u)",
+			    (unsigned)(hdr[8] | hdr[9] << 8 | hdr[10] << 16 | (unsigned)hdr[11] << 24),
+			    MT_TRACE_VERSION);
+		r->inpos = MT_TRACE_HEADER_LEN;
+		r->header_done = 1;
+	}
+	for (;;) {
+		while (r->pos >= r->framelen) {
+			ret = next_frame(r);
+			if (ret <= 0)
+				return ret;
+		}
+		start = r->pos;
+		if (decode(r, ev))
+			return rfail(r, "corrupt frame %llu (byte %llu): bad record at offset %zu",
+			    (unsigned long long)r->frames,
+			    (unsigned long long)r->frame_start, start);
+		if (ev->type != MT_NONE)
+			return 1;
+	}
+}
+
+const char *
+trace_reader_error(const struct trace_reader *r)
+{
+	return r->error;
+}
+
+uint64_t
+trace_reader_frames(const struct trace_reader *r)
+{
+	return r->frames;
+}
+
+void
+trace_reader_free(struct trace_reader *r)
+{
+	ZSTD_freeDCtx(r->dctx);
+	free(r->in);
+	free(r->frame);
+	free(r->threads);
+	free(r->allocs);
+	free(r->ips);
+	free(r->textline);
+	parser_free(&r->parser);
+	free(r);
+}

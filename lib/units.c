@@ -1,0 +1,69 @@
+/* Durations and sizes as people write them on command lines. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mt.h"
+
+struct unit {
+	const char *name;
+	double mult;
+};
+
+static const struct unit time_units[] = {
+	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
+	{ "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 }, { NULL, 0 }
+};
+
+static const struct unit size_units[] = {
+	{ "", 1 }, { "B", 1 },
+	{ "K", 1024.0 }, { "KiB", 1024.0 }, { "KB", 1e3 },
+	{ "M", 1048576.0 }, { "MiB", 1048576.0 }, { "MB", 1e6 },
+	{ "G", 1073741824.0 }, { "GiB", 1073741824.0 }, { "GB", 1e9 },
+	{ "T", 1099511627776.0 }, { "TiB", 1099511627776.0 }, { "TB", 1e12 },
+	{ NULL, 0 }
+};
+
+/*
+ * A non-negative decimal number (with an optional fraction) and a unit
+ * from the table; the result is rounded to an integer.
+ */
+static int
+parse_scaled(const char *s, const struct unit *units, int fold, uint64_t *out)
+{
+	char *end;
+	double v, r;
+	const struct unit *u;
+
+	if (!s || (!(*s >= '0' && *s <= '9') && *s != '.'))
+		return -1;
+	v = strtod(s, &end);
+	if (end == s || !isfinite(v) || v < 0)
+		return -1;
+	for (u = units; u->name; u++) {
+		if (fold ? strcasecmp(end, u->name) == 0 : strcmp(end, u->name) == 0)
+			break;
+	}
+	if (!u->name)
+		return -1;
+	r = nearbyint(v * u->mult);
+	if (r >= 18446744073709551615.0)
+		return -1;
+	*out = (uint64_t)r;
+	return 0;
+}
+
+/* A bare number is seconds. */
+int
+parse_duration(const char *s, uint64_t *ns)
+{
+	return parse_scaled(s, time_units, 0, ns);
+}
+
+/* K, M, G, T are binary; KB, MB... decimal; case does not matter. */
+int
+parse_size(const char *s, uint64_t *bytes)
+{
+	return parse_scaled(s, size_units, 1, bytes);
+}

@@ -31,7 +31,7 @@ PROGS = cmd/mt-record cmd/mt-decode
 LIBOBJ = lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
 	lib/trace.o lib/reader.o
 PRELOAD = lib/libmt-preload.so
-TESTPROGS = $(patsubst %.c,%,$(wildcard tests/progs/*.c))
+TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/liballoc.c,$(wildcard tests/progs/*.c)))
 MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1
 
 # What a fresh Debian 12 needs, to build, to test, and to compare.
@@ -39,7 +39,7 @@ APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
 	libclang-rt-14-dev python3
 
-all: $(PROGS) $(PRELOAD) $(TESTPROGS)
+all: $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/liballoc.so
 
 lib/%.o: lib/%.c lib/mt.h
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -58,7 +58,7 @@ $(PRELOAD): lib/preload/mt-preload.c lib/preload/proto.h
 		-o $@ $< -lunwind -ldl -lpthread
 
 tests/progs/%: tests/progs/%.c
-	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -o $@ $< -ldl -lpthread -lm
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wno-unused-result -o $@ $< -ldl -lpthread -lm
 
 deps:
 	@sh share/mt-deps.sh $(APT_PACKAGES)
@@ -91,3 +91,6 @@ clean:
 	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) demo.mtr
 
 .PHONY: all deps demo check lint-man install uninstall clean
+
+tests/progs/liballoc.so: tests/progs/liballoc.c
+	$(CC) -std=gnu11 -O1 -g -fPIC -shared -o $@ $<

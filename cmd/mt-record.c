@@ -103,6 +103,7 @@ struct ring {
 static void usage(void) __attribute__((noreturn));
 static uint64_t clock_ns(void);
 static void emit(struct rec *r, struct proc *p);
+static struct proc *proc_by_pid(pid_t pid);
 
 static uint64_t start_ns;
 static struct trace_writer *writer;
@@ -112,6 +113,7 @@ static uint64_t dropped;	/* events not written after a write error */
 static uint64_t late;		/* events that arrived after the watermark */
 static uint64_t last_emitted;
 static uint64_t next_stack_id = 1;
+static struct queue reaped_q;	/* exits we learn by waitpid */
 static struct proc **procs;
 static size_t nprocs, proccap;
 static struct ring **rings;
@@ -457,6 +459,11 @@ emit_control(struct rec *r, struct proc *p)
 		put(&ev);
 		break;
 	case CTL_EXIT:
+		/* The first word on a process's end is the one that counts. */
+		p = proc_by_pid(r->pid);
+		if (!p || p->exited)
+			break;
+		p->exited = 1;
 		ev.type = MT_EXIT;
 		if (WIFEXITED(r->status))
 			ev.status = WEXITSTATUS(r->status);
@@ -513,16 +520,15 @@ proc_by_pid(pid_t pid)
 	return NULL;
 }
 
+/*
+ * An exit goes into the queue of whoever learned it (the parent that
+ * reaped the child, or us), in time order with what that source saw.
+ */
 static void
-add_exit(pid_t pid, int status, uint64_t ts)
+add_exit(struct queue *q, pid_t pid, int status, uint64_t ts)
 {
-	struct proc *p = proc_by_pid(pid);
-	struct rec *r;
+	struct rec *r = queue_push(q, ts);
 
-	if (!p || p->exited)
-		return;
-	p->exited = 1;
-	r = queue_push(&p->ctl, ts);
 	r->kind = CTL_EXIT;
 	r->pid = pid;
 	r->status = status;
@@ -654,7 +660,7 @@ read_control(struct proc *p)
 			r->len = len;
 			break;
 		case MSG_CHILD:
-			add_exit(m.child, m.status, m.ts);
+			add_exit(&p->ctl, m.child, m.status, m.ts);
 			break;
 		}
 		if (fd >= 0)
@@ -778,11 +784,12 @@ merge(uint64_t w)
 	size_t i;
 
 	nheap = 0;
+	consider(&reaped_q, NULL, 0, w);
 	/* Control first: a process's hello goes before its first event. */
 	for (i = 0; i < nprocs; i++)
-		consider(&procs[i]->ctl, procs[i], i, w);
+		consider(&procs[i]->ctl, procs[i], 1 + i, w);
 	for (i = 0; i < nrings; i++)
-		consider(&rings[i]->q, rings[i]->proc, nprocs + i, w);
+		consider(&rings[i]->q, rings[i]->proc, 1 + nprocs + i, w);
 	while (nheap > 0) {
 		s = heap_pop();
 		r = queue_peek(s.q);
@@ -1029,7 +1036,7 @@ reap(void)
 			root_status = st;
 			forward_to = 0;
 		}
-		add_exit(pid, st, now_rel());
+		add_exit(&reaped_q, pid, st, now_rel());
 	}
 }
 
@@ -1049,16 +1056,18 @@ finish(void)
 	size_t i;
 	uint64_t full = 0;
 
+	merge(UINT64_MAX);
+	release();
+	merge(UINT64_MAX);
 	for (i = 0; i < nprocs; i++) {
 		struct proc *p = procs[i];
 		if (!p->said_hello || p->exited || p->replaced)
 			continue;
 		/* Neither we nor a traced parent reaped it. */
-		r = queue_push(&p->ctl, p->gone_at ? p->gone_at : now_rel());
+		r = queue_push(&p->ctl, last_emitted);
 		r->kind = CTL_EXIT;
 		r->pid = p->pid;
 		r->status = -1;
-		p->exited = 1;
 		comment("# mt-record: pid %d ended without an exit status we could see", (int)p->pid);
 	}
 	merge(UINT64_MAX);

@@ -1,0 +1,43 @@
+/*
+ * A signal handler that allocates, interrupting a program that allocates:
+ * every allocation must be recorded, none may deadlock.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+static volatile sig_atomic_t handled;
+void *volatile sink;
+
+static void
+on_alarm(int sig)
+{
+	/* malloc is not async-signal-safe; programs do it anyway. */
+	free(sink = malloc(77));
+	handled++;
+	(void)sig;
+}
+
+int
+main(void)
+{
+	struct itimerval it = { { 0, 200 }, { 0, 200 } };
+	struct sigaction sa;
+	long i, n = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0; i < 2000000 && handled < 200; i++) {
+		free(sink = malloc(32));
+		n++;
+	}
+	it.it_value.tv_usec = it.it_interval.tv_usec = 0;
+	setitimer(ITIMER_REAL, &it, NULL);
+	printf("allocs=%ld frees=%ld handled=%d\n", n + handled, n + handled, (int)handled);
+	return 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * Cross-thread frees under contention: THREADS threads swap fresh
+ * allocations into shared slots and free what they took out, so blocks
+ * are freed by other threads than made them and addresses come back at
+ * once.  Prints what it did: allocs, frees, bytes.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define THREADS 4
+#define SLOTS 64
+#define ROUNDS 50000
+
+static void *slots[SLOTS];
+
+static void *
+worker(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg * 2654435761u, i;
+	size_t bytes = 0;
+
+	for (i = 0; i < ROUNDS; i++) {
+		size_t n = 16 + (seed = seed * 1103515245 + 12345) % 200;
+		void *p = malloc(n), *old;
+		bytes += n;
+		old = __atomic_exchange_n(&slots[(seed >> 8) % SLOTS], p, __ATOMIC_ACQ_REL);
+		free(old);
+	}
+	return (void *)bytes;
+}
+
+int
+main(void)
+{
+	pthread_t t[THREADS];
+	size_t bytes = 0, frees = 0;
+	void *r;
+	int i;
+
+	for (i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)(i + 1));
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(t[i], &r);
+		bytes += (size_t)r;
+	}
+	for (i = 0; i < SLOTS; i++)
+		if (slots[i]) {
+			free(slots[i]);
+			frees++;
+		}
+	/* Every round frees the slot's old block, NULL the first time. */
+	printf("allocs=%d frees=%zu bytes=%zu\n", THREADS * ROUNDS,
+	    (size_t)THREADS * ROUNDS - SLOTS + frees, bytes);
+	return 0;
+}

@@ -123,6 +123,7 @@ static pid_t root_pid;
 static int root_status = -1;
 static uint64_t nprocs_traced;
 static int depth = 64;
+static int free_stacks;
 static pid_t forward_to;
 
 static uint64_t
@@ -256,8 +257,7 @@ put_heap_event(enum mt_type type, struct rec *r, struct proc *p, int heap,
 	ev.addr = lo;
 	ev.size = size;
 	ev.flags = EV_STACK_NONE;
-	if (r->stack != MT_STACK_NONE && (type == MT_ALLOC || r->kind == RAW_FREE ||
-	    r->kind == RAW_MUNMAP || r->kind == RAW_MREMAP_FROM)) {
+	if (r->stack != MT_STACK_NONE && (type == MT_ALLOC || free_stacks)) {
 		if ((ev.stack = stack_id(p, r->stack)) != 0)
 			ev.flags = 0;
 	}
@@ -1100,7 +1100,7 @@ main(int argc, char *argv[])
 	struct stat st;
 	size_t npfd, i, pfdcap = 0;
 	uint64_t last_flush = 0, last_busy = 0, t;
-	int ch, lfd, fd, free_stacks = 0, no_follow = 0, busy, status;
+	int ch, lfd, fd, no_follow = 0, busy, status;
 	long v;
 
 	mt_setprogname(argv[0]);

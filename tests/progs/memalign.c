@@ -1,6 +1,7 @@
 /* The memalign family and calloc: each allocation and its alignment. */
 #include <malloc.h>
 #include <stdint.h>
+#include <mcheck.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,6 +13,8 @@ main(void)
 	size_t bytes = 0;
 	long page = sysconf(_SC_PAGESIZE);
 	int i;
+
+	mtrace();	/* the oracle: glibc's mtrace, when MALLOC_TRACE asks */
 
 	if (posix_memalign(&p[0], 64, 100) != 0) return 2;
 	bytes += 100;

@@ -4,6 +4,7 @@
  * did in the malloc heap.
  */
 #include <stdint.h>
+#include <mcheck.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,6 +14,8 @@ main(void)
 	size_t allocs = 0, frees = 0, bytes = 0, n;
 	char *p = NULL, *q;
 	int i;
+
+	mtrace();	/* the oracle: glibc's mtrace, when MALLOC_TRACE asks */
 
 	for (i = 1; i <= 100; i++) {
 		n = (size_t)i * 24;

@@ -1,0 +1,58 @@
+# Shared by every tests/*.bats.  MT_BINDIR points the tests at another
+# build, the installed tools say.
+bats_require_minimum_version 1.5.0
+
+TESTS=$(cd "$BATS_TEST_DIRNAME" && pwd)
+MT_BINDIR=${MT_BINDIR:-$TESTS/../cmd}
+PROGS=$TESTS/progs
+export PATH="$MT_BINDIR:$PATH"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
+
+# Totals of the malloc heap in a trace: "allocs frees bytes".
+heap_totals() {
+	mt-decode "$1" | awk -F'\t' '
+		$1 == "alloc" && $5 == "malloc" { a++; b += $7 }
+		$1 == "free" && $5 == "malloc" { f++ }
+		END { printf "%d %d %d\n", a, f, b }'
+}
+
+# valgrind's "total heap usage" as "allocs frees bytes".  glibc's
+# freeres is not run: a program traced normally does not run it either.
+valgrind_totals() {
+	valgrind --tool=memcheck --run-libc-freeres=no --run-cxx-freeres=no \
+		--trace-children="${VG_CHILDREN:-no}" "$@" 2>&1 >/dev/null |
+	awk '/total heap usage/ {
+		gsub(",", ""); a += $5; f += $7; b += $9 }
+		END { printf "%d %d %d\n", a, f, b }'
+}
+
+# glibc's mtrace log as "allocs frees bytes" (realloc: a free and an alloc).
+mtrace_totals() {
+	perl -lane '$a++, $b += hex($F[4]) if $F[2] eq "+" || $F[2] eq ">";
+		$f++ if $F[2] eq "-" || $F[2] eq "<";
+		END { printf "%d %d %d\n", $a, $f, $b }' "$1"
+}
+
+# The ordering invariant: times never go back, and per (pid, heap,
+# address) an allocation never meets a block that is still live -- which
+# is what a free written after the allocation that reuses its address
+# looks like.  Prints the first violation, or nothing.
+check_order() {
+	mt-decode "$1" | awk -F'\t' '
+		$1 == "alloc" || $1 == "free" || $1 == "exit" || $1 == "proc" || $1 == "lost" {
+			ts = ($1 == "proc") ? $4 : $2
+			if (ts + 0 < last + 0) { print NR ": time goes back: " $0; exit }
+			last = ts
+		}
+		$1 == "alloc" && $5 == "malloc" {
+			k = $3 SUBSEP $6
+			if (k in live) { print NR ": allocation of a live block: " $0; exit }
+			live[k] = 1
+		}
+		$1 == "free" && $5 == "malloc" { delete live[$3 SUBSEP $6] }'
+}
+
+# Does text $1 have a line matching the Perl regex $2?
+has_line() {
+	printf '%s\n' "$1" | grep -Pq -- "$2"
+}

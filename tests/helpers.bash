@@ -19,6 +19,10 @@ heap_totals() {
 # valgrind's "total heap usage" as "allocs frees bytes".  glibc's
 # freeres is not run: a program traced normally does not run it either.
 valgrind_totals() {
+	# The same variables as mt-record sets (values of the same length),
+	# so that programs that copy their environment allocate alike.
+	MT_RECORD_SOCKET=mt-record-00000000-0000000 MT_RECORD_DEPTH=64 \
+	MT_RECORD_FLAGS= MT_RECORD_START=0000000000000 \
 	valgrind --tool=memcheck --run-libc-freeres=no --run-cxx-freeres=no \
 		--trace-children="${VG_CHILDREN:-no}" "$@" 2>&1 >/dev/null |
 	awk '/total heap usage/ {

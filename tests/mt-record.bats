@@ -237,5 +237,5 @@ PY
 	# (outside bats, in /tmp, they agree to the byte).
 	[ $((mb - vb)) -le 256 ] && [ $((vb - mb)) -le 256 ]
 	mt-decode g.mtr | grep -q $'^proc\t.*/cc1\t'
-	mt-decode g.mtr | grep -q $'^proc\t.*/as\t'
+	mt-decode g.mtr | grep -Eq $'^proc\t.*[/-]as\t'
 }

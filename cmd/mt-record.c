@@ -1248,7 +1248,8 @@ main(int argc, char *argv[])
 		poll(pfd, npfd, t - last_busy < 100000000u ? 1 : 10);
 	}
 	finish();
-	flush_trace();
+	if (!write_failed && (write_failed = trace_end(writer)) != 0)
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(write_failed));
 	if (fd != STDOUT_FILENO && close(fd) != 0 && !write_failed) {
 		write_failed = errno;
 		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(errno));

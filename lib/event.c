@@ -218,10 +218,10 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 	ev->type = type_from_name(f[0], strlen(f[0]));
 	if (ev->type == MT_UNKNOWN) {
 		/* A record of a newer version: passed through, never an error. */
-		for (i = 1; i < n; i++)
-			f[i][-1] = '\t';
 		if (f[0][0] < 'a' || f[0][0] > 'z')
 			return fail(p, "bad record", f[0]);
+		for (i = 1; i < n; i++)
+			f[i][-1] = '\t';
 		ev->s1.s = line;
 		ev->s1.len = len;
 		return 0;

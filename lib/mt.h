@@ -181,6 +181,8 @@ struct trace_writer *trace_writer_new(int fd, int level);
 void trace_write(struct trace_writer *w, const struct mt_event *ev);
 /* Ends the current frame and writes it out; 0 or an errno. */
 int trace_flush(struct trace_writer *w);
+/* Writes the end record and flushes: the trace is whole.  0 or an errno. */
+int trace_end(struct trace_writer *w);
 int trace_writer_error(const struct trace_writer *w);
 uint64_t trace_writer_bytes(const struct trace_writer *w);
 uint64_t trace_writer_events(const struct trace_writer *w);

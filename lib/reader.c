@@ -58,11 +58,23 @@ reader_open(const char *path)
 			break;
 		got += (size_t)n;
 	}
+	/*
+	 * Event text begins with a record name or '#'; a trace with 0x89
+	 * (whatever follows: the trace reader judges the rest).
+	 */
+	if (got > 0 && magic[0] != 0x89 && magic[0] != '#' &&
+	    !(magic[0] >= 'a' && magic[0] <= 'z')) {
+		fprintf(stderr, "%s: %s: not an mt trace or event text (bad magic)\n",
+		    mt_progname, path);
+		mt_status = 1;
+		if (fd != STDIN_FILENO)
+			close(fd);
+		return NULL;
+	}
 	r = ecalloc(1, sizeof(*r));
 	r->name = path;
 	r->fd = fd;
-	/* A prefix of the magic is a truncated trace, not text. */
-	if (got > 0 && memcmp(magic, MT_TRACE_MAGIC, got) == 0 && magic[0] == 0x89) {
+	if (got > 0 && magic[0] == 0x89) {
 		r->binary = 1;
 		r->trace = trace_reader_new(fd, magic, got);
 	} else {

@@ -23,7 +23,7 @@
 
 enum {
 	R_ALLOC = 1, R_FREE_ADDR, R_FREE_REF, R_PROC, R_MAP, R_STACK, R_EXIT,
-	R_LOST, R_TEXT, R_THREAD, R_HEAP, R_FREE_RANGE,
+	R_LOST, R_TEXT, R_THREAD, R_HEAP, R_FREE_RANGE, R_END,
 };
 #define TAG_TYPE(t)	((t) & 0x0f)
 #define TAG_HEAP(t)	(((t) >> 4) & 3)
@@ -56,6 +56,7 @@ struct thread_slot {
 struct trace_writer {
 	int fd;
 	int error;
+	int ended;
 	ZSTD_CCtx *cctx;
 	uint8_t *raw;
 	size_t rawlen, rawcap;
@@ -406,10 +407,22 @@ trace_writer_events(const struct trace_writer *w)
 	return w->events;
 }
 
+/* The end record tells a whole trace from one cut at a frame boundary. */
+int
+trace_end(struct trace_writer *w)
+{
+	if (!w->error && !w->ended) {
+		*room(w, 1) = R_END;
+		w->rawlen++;
+		w->ended = 1;
+	}
+	return trace_flush(w);
+}
+
 int
 trace_writer_free(struct trace_writer *w)
 {
-	int error = trace_flush(w);
+	int error = trace_end(w);
 
 	ZSTD_freeCCtx(w->cctx);
 	out_free(&w->out);
@@ -435,6 +448,7 @@ struct trace_reader {
 	uint8_t *frame;
 	size_t framecap, framelen, pos;
 	int header_done;
+	int ended;		/* the writer's end record was read */
 	int failed;
 	char error[160];
 	/* per-frame state */
@@ -525,7 +539,7 @@ next_frame(struct trace_reader *r)
 	r->frame_start = r->offset + r->inpos;
 	for (;;) {
 		if (r->inpos == r->inlen && fill(r) == 0) {
-			if (!started)
+			if (!started && r->ended)
 				return 0;
 			return rfail(r, "truncated after frame %llu (byte %llu)",
 			    (unsigned long long)r->frames,
@@ -756,6 +770,12 @@ decode(struct trace_reader *r, struct mt_event *ev)
 		else
 			ev->pid = (int64_t)v - 1;
 		return get(r, &ev->size) || get_str(r, &ev->s1) ? -1 : 0;
+	case R_END:
+		if (r->pos != r->framelen)
+			return -1;
+		r->ended = 1;
+		ev->type = MT_NONE;
+		return 0;
 	case R_TEXT: {
 		struct mt_str s;
 		if (get_str(r, &s) || s.len == 0 || memchr(s.s, '\n', s.len))
@@ -790,8 +810,8 @@ trace_read(struct trace_reader *r, struct mt_event *ev)
 	if (!r->header_done) {
 		while (r->inlen < MT_TRACE_HEADER_LEN && fill(r) > 0)
 			;
-		if (r->inlen < MT_TRACE_MAGIC_LEN ||
-		    memcmp(r->in, MT_TRACE_MAGIC, MT_TRACE_MAGIC_LEN))
+		if (memcmp(r->in, MT_TRACE_MAGIC, r->inlen < MT_TRACE_MAGIC_LEN ?
+		    r->inlen : MT_TRACE_MAGIC_LEN))
 			return rfail(r, "not an mt trace (bad magic)");
 		if (r->inlen < MT_TRACE_HEADER_LEN)
 			return rfail(r, "truncated header (%zu bytes)", r->inlen);

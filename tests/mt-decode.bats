@@ -1,0 +1,131 @@
+#!/usr/bin/env bats
+# mt-decode: every record survives text -> .mtr -> text; damage is found,
+# said and never crashes; what came before the damage is written.
+
+load helpers
+
+FIX=$TESTS/fixtures/mt-decode
+ENCODE=$TESTS/progs/mtr-encode
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+@test "every record type survives text -> .mtr -> text, in one frame and in many" {
+	"$ENCODE" "$FIX/roundtrip.txt" >one.mtr
+	run -0 mt-decode one.mtr
+	[ "$output" = "$(cat "$FIX/roundtrip.txt")" ]
+	"$ENCODE" -n 3 "$FIX/roundtrip.txt" >many.mtr
+	run -0 mt-decode many.mtr
+	[ "$output" = "$(cat "$FIX/roundtrip.txt")" ]
+	# text in, text out: passed through
+	run -0 mt-decode "$FIX/roundtrip.txt"
+	[ "$output" = "$(cat "$FIX/roundtrip.txt")" ]
+}
+
+@test "reads standard input and several files in order" {
+	"$ENCODE" "$FIX/roundtrip.txt" >a.mtr
+	run -0 mt-decode <a.mtr
+	[ "$output" = "$(cat "$FIX/roundtrip.txt")" ]
+	run -0 mt-decode a.mtr - <a.mtr
+	[ "$output" = "$(cat "$FIX/roundtrip.txt" "$FIX/roundtrip.txt")" ]
+}
+
+@test "a recording decodes to the same text through any number of hops" {
+	mt-record -o r.mtr -- "$PROGS/threads" >/dev/null 2>&1
+	mt-decode r.mtr >r.txt
+	"$ENCODE" r.txt >r2.mtr
+	run -0 mt-decode r2.mtr
+	[ "$output" = "$(cat r.txt)" ]
+	[ "$(wc -l <r.txt)" -gt 400000 ]
+}
+
+@test "--check validates and prints nothing" {
+	"$ENCODE" -n 3 "$FIX/roundtrip.txt" >a.mtr
+	run -0 --separate-stderr mt-decode --check a.mtr
+	[ -z "$output" ] && [ -z "$stderr" ]
+	head -c 300 a.mtr >cut.mtr
+	run -1 --separate-stderr mt-decode -c cut.mtr
+	[ -z "$output" ]
+	has_line "$stderr" '^mt-decode: cut.mtr: truncated after frame \d+ \(byte \d+\)$'
+}
+
+@test "a truncated trace: every whole frame, then where it stopped, exit 1 -- at every byte" {
+	"$ENCODE" -n 3 "$FIX/roundtrip.txt" >a.mtr
+	mt-decode a.mtr >full.txt
+	size=$(stat -c %s a.mtr)
+	for k in $(seq 1 $((size - 1))); do
+		head -c "$k" a.mtr >cut.mtr
+		run -1 --separate-stderr mt-decode cut.mtr
+		[ "$(printf '%s' "$output" | wc -c)" -eq 0 ] ||
+			[ "$output" = "$(head -n "${#lines[@]}" full.txt)" ]
+		has_line "$stderr" '^mt-decode: cut.mtr: truncated (after frame \d+ \(byte \d+\)|header \(\d+ bytes\))$'
+	done
+}
+
+@test "the exact truncation messages" {
+	"$ENCODE" -n 3 "$FIX/roundtrip.txt" >a.mtr
+	head -c 5 a.mtr >h.mtr
+	run -1 --separate-stderr mt-decode h.mtr
+	[ "$stderr" = "mt-decode: h.mtr: truncated header (5 bytes)" ]
+	head -c 16 a.mtr >h.mtr
+	run -1 --separate-stderr mt-decode h.mtr
+	[ "$stderr" = "mt-decode: h.mtr: truncated after frame 0 (byte 16)" ]
+	# cut at a frame boundary: the missing end record tells
+	size=$(stat -c %s a.mtr)
+	head -c $((size - 1)) a.mtr >cut.mtr
+	run -1 --separate-stderr mt-decode cut.mtr
+	byte=$(printf '%s' "$stderr" | sed -n 's/.*(byte \([0-9]*\))$/\1/p')
+	head -c "$byte" a.mtr >boundary.mtr
+	run -1 --separate-stderr mt-decode boundary.mtr
+	has_line "$stderr" "^mt-decode: boundary.mtr: truncated after frame \d+ \(byte $byte\)$"
+}
+
+@test "a corrupt byte anywhere: found (exit 1) or harmless, never silent, never a crash" {
+	"$ENCODE" -n 3 "$FIX/roundtrip.txt" >a.mtr
+	mt-decode a.mtr >full.txt
+	size=$(stat -c %s a.mtr)
+	for k in $(seq 0 $((size - 1))); do
+		perl -e 'open my $f, "<", $ARGV[0]; binmode $f; local $/; my $d = <$f>;
+			substr($d, $ARGV[1], 1) ^= "A"; print $d' a.mtr "$k" >bad.mtr
+		run --separate-stderr mt-decode bad.mtr
+		if [ "$status" = 0 ]; then
+			[ "$output" = "$(cat full.txt)" ]
+		else
+			[ "$status" = 1 ]
+			[ "${#stderr_lines[@]}" = 1 ]
+		fi
+	done
+}
+
+@test "not a trace, a newer version: a clear message and exit 1" {
+	printf '\x01\x02binary' >junk
+	run -1 --separate-stderr mt-decode junk
+	[ "$stderr" = "mt-decode: junk: not an mt trace or event text (bad magic)" ]
+	printf '\x89MTQ\r\n\x1a\n\x01\0\0\0\0\0\0\0' >bad.mtr
+	run -1 --separate-stderr mt-decode bad.mtr
+	[ "$stderr" = "mt-decode: bad.mtr: not an mt trace (bad magic)" ]
+	printf '\x89MTR\r\n\x1a\n\x02\0\0\0\0\0\0\0' >v2.mtr
+	run -1 --separate-stderr mt-decode v2.mtr
+	[ "$stderr" = "mt-decode: v2.mtr: trace version 2 is newer than this mt reads (1)" ]
+	run -1 --separate-stderr mt-decode no-such.mtr
+	[ "$stderr" = "mt-decode: no-such.mtr: No such file or directory" ]
+}
+
+@test "bad text lines: prog: file:line: what 'token', the rest goes on, exit 1" {
+	run -1 --separate-stderr mt-decode "$FIX/badlines.txt"
+	[ "${lines[0]}" = "$(printf 'alloc\t10\t100\t100\tmalloc\t0x10\t32\t1')" ]
+	[ "${lines[1]}" = "$(printf 'allc\t1\tunknown records of a newer version pass')" ]
+	[ "${lines[2]}" = "$(printf 'free\t14\t100\t100\tmalloc\t0x10\t-')" ]
+	[ "${#lines[@]}" = 3 ]
+	[ "$stderr" = "mt-decode: $FIX/badlines.txt:2: bad record 'Alloc'
+mt-decode: $FIX/badlines.txt:3: bad time 'x'
+mt-decode: $FIX/badlines.txt:4: bad address 'zz'
+mt-decode: $FIX/badlines.txt:5: bad exit status 'SIGFOO'
+mt-decode: $FIX/badlines.txt:6: missing fields in 'alloc'" ]
+}
+
+@test "usage" {
+	run -1 --separate-stderr mt-decode --bogus
+	has_line "$stderr" '^usage: mt-decode \[-c\] \[--check\] \[file \.\.\.\]$'
+}

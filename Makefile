@@ -37,7 +37,7 @@ MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1
 # What a fresh Debian 12 needs, to build, to test, and to compare.
 APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
-	libclang-rt-14-dev python3
+	libclang-rt-14-dev python3 perl util-linux
 
 all: $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/liballoc.so tests/progs/mtr-encode
 
@@ -97,3 +97,15 @@ tests/progs/mtr-encode: tests/progs/mtr-encode.c lib/libmt.a
 
 tests/progs/liballoc.so: tests/progs/liballoc.c
 	$(CC) -std=gnu11 -O1 -g -fPIC -shared -o $@ $<
+
+# libFuzzer targets: clang with the fuzzer, ASan and UBSan runtimes.
+FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \
+	$(DEPS_CFLAGS) -D_GNU_SOURCE
+FUZZ_SRC = lib/diag.c lib/units.c lib/event.c lib/out.c lib/lines.c lib/trace.c lib/reader.c
+
+fuzz: tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse
+
+tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRC) lib/mt.h
+	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC) $(DEPS_LIBS) -lm
+
+.PHONY: fuzz

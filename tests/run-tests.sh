@@ -1,0 +1,65 @@
+#!/bin/sh
+# Every test of mt: the bats suites, the man page lint, the same suites
+# against an ASan+UBSan build, and a short fuzzing run of the decoder and
+# the parser.  The last line is "N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+log=$(mktemp -d)
+pass=0 fail=0 skip=0
+
+count_tap() {	# a TAP log: counts its results, shows its failures
+	p=$(grep -c '^ok ' "$1" | tr -d ' ')
+	s=$(grep -c '^ok .* # skip' "$1" | tr -d ' ')
+	f=$(grep -c '^not ok ' "$1" | tr -d ' ')
+	pass=$((pass + p - s)) skip=$((skip + s)) fail=$((fail + f))
+	grep -A12 '^not ok ' "$1" || true
+	grep '^ok .* # skip' "$1" || true
+}
+
+step() {	# one check that passes or fails as a whole
+	name=$1
+	shift
+	if "$@" >"$log/step.out" 2>&1; then
+		pass=$((pass + 1))
+		echo "ok - $name"
+	else
+		fail=$((fail + 1))
+		echo "not ok - $name"
+		tail -20 "$log/step.out"
+	fi
+}
+
+echo "== bats"
+bats --tap tests/*.bats >"$log/bats.tap" 2>&1
+count_tap "$log/bats.tap"
+echo "$pass passed so far"
+
+echo "== man pages"
+for m in man/*.[0-9]; do
+	step "mandoc -Tlint $m" sh -c "out=\$(mandoc -Tlint -Wwarning '$m' 2>&1); [ -z \"\$out\" ] || { echo \"\$out\"; exit 1; }"
+done
+
+echo "== ASan+UBSan build"
+san=$log/san
+mkdir -p "$san"
+tar -cf - --exclude=.git --exclude='*.o' --exclude='*.a' --exclude='*.so' . | (cd "$san" && tar -xf -)
+if step "make SAN=1" make -C "$san" -s clean all SAN=1 WERROR="${WERROR:-}"; then
+	MT_BINDIR=$san/cmd bats --tap tests/mt-decode.bats tests/mt-record.bats >"$log/san.tap" 2>&1
+	count_tap "$log/san.tap"
+fi
+
+echo "== fuzzing"
+if step "build fuzzers" make -s fuzz; then
+	for f in tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse; do
+		mkdir -p "$log/corpus-$(basename "$f")"
+		cp tests/fuzz/corpus/* "$log/corpus-$(basename "$f")/" 2>/dev/null
+		step "$(basename "$f") for ${FUZZ_SECONDS:-20}s" "$f" -max_total_time="${FUZZ_SECONDS:-20}" \
+			-timeout=10 -rss_limit_mb=2048 "$log/corpus-$(basename "$f")"
+	done
+fi
+
+rm -rf "$log"
+[ "$skip" = 0 ] || echo "($skip skipped: not counted as passed)"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

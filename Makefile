@@ -65,7 +65,7 @@ deps:
 
 demo: deps all
 	./cmd/mt-record -o demo.mtr -- tests/progs/demo
-	./cmd/mt-decode demo.mtr | head -40
+	./cmd/mt-decode demo.mtr
 
 check: deps all
 	@sh tests/run-tests.sh

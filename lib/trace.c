@@ -4,14 +4,17 @@
  * delta state starts afresh with every frame, so a trace cut short by a
  * crash or a full disk decodes up to its last whole frame.
  *
- * Inside a frame, records are a tag byte and varints.  Times are deltas
- * from the previous record of the frame; threads and heaps are small
- * per-frame indexes; an allocation's address is a delta from the previous
- * one (in 16-byte units when aligned); a free names its allocation by how
- * many allocations back it was made when that allocation is in the same
- * frame, else by its address.  Stack frames are deltas from the frame
- * before.  Records the codec has no binary form for (sym, life, ...) are
- * kept as their text line.
+ * Inside a frame, records are a tag byte and varints, and each kind of
+ * field goes to a stream of its own (tags, times, threads, addresses,
+ * sizes, stacks, back references, the rest): a frame is the stream
+ * lengths and then the streams, so zstd sees like next to like.  Times
+ * are deltas from the previous record of the frame; threads and heaps are
+ * small per-frame indexes; an allocation's address is a delta from the
+ * previous one (in 16-byte units when aligned); a free names its
+ * allocation by how many allocations back it was made when that
+ * allocation is in the same frame, else by its address.  Stack frames are
+ * deltas from the frame before.  Records the codec has no binary form for
+ * (sym, life, ...) are kept as their text line.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,21 +34,96 @@ enum {
 #define TAG_FLAG	0x80	/* alloc: no stack; free: a stack follows */
 #define HEAP_OTHER	3	/* a heap index follows */
 
+enum { S_TAG, S_TS, S_THREAD, S_ADDR, S_SIZE, S_STACK, S_REF, S_MISC, NSTREAMS };
+
+struct stream {
+	uint8_t *p;
+	size_t len, cap;
+};
+
 #define FRAME_RAW_MAX	(1u << 20)	/* end a frame near this many raw bytes */
 #define FRAME_ALLOCS_MAX (1u << 17)	/* and at this many allocations */
 #define FRAME_DECODE_MAX (64u << 20)	/* a frame claiming more is damage */
-#define REF_SLOTS	(FRAME_ALLOCS_MAX * 4)
+#define REF_SLOTS	(1u << 16)	/* a direct-mapped cache, see ref_slot() */
 #define THREAD_SLOTS	4096
 #define MAX_HEAPS	4096
 #define MAX_IPS		65536
 #define HEAPNAMES_MAX	(1u << 16)
 
+/*
+ * Recent allocations of the frame, by address: a cache, not a table.  A
+ * free found here is written as a distance back; one that is not, by its
+ * address.  Either decodes the same, so collisions only cost bytes.
+ */
 struct ref_slot {
 	uint64_t addr;
-	uint64_t key;		/* pid << 12 | heap index, + 1 */
+	uint32_t key;		/* pid and heap, folded */
 	uint32_t gen;
-	uint32_t index;		/* allocation number in the frame; ~0 = deleted */
+	uint32_t index;		/* allocation number in the frame */
+	uint32_t cls;		/* its reuse class */
 };
+
+/*
+ * glibc hands out the block of a size class freed last (tcache, fastbins
+ * are LIFO): per size class, the frame keeps the addresses freed lately,
+ * and an allocation at one of them is written as its place in that list.
+ * Writer and reader keep the lists alike, from what the frame holds.
+ */
+#define REUSE_CLASSES	66	/* chunk sizes 32..1040 in 16s; 0: none */
+#define REUSE_DEPTH	8
+
+struct reuse {
+	uint64_t addr[REUSE_CLASSES][REUSE_DEPTH];	/* oldest first */
+	uint8_t n[REUSE_CLASSES];
+};
+
+static unsigned
+reuse_class(uint64_t size)
+{
+	uint64_t c;
+
+	if (size > 1024)
+		return 0;
+	c = (size + 8 + 15) >> 4;
+	return c < 2 ? 2 : (unsigned)c;
+}
+
+static void
+reuse_push(struct reuse *u, unsigned c, uint64_t addr)
+{
+	if (!c)
+		return;
+	if (u->n[c] == REUSE_DEPTH) {
+		memmove(&u->addr[c][0], &u->addr[c][1], (REUSE_DEPTH - 1) * sizeof(uint64_t));
+		u->n[c]--;
+	}
+	u->addr[c][u->n[c]++] = addr;
+}
+
+/* Takes the k-th newest address of class c out of the list. */
+static uint64_t
+reuse_take(struct reuse *u, unsigned c, unsigned k)
+{
+	unsigned i = u->n[c] - 1 - k;
+	uint64_t addr = u->addr[c][i];
+
+	memmove(&u->addr[c][i], &u->addr[c][i + 1], (u->n[c] - 1 - i) * sizeof(uint64_t));
+	u->n[c]--;
+	return addr;
+}
+
+static int
+reuse_find(const struct reuse *u, unsigned c, uint64_t addr)
+{
+	int k;
+
+	if (!c)
+		return -1;
+	for (k = 0; k < u->n[c]; k++)
+		if (u->addr[c][u->n[c] - 1 - k] == addr)
+			return k;
+	return -1;
+}
 
 struct thread_slot {
 	int64_t pid, tid;
@@ -58,8 +136,10 @@ struct trace_writer {
 	int error;
 	int ended;
 	ZSTD_CCtx *cctx;
-	uint8_t *raw;
-	size_t rawlen, rawcap;
+	struct stream st[NSTREAMS];
+	size_t rawlen;		/* the streams' bytes together */
+	uint8_t *raw;		/* the frame put together */
+	size_t rawcap;
 	struct mt_out out;
 	uint64_t events;
 	/* per-frame state */
@@ -67,6 +147,7 @@ struct trace_writer {
 	uint64_t last_ts, last_addr;
 	uint32_t nthreads, cur_thread;
 	uint32_t nallocs;
+	struct reuse reuse;
 	struct ref_slot *refs;
 	struct thread_slot *threads;
 	struct mt_str heaps[MAX_HEAPS];	/* names defined in this frame */
@@ -91,6 +172,7 @@ trace_writer_new(int fd, int level)
 {
 	struct trace_writer *w = ecalloc(1, sizeof(*w));
 	uint8_t hdr[MT_TRACE_HEADER_LEN] = { 0 };
+	int i;
 
 	w->fd = fd;
 	w->cctx = ZSTD_createCCtx();
@@ -100,6 +182,10 @@ trace_writer_new(int fd, int level)
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
 	w->rawcap = FRAME_RAW_MAX + (1 << 16);
 	w->raw = emalloc(w->rawcap);
+	for (i = 0; i < NSTREAMS; i++) {
+		w->st[i].cap = 1 << 16;
+		w->st[i].p = emalloc(w->st[i].cap);
+	}
 	out_init(&w->out, fd, ZSTD_compressBound(w->rawcap));
 	w->refs = ecalloc(REF_SLOTS, sizeof(*w->refs));
 	w->threads = ecalloc(THREAD_SLOTS, sizeof(*w->threads));
@@ -116,6 +202,10 @@ trace_writer_new(int fd, int level)
 static void
 frame_reset(struct trace_writer *w)
 {
+	int i;
+
+	for (i = 0; i < NSTREAMS; i++)
+		w->st[i].len = 0;
 	w->rawlen = 0;
 	w->last_ts = 0;
 	w->last_addr = 0;
@@ -124,6 +214,7 @@ frame_reset(struct trace_writer *w)
 	w->nallocs = 0;
 	w->nheaps = 0;
 	w->heapnames_len = 0;
+	memset(w->reuse.n, 0, sizeof(w->reuse.n));
 	if (++w->gen == 0) {
 		memset(w->refs, 0, REF_SLOTS * sizeof(*w->refs));
 		memset(w->threads, 0, THREAD_SLOTS * sizeof(*w->threads));
@@ -131,15 +222,36 @@ frame_reset(struct trace_writer *w)
 	}
 }
 
+/* The frame: the number of streams, their lengths, the streams. */
+static size_t
+frame_assemble(struct trace_writer *w)
+{
+	size_t n = 0, i;
+
+	if (w->rawcap < w->rawlen + 16 * (NSTREAMS + 1)) {
+		w->rawcap = w->rawlen + 16 * (NSTREAMS + 1);
+		w->raw = erealloc(w->raw, w->rawcap);
+	}
+	n += varint_put(w->raw + n, NSTREAMS);
+	for (i = 0; i < NSTREAMS; i++)
+		n += varint_put(w->raw + n, w->st[i].len);
+	for (i = 0; i < NSTREAMS; i++) {
+		memcpy(w->raw + n, w->st[i].p, w->st[i].len);
+		n += w->st[i].len;
+	}
+	return n;
+}
+
 int
 trace_flush(struct trace_writer *w)
 {
-	size_t n;
+	size_t n, len;
 
 	if (w->rawlen > 0 && !w->error) {
-		char *dst = out_reserve(&w->out, ZSTD_compressBound(w->rawlen));
-		n = ZSTD_compress2(w->cctx, dst, ZSTD_compressBound(w->rawlen),
-		    w->raw, w->rawlen);
+		len = frame_assemble(w);
+		char *dst = out_reserve(&w->out, ZSTD_compressBound(len));
+		n = ZSTD_compress2(w->cctx, dst, ZSTD_compressBound(len),
+		    w->raw, len);
 		if (ZSTD_isError(n))
 			w->error = EIO;
 		else
@@ -153,23 +265,41 @@ trace_flush(struct trace_writer *w)
 }
 
 static uint8_t *
-room(struct trace_writer *w, size_t n)
+room(struct trace_writer *w, int s, size_t n)
 {
-	if (w->rawcap - w->rawlen < n) {
-		w->rawcap = w->rawlen + n + (1 << 16);
-		w->raw = erealloc(w->raw, w->rawcap);
+	struct stream *st = &w->st[s];
+
+	if (st->cap - st->len < n) {
+		st->cap = (st->len + n) * 2;
+		st->p = erealloc(st->p, st->cap);
 	}
-	return w->raw + w->rawlen;
+	return st->p + st->len;
 }
 
-#define PUT(p, v) ((p) += varint_put((p), (v)))
-
-static uint8_t *
-put_bytes(uint8_t *p, struct mt_str s)
+static inline void
+put(struct trace_writer *w, int s, uint64_t v)
 {
-	PUT(p, s.len);
-	memcpy(p, s.s, s.len);
-	return p + s.len;
+	size_t n = varint_put(room(w, s, 10), v);
+
+	w->st[s].len += n;
+	w->rawlen += n;
+}
+
+static inline void
+put_byte(struct trace_writer *w, int s, uint8_t b)
+{
+	*room(w, s, 1) = b;
+	w->st[s].len++;
+	w->rawlen++;
+}
+
+static void
+put_bytes(struct trace_writer *w, struct mt_str s)
+{
+	put(w, S_MISC, s.len);
+	memcpy(room(w, S_MISC, s.len), s.s, s.len);
+	w->st[S_MISC].len += s.len;
+	w->rawlen += s.len;
 }
 
 /* The thread's frame index, defining it first when it is new. */
@@ -178,7 +308,6 @@ thread_index(struct trace_writer *w, int64_t pid, int64_t tid)
 {
 	uint32_t h = (uint32_t)mix((uint64_t)pid << 32 ^ (uint64_t)tid) & (THREAD_SLOTS - 1);
 	struct thread_slot *s;
-	uint8_t *p;
 
 	for (;; h = (h + 1) & (THREAD_SLOTS - 1)) {
 		s = &w->threads[h];
@@ -191,11 +320,9 @@ thread_index(struct trace_writer *w, int64_t pid, int64_t tid)
 	s->pid = pid;
 	s->tid = tid;
 	s->index = w->nthreads++;
-	p = room(w, 24);
-	*p++ = R_THREAD;
-	PUT(p, (uint64_t)pid);
-	PUT(p, (uint64_t)tid);
-	w->rawlen = (size_t)(p - w->raw);
+	put_byte(w, S_TAG, R_THREAD);
+	put(w, S_MISC, (uint64_t)pid);
+	put(w, S_MISC, (uint64_t)tid);
 	return s->index;
 }
 
@@ -204,7 +331,6 @@ heap_index(struct trace_writer *w, struct mt_str heap, uint32_t *idx)
 {
 	int k = heap_known(&heap);
 	uint32_t i;
-	uint8_t *p;
 
 	if (k >= 0)
 		return (unsigned)k;
@@ -217,49 +343,32 @@ heap_index(struct trace_writer *w, struct mt_str heap, uint32_t *idx)
 		w->heaps[i].len = heap.len;
 		w->heapnames_len += heap.len;
 		w->nheaps++;
-		p = room(w, 16 + heap.len);
-		*p++ = R_HEAP;
-		p = put_bytes(p, heap);
-		w->rawlen = (size_t)(p - w->raw);
+		put_byte(w, S_TAG, R_HEAP);
+		put_bytes(w, heap);
 	}
 	*idx = i;
 	return HEAP_OTHER;
 }
 
 static struct ref_slot *
-ref_find(struct trace_writer *w, uint64_t key, uint64_t addr, int insert)
+ref_slot(struct trace_writer *w, uint64_t addr)
 {
-	uint32_t h = (uint32_t)mix(addr ^ key * 0x9e3779b97f4a7c15ULL) & (REF_SLOTS - 1);
-	struct ref_slot *s, *tomb = NULL;
-
-	for (;; h = (h + 1) & (REF_SLOTS - 1)) {
-		s = &w->refs[h];
-		if (s->gen != w->gen)
-			return insert ? (tomb ? tomb : s) : NULL;
-		if (s->index == UINT32_MAX) {
-			if (!tomb)
-				tomb = s;
-			continue;
-		}
-		if (s->addr == addr && s->key == key)
-			return s;
-	}
+	return &w->refs[(uint32_t)mix(addr >> 4) & (REF_SLOTS - 1)];
 }
 
 static void
-put_ts(struct trace_writer *w, uint8_t **p, uint64_t ts)
+put_ts(struct trace_writer *w, uint64_t ts)
 {
-	PUT(*p, zigzag((int64_t)(ts - w->last_ts)));
+	put(w, S_TS, zigzag((int64_t)(ts - w->last_ts)));
 	w->last_ts = ts;
 }
 
 void
 trace_write(struct trace_writer *w, const struct mt_event *ev)
 {
-	uint8_t *p, *tag;
-	uint32_t thread = 0, hidx = 0;
+	uint32_t thread = 0, hidx = 0, key;
 	unsigned heap;
-	uint64_t key;
+	uint8_t tag;
 	int64_t d;
 	size_t i;
 	struct ref_slot *ref;
@@ -279,98 +388,100 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 			return;	/* no heap is named like that; keep the frame sane */
 		thread = thread_index(w, ev->pid, ev->tid);
 		heap = heap_index(w, ev->heap, &hidx);
-		key = ((uint64_t)ev->pid << 12 | (heap == HEAP_OTHER ? 3 + hidx : heap)) + 1;
-		p = room(w, 64);
-		tag = p++;
-		*tag = (uint8_t)(heap << 4);
+		key = (uint32_t)ev->pid << 12 ^ (heap == HEAP_OTHER ? 3 + hidx : heap);
+		tag = (uint8_t)(heap << 4);
 		if (thread != w->cur_thread) {
-			*tag |= TAG_THREAD;
+			tag |= TAG_THREAD;
 			w->cur_thread = thread;
+			put(w, S_THREAD, thread);
 		}
-		put_ts(w, &p, ev->ts);
-		if (*tag & TAG_THREAD)
-			PUT(p, thread);
+		put_ts(w, ev->ts);
 		if (heap == HEAP_OTHER)
-			PUT(p, hidx);
+			put(w, S_MISC, hidx);
+		ref = ref_slot(w, ev->addr);
 		if (ev->type == MT_ALLOC) {
-			*tag |= R_ALLOC;
+			unsigned cls = heap == 0 ? reuse_class(ev->size) : 0;
+			int k = reuse_find(&w->reuse, cls, ev->addr);
+			tag |= R_ALLOC;
 			d = (int64_t)(ev->addr - w->last_addr);
-			if ((d & 15) == 0)
-				PUT(p, zigzag(d >> 4) << 1);
-			else
-				PUT(p, zigzag(d) << 1 | 1);
+			if (k >= 0) {
+				reuse_take(&w->reuse, cls, (unsigned)k);
+				put(w, S_ADDR, (uint64_t)k);
+			} else if ((d & 15) == 0) {
+				put(w, S_ADDR, REUSE_DEPTH + (zigzag(d >> 4) << 1));
+			} else {
+				put(w, S_ADDR, REUSE_DEPTH + (zigzag(d) << 1 | 1));
+			}
 			w->last_addr = ev->addr;
-			PUT(p, ev->size);
+			put(w, S_SIZE, ev->size);
 			if (ev->flags & EV_STACK_NONE)
-				*tag |= TAG_FLAG;
+				tag |= TAG_FLAG;
 			else
-				PUT(p, ev->stack);
-			ref = ref_find(w, key, ev->addr, 1);
+				put(w, S_STACK, ev->stack);
 			ref->gen = w->gen;
 			ref->addr = ev->addr;
 			ref->key = key;
+			ref->cls = cls;
 			ref->index = w->nallocs++;
 		} else {
-			ref = ev->size ? NULL : ref_find(w, key, ev->addr, 0);
+			if (ref->gen != w->gen || ref->addr != ev->addr || ref->key != key)
+				ref = NULL;
 			if (ev->size) {
-				*tag |= R_FREE_RANGE;
-				PUT(p, zigzag((int64_t)(ev->addr - w->last_addr)));
-				PUT(p, ev->size);
+				tag |= R_FREE_RANGE;
+				put(w, S_ADDR, zigzag((int64_t)(ev->addr - w->last_addr)));
+				put(w, S_SIZE, ev->size);
 			} else if (ref) {
-				*tag |= R_FREE_REF;
-				PUT(p, w->nallocs - ref->index);
-				ref->index = UINT32_MAX;
+				tag |= R_FREE_REF;
+				put(w, S_REF, w->nallocs - ref->index);
+				reuse_push(&w->reuse, ref->cls, ev->addr);
+				ref->gen = 0;
 			} else {
-				*tag |= R_FREE_ADDR;
-				PUT(p, zigzag((int64_t)(ev->addr - w->last_addr)));
+				tag |= R_FREE_ADDR;
+				put(w, S_ADDR, zigzag((int64_t)(ev->addr - w->last_addr)));
 			}
 			if (!(ev->flags & EV_STACK_NONE)) {
-				*tag |= TAG_FLAG;
-				PUT(p, ev->stack);
+				tag |= TAG_FLAG;
+				put(w, S_STACK, ev->stack);
 			}
 		}
+		put_byte(w, S_TAG, tag);
 		break;
 	case MT_STACK:
-		p = room(w, 32 + ev->nips * 10);
-		*p++ = R_STACK;
-		PUT(p, ev->stack);
-		PUT(p, (uint64_t)ev->nips << 1 | !!(ev->flags & EV_TRUNCATED));
+		put_byte(w, S_TAG, R_STACK);
+		put(w, S_MISC, ev->stack);
+		put(w, S_MISC, (uint64_t)ev->nips << 1 | !!(ev->flags & EV_TRUNCATED));
 		for (i = 0; i < ev->nips; i++)
-			PUT(p, zigzag((int64_t)(ev->ips[i] - (i ? ev->ips[i - 1] : 0))));
+			put(w, S_MISC, zigzag((int64_t)(ev->ips[i] - (i ? ev->ips[i - 1] : 0))));
 		break;
 	case MT_PROC:
-		p = room(w, 64 + ev->s1.len + ev->s2.len);
-		*p++ = R_PROC;
-		put_ts(w, &p, ev->ts);
-		PUT(p, (uint64_t)ev->pid);
-		PUT(p, (uint64_t)ev->ppid);
-		p = put_bytes(p, ev->s1);
-		p = put_bytes(p, ev->s2);
+		put_byte(w, S_TAG, R_PROC);
+		put_ts(w, ev->ts);
+		put(w, S_MISC, (uint64_t)ev->pid);
+		put(w, S_MISC, (uint64_t)ev->ppid);
+		put_bytes(w, ev->s1);
+		put_bytes(w, ev->s2);
 		break;
 	case MT_MAP:
-		p = room(w, 64 + ev->s1.len + ev->s2.len);
-		*p++ = R_MAP;
-		PUT(p, (uint64_t)ev->pid);
-		PUT(p, ev->addr);
-		PUT(p, ev->size - ev->addr);
-		PUT(p, ev->stack);
-		p = put_bytes(p, ev->s1);
-		p = put_bytes(p, ev->s2);
+		put_byte(w, S_TAG, R_MAP);
+		put(w, S_MISC, (uint64_t)ev->pid);
+		put(w, S_MISC, ev->addr);
+		put(w, S_MISC, ev->size - ev->addr);
+		put(w, S_MISC, ev->stack);
+		put_bytes(w, ev->s1);
+		put_bytes(w, ev->s2);
 		break;
 	case MT_EXIT:
-		p = room(w, 32);
-		*p++ = R_EXIT;
-		put_ts(w, &p, ev->ts);
-		PUT(p, (uint64_t)ev->pid);
-		PUT(p, (uint64_t)(ev->status + 1));
+		put_byte(w, S_TAG, R_EXIT);
+		put_ts(w, ev->ts);
+		put(w, S_MISC, (uint64_t)ev->pid);
+		put(w, S_MISC, (uint64_t)(ev->status + 1));
 		break;
 	case MT_LOST:
-		p = room(w, 48 + ev->s1.len);
-		*p++ = R_LOST;
-		put_ts(w, &p, ev->ts);
-		PUT(p, ev->flags & EV_PID_NONE ? 0 : (uint64_t)ev->pid + 1);
-		PUT(p, ev->size);
-		p = put_bytes(p, ev->s1);
+		put_byte(w, S_TAG, R_LOST);
+		put_ts(w, ev->ts);
+		put(w, S_MISC, ev->flags & EV_PID_NONE ? 0 : (uint64_t)ev->pid + 1);
+		put(w, S_MISC, ev->size);
+		put_bytes(w, ev->s1);
 		break;
 	default:
 		i = event_format_size(ev);
@@ -379,12 +490,10 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 			w->textbuf = erealloc(w->textbuf, i);
 		}
 		i = event_format(ev, w->textbuf, w->textcap) - 1;
-		p = room(w, 16 + i);
-		*p++ = R_TEXT;
-		p = put_bytes(p, (struct mt_str){ w->textbuf, i });
+		put_byte(w, S_TAG, R_TEXT);
+		put_bytes(w, (struct mt_str){ w->textbuf, i });
 		break;
 	}
-	w->rawlen = (size_t)(p - w->raw);
 	if (w->rawlen >= FRAME_RAW_MAX)
 		trace_flush(w);
 }
@@ -412,8 +521,7 @@ int
 trace_end(struct trace_writer *w)
 {
 	if (!w->error && !w->ended) {
-		*room(w, 1) = R_END;
-		w->rawlen++;
+		put_byte(w, S_TAG, R_END);
 		w->ended = 1;
 	}
 	return trace_flush(w);
@@ -422,10 +530,12 @@ trace_end(struct trace_writer *w)
 int
 trace_writer_free(struct trace_writer *w)
 {
-	int error = trace_end(w);
+	int error = trace_end(w), i;
 
 	ZSTD_freeCCtx(w->cctx);
 	out_free(&w->out);
+	for (i = 0; i < NSTREAMS; i++)
+		free(w->st[i].p);
 	free(w->raw);
 	free(w->refs);
 	free(w->threads);
@@ -446,7 +556,8 @@ struct trace_reader {
 	uint64_t frame_start;	/* file offset where the current frame began */
 	uint64_t frames;	/* whole frames decoded */
 	uint8_t *frame;
-	size_t framecap, framelen, pos;
+	size_t framecap, framelen;
+	size_t cur[NSTREAMS], end[NSTREAMS];	/* the streams in frame[] */
 	int header_done;
 	int ended;		/* the writer's end record was read */
 	int failed;
@@ -455,8 +566,12 @@ struct trace_reader {
 	uint64_t last_ts, last_addr;
 	struct { int64_t pid, tid; } *threads;
 	uint32_t nthreads, threadcap, cur_thread;
-	uint64_t *allocs;
+	struct frame_alloc {
+		uint64_t addr;
+		unsigned cls;
+	} *allocs;
 	uint32_t nallocs, alloccap;
+	struct reuse reuse;
 	struct mt_str heaps[MAX_HEAPS];
 	uint32_t nheaps;
 	uint64_t *ips;
@@ -535,7 +650,8 @@ next_frame(struct trace_reader *r)
 	int started = 0;
 
 	r->framelen = 0;
-	r->pos = 0;
+	memset(r->cur, 0, sizeof(r->cur));
+	memset(r->end, 0, sizeof(r->end));
 	r->frame_start = r->offset + r->inpos;
 	for (;;) {
 		if (r->inpos == r->inlen && fill(r) == 0) {
@@ -577,19 +693,20 @@ next_frame(struct trace_reader *r)
 			r->cur_thread = UINT32_MAX;
 			r->nallocs = 0;
 			r->nheaps = 0;
+			memset(r->reuse.n, 0, sizeof(r->reuse.n));
 			return 1;
 		}
 	}
 }
 
 static int
-get(struct trace_reader *r, uint64_t *v)
+get(struct trace_reader *r, int s, uint64_t *v)
 {
 	uint64_t x = 0;
 	unsigned shift = 0;
 
-	while (r->pos < r->framelen) {
-		uint8_t b = r->frame[r->pos++];
+	while (r->cur[s] < r->end[s]) {
+		uint8_t b = r->frame[r->cur[s]++];
 		if (shift == 63 && b > 1)
 			return -1;
 		x |= (uint64_t)(b & 0x7f) << shift;
@@ -605,15 +722,15 @@ get(struct trace_reader *r, uint64_t *v)
 }
 
 static int
-get_str(struct trace_reader *r, struct mt_str *s)
+get_str(struct trace_reader *r, struct mt_str *str)
 {
 	uint64_t n;
 
-	if (get(r, &n) || n > r->framelen - r->pos)
+	if (get(r, S_MISC, &n) || n > r->end[S_MISC] - r->cur[S_MISC])
 		return -1;
-	s->s = (const char *)r->frame + r->pos;
-	s->len = (size_t)n;
-	r->pos += (size_t)n;
+	str->s = (const char *)r->frame + r->cur[S_MISC];
+	str->len = (size_t)n;
+	r->cur[S_MISC] += (size_t)n;
 	return 0;
 }
 
@@ -622,19 +739,50 @@ get_ts(struct trace_reader *r, uint64_t *ts)
 {
 	uint64_t d;
 
-	if (get(r, &d))
+	if (get(r, S_TS, &d))
 		return -1;
 	r->last_ts += (uint64_t)unzigzag(d);
 	*ts = r->last_ts;
 	return 0;
 }
 
-/* Decodes the record at r->pos; 0 or -1 when the bytes make no record. */
+/* Finds the streams of a decompressed frame; -1 if they do not add up. */
+static int
+split_frame(struct trace_reader *r)
+{
+	uint64_t n, len, off;
+	size_t hdr;
+	int i;
+
+	r->cur[S_MISC] = 0;
+	r->end[S_MISC] = r->framelen;
+	if (get(r, S_MISC, &n) || n != NSTREAMS)
+		return -1;
+	off = 0;
+	for (i = 0; i < NSTREAMS; i++) {
+		if (get(r, S_MISC, &len) || len > r->framelen)
+			return -1;
+		r->end[i] = (size_t)len;	/* lengths for now */
+	}
+	hdr = r->cur[S_MISC];
+	for (i = 0; i < NSTREAMS; i++) {
+		len = r->end[i];
+		if (len > r->framelen - hdr - off)
+			return -1;
+		r->cur[i] = hdr + (size_t)off;
+		r->end[i] = hdr + (size_t)(off + len);
+		off += len;
+	}
+	return hdr + off == r->framelen ? 0 : -1;
+}
+
+/* Decodes the next record of the frame; 0 or -1 when the bytes make no record. */
 static int
 decode(struct trace_reader *r, struct mt_event *ev)
 {
-	uint8_t tag = r->frame[r->pos++];
+	uint8_t tag = r->frame[r->cur[S_TAG]++];
 	uint64_t v, n, i;
+	unsigned cls;
 	int64_t d;
 
 	memset(ev, 0, sizeof(*ev));
@@ -644,10 +792,10 @@ decode(struct trace_reader *r, struct mt_event *ev)
 			r->threadcap = r->threadcap ? r->threadcap * 2 : 64;
 			r->threads = erealloc(r->threads, r->threadcap * sizeof(*r->threads));
 		}
-		if (get(r, &v) || v > INT32_MAX)
+		if (get(r, S_MISC, &v) || v > INT32_MAX)
 			return -1;
 		r->threads[r->nthreads].pid = (int64_t)v;
-		if (get(r, &v) || v > INT32_MAX)
+		if (get(r, S_MISC, &v) || v > INT32_MAX)
 			return -1;
 		r->threads[r->nthreads++].tid = (int64_t)v;
 		ev->type = MT_NONE;
@@ -665,7 +813,7 @@ decode(struct trace_reader *r, struct mt_event *ev)
 		if (get_ts(r, &ev->ts))
 			return -1;
 		if (tag & TAG_THREAD) {
-			if (get(r, &v) || v >= r->nthreads)
+			if (get(r, S_THREAD, &v) || v >= r->nthreads)
 				return -1;
 			r->cur_thread = (uint32_t)v;
 		}
@@ -674,7 +822,7 @@ decode(struct trace_reader *r, struct mt_event *ev)
 		ev->pid = r->threads[r->cur_thread].pid;
 		ev->tid = r->threads[r->cur_thread].tid;
 		if (TAG_HEAP(tag) == HEAP_OTHER) {
-			if (get(r, &v) || v >= r->nheaps)
+			if (get(r, S_MISC, &v) || v >= r->nheaps)
 				return -1;
 			ev->heap = r->heaps[v];
 		} else {
@@ -682,51 +830,59 @@ decode(struct trace_reader *r, struct mt_event *ev)
 		}
 		if (TAG_TYPE(tag) == R_ALLOC) {
 			ev->type = MT_ALLOC;
-			if (get(r, &v))
+			if (get(r, S_ADDR, &v) || get(r, S_SIZE, &ev->size))
 				return -1;
-			d = unzigzag(v >> 1);
-			r->last_addr += (uint64_t)(v & 1 ? d : d * 16);
+			cls = TAG_HEAP(tag) == 0 ? reuse_class(ev->size) : 0;
+			if (v < REUSE_DEPTH) {
+				if (!cls || v >= r->reuse.n[cls])
+					return -1;
+				r->last_addr = reuse_take(&r->reuse, cls, (unsigned)v);
+			} else {
+				v -= REUSE_DEPTH;
+				d = unzigzag(v >> 1);
+				r->last_addr += (uint64_t)(v & 1 ? d : d * 16);
+			}
 			ev->addr = r->last_addr;
-			if (get(r, &ev->size))
-				return -1;
 			if (tag & TAG_FLAG)
 				ev->flags |= EV_STACK_NONE;
-			else if (get(r, &ev->stack))
+			else if (get(r, S_STACK, &ev->stack))
 				return -1;
 			if (r->nallocs == r->alloccap) {
 				r->alloccap = r->alloccap ? r->alloccap * 2 : 4096;
 				r->allocs = erealloc(r->allocs, r->alloccap * sizeof(*r->allocs));
 			}
-			r->allocs[r->nallocs++] = ev->addr;
+			r->allocs[r->nallocs].addr = ev->addr;
+			r->allocs[r->nallocs++].cls = cls;
 		} else {
 			ev->type = MT_FREE;
-			if (get(r, &v))
+			if (get(r, TAG_TYPE(tag) == R_FREE_REF ? S_REF : S_ADDR, &v))
 				return -1;
 			if (TAG_TYPE(tag) == R_FREE_REF) {
 				if (v == 0 || v > r->nallocs)
 					return -1;
-				ev->addr = r->allocs[r->nallocs - v];
+				ev->addr = r->allocs[r->nallocs - v].addr;
+				reuse_push(&r->reuse, r->allocs[r->nallocs - v].cls, ev->addr);
 			} else {
 				ev->addr = r->last_addr + (uint64_t)unzigzag(v);
 				if (TAG_TYPE(tag) == R_FREE_RANGE &&
-				    (get(r, &ev->size) || ev->size == 0))
+				    (get(r, S_SIZE, &ev->size) || ev->size == 0))
 					return -1;
 			}
 			if (!(tag & TAG_FLAG))
 				ev->flags |= EV_STACK_NONE;
-			else if (get(r, &ev->stack))
+			else if (get(r, S_STACK, &ev->stack))
 				return -1;
 		}
 		return 0;
 	case R_STACK:
 		ev->type = MT_STACK;
-		if (get(r, &ev->stack) || get(r, &n) || (n >> 1) > MAX_IPS)
+		if (get(r, S_MISC, &ev->stack) || get(r, S_MISC, &n) || (n >> 1) > MAX_IPS)
 			return -1;
 		if (n & 1)
 			ev->flags |= EV_TRUNCATED;
 		ev->nips = (size_t)(n >> 1);
 		for (i = 0; i < ev->nips; i++) {
-			if (get(r, &v))
+			if (get(r, S_MISC, &v))
 				return -1;
 			r->ips[i] = (i ? r->ips[i - 1] : 0) + (uint64_t)unzigzag(v);
 		}
@@ -736,42 +892,42 @@ decode(struct trace_reader *r, struct mt_event *ev)
 		ev->type = MT_PROC;
 		if (get_ts(r, &ev->ts))
 			return -1;
-		if (get(r, &v) || v > INT32_MAX)
+		if (get(r, S_MISC, &v) || v > INT32_MAX)
 			return -1;
 		ev->pid = (int64_t)v;
-		if (get(r, &v) || v > INT32_MAX)
+		if (get(r, S_MISC, &v) || v > INT32_MAX)
 			return -1;
 		ev->ppid = (int64_t)v;
 		return get_str(r, &ev->s1) || get_str(r, &ev->s2) ? -1 : 0;
 	case R_MAP:
 		ev->type = MT_MAP;
-		if (get(r, &v) || v > INT32_MAX)
+		if (get(r, S_MISC, &v) || v > INT32_MAX)
 			return -1;
 		ev->pid = (int64_t)v;
-		if (get(r, &ev->addr) || get(r, &v) || get(r, &ev->stack))
+		if (get(r, S_MISC, &ev->addr) || get(r, S_MISC, &v) || get(r, S_MISC, &ev->stack))
 			return -1;
 		ev->size = ev->addr + v;
 		return get_str(r, &ev->s1) || get_str(r, &ev->s2) ? -1 : 0;
 	case R_EXIT:
 		ev->type = MT_EXIT;
-		if (get_ts(r, &ev->ts) || get(r, &v) || v > INT32_MAX)
+		if (get_ts(r, &ev->ts) || get(r, S_MISC, &v) || v > INT32_MAX)
 			return -1;
 		ev->pid = (int64_t)v;
-		if (get(r, &v) || v > 0x200)
+		if (get(r, S_MISC, &v) || v > 0x200)
 			return -1;
 		ev->status = (int)v - 1;
 		return 0;
 	case R_LOST:
 		ev->type = MT_LOST;
-		if (get_ts(r, &ev->ts) || get(r, &v) || v > (uint64_t)INT32_MAX + 1)
+		if (get_ts(r, &ev->ts) || get(r, S_MISC, &v) || v > (uint64_t)INT32_MAX + 1)
 			return -1;
 		if (v == 0)
 			ev->flags |= EV_PID_NONE;
 		else
 			ev->pid = (int64_t)v - 1;
-		return get(r, &ev->size) || get_str(r, &ev->s1) ? -1 : 0;
+		return get(r, S_MISC, &ev->size) || get_str(r, &ev->s1) ? -1 : 0;
 	case R_END:
-		if (r->pos != r->framelen)
+		if (r->cur[S_TAG] != r->end[S_TAG])
 			return -1;
 		r->ended = 1;
 		ev->type = MT_NONE;
@@ -803,7 +959,7 @@ trace_read(struct trace_reader *r, struct mt_event *ev)
 {
 	uint8_t hdr[MT_TRACE_HEADER_LEN];
 	size_t start;
-	int ret;
+	int ret, i;
 
 	if (r->failed)
 		return -1;
@@ -824,14 +980,25 @@ trace_read(struct trace_reader *r, struct mt_event *ev)
 		r->header_done = 1;
 	}
 	for (;;) {
-		while (r->pos >= r->framelen) {
+		while (r->cur[S_TAG] >= r->end[S_TAG]) {
+			/* A whole frame leaves nothing unread in any stream. */
+			for (i = 0; i < NSTREAMS; i++)
+				if (r->frames > 0 && r->cur[i] != r->end[i])
+					return rfail(r, "corrupt frame %llu (byte %llu): %d bytes left over",
+					    (unsigned long long)r->frames,
+					    (unsigned long long)r->frame_start,
+					    (int)(r->end[i] - r->cur[i]));
 			ret = next_frame(r);
 			if (ret <= 0)
 				return ret;
+			if (split_frame(r))
+				return rfail(r, "corrupt frame %llu (byte %llu): bad stream lengths",
+				    (unsigned long long)r->frames,
+				    (unsigned long long)r->frame_start);
 		}
-		start = r->pos;
+		start = r->cur[S_TAG];
 		if (decode(r, ev))
-			return rfail(r, "corrupt frame %llu (byte %llu): bad record at offset %zu",
+			return rfail(r, "corrupt frame %llu (byte %llu): bad record %zu",
 			    (unsigned long long)r->frames,
 			    (unsigned long long)r->frame_start, start);
 		if (ev->type != MT_NONE)

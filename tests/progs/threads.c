@@ -11,9 +11,9 @@
 
 #define THREADS 4
 #define SLOTS 64
-#define ROUNDS 50000
 
 static void *slots[SLOTS];
+static unsigned rounds = 50000;
 
 static void *
 worker(void *arg)
@@ -21,7 +21,7 @@ worker(void *arg)
 	unsigned seed = (unsigned)(uintptr_t)arg * 2654435761u, i;
 	size_t bytes = 0;
 
-	for (i = 0; i < ROUNDS; i++) {
+	for (i = 0; i < rounds; i++) {
 		size_t n = 16 + (seed = seed * 1103515245 + 12345) % 200;
 		void *p = malloc(n), *old;
 		bytes += n;
@@ -32,13 +32,15 @@ worker(void *arg)
 }
 
 int
-main(void)
+main(int argc, char *argv[])
 {
 	pthread_t t[THREADS];
 	size_t bytes = 0, frees = 0;
 	void *r;
 	int i;
 
+	if (argc > 1)
+		rounds = (unsigned)strtoul(argv[1], NULL, 10);
 	for (i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)(i + 1));
 	for (i = 0; i < THREADS; i++) {
@@ -51,7 +53,7 @@ main(void)
 			frees++;
 		}
 	/* Every round frees the slot's old block, NULL the first time. */
-	printf("allocs=%d frees=%zu bytes=%zu\n", THREADS * ROUNDS,
-	    (size_t)THREADS * ROUNDS - SLOTS + frees, bytes);
+	printf("allocs=%zu frees=%zu bytes=%zu\n", (size_t)THREADS * rounds,
+	    (size_t)THREADS * rounds - SLOTS + frees, bytes);
 	return 0;
 }

@@ -74,8 +74,16 @@ struct region {
 	uint8_t heap;
 };
 
+struct module {
+	uint64_t lo, hi, off;
+	char *data;		/* build-id NUL path, as sent */
+	size_t len;
+};
+
 struct proc {
 	int fd;			/* -1 once the image is gone */
+	struct module *mods;	/* what its map records said */
+	size_t nmods, modcap;
 	pid_t pid, ppid;
 	int said_hello;
 	int exited;
@@ -555,10 +563,35 @@ add_ring(struct proc *p, int fd, pid_t tid)
 }
 
 static void
+add_module(struct proc *p, uint64_t ts, const struct module *mod)
+{
+	struct rec *r = queue_push(&p->ctl, ts);
+
+	r->kind = CTL_MAP;
+	r->pid = p->pid;
+	r->addr = mod->lo;
+	r->size = mod->hi;
+	r->off = mod->off;
+	r->data = emalloc(mod->len + 1);
+	memcpy(r->data, mod->data, mod->len);
+	r->data[mod->len] = '\0';
+	r->len = mod->len;
+	if (p->nmods == p->modcap) {
+		p->modcap = p->modcap ? p->modcap * 2 : 16;
+		p->mods = erealloc(p->mods, p->modcap * sizeof(*p->mods));
+	}
+	p->mods[p->nmods] = *mod;
+	p->mods[p->nmods].data = emalloc(mod->len + 1);
+	memcpy(p->mods[p->nmods].data, mod->data, mod->len);
+	p->nmods++;
+}
+
+static void
 hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len)
 {
-	struct proc *old = proc_by_pid(m->pid), *parent;
+	struct proc *old = proc_by_pid(m->pid), *parent = NULL;
 	struct rec *r;
+	size_t i;
 	void *t;
 
 	if (p->said_hello || fd < 0)
@@ -574,7 +607,8 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len)
 	if (old && old != p) {
 		/* An exec: the old image is gone, its mappings with it. */
 		old->replaced = 1;
-	} else if ((parent = proc_by_pid(m->ppid)) && parent != p && parent->nregions) {
+	} else if ((m->flags & HELLO_FORKED) && (parent = proc_by_pid(m->ppid)) &&
+	    parent != p && parent->nregions) {
 		/* A fork: the child has its parent's mappings. */
 		p->regions = emalloc(parent->nregions * sizeof(*p->regions));
 		memcpy(p->regions, parent->regions, parent->nregions * sizeof(*p->regions));
@@ -587,6 +621,10 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len)
 	memcpy(r->data, data, len);
 	r->data[len] = '\0';
 	r->len = len;
+	/* A forked child does not walk its modules: they are its parent's. */
+	if ((m->flags & HELLO_FORKED) && (parent = proc_by_pid(m->ppid)) && parent != p)
+		for (i = 0; i < parent->nmods; i++)
+			add_module(p, m->ts, &parent->mods[i]);
 }
 
 /* Reads what a process has sent; 0 at the end of its connection. */
@@ -599,7 +637,6 @@ read_control(struct proc *p)
 	struct msghdr mh;
 	struct cmsghdr *c;
 	struct mt_msg m;
-	struct rec *r;
 	ssize_t n;
 	size_t len;
 	int fd;
@@ -648,16 +685,8 @@ read_control(struct proc *p)
 		case MSG_MAP:
 			if (!p->said_hello)
 				break;
-			r = queue_push(&p->ctl, m.ts);
-			r->kind = CTL_MAP;
-			r->pid = p->pid;
-			r->addr = m.lo;
-			r->size = m.hi;
-			r->off = m.off;
-			r->data = emalloc(len + 1);
-			memcpy(r->data, buf + sizeof(m), len);
-			r->data[len] = '\0';
-			r->len = len;
+			add_module(p, m.ts, &(struct module){ m.lo, m.hi, m.off,
+			    buf + sizeof(m), len });
 			break;
 		case MSG_CHILD:
 			add_exit(&p->ctl, m.child, m.status, m.ts);
@@ -799,6 +828,29 @@ merge(uint64_t w)
 	}
 }
 
+/*
+ * Whether a process still runs (a zombie does not).  A process can close
+ * our connection and go on writing to its rings.
+ */
+static int
+proc_alive(pid_t pid)
+{
+	char path[64], buf[256], *s;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	s = strrchr(buf, ')');
+	return s && s[1] == ' ' && s[2] != 'Z' && s[2] != 'X';
+}
+
 /* Lets go of rings and tables nobody will write to again. */
 static void
 release(void)
@@ -810,8 +862,9 @@ release(void)
 	for (i = j = 0; i < nrings; i++) {
 		g = rings[i];
 		if (g->q.head == g->q.len &&
-		    (g->done || g->proc->fd < 0 || g->proc->replaced ||
-		    __atomic_load_n(&g->map->closed, __ATOMIC_ACQUIRE)) &&
+		    (g->done || g->proc->replaced ||
+		    __atomic_load_n(&g->map->closed, __ATOMIC_ACQUIRE) ||
+		    (g->proc->fd < 0 && !proc_alive(g->pid))) &&
 		    (g->done || __atomic_load_n(&g->map->head, __ATOMIC_ACQUIRE) == g->map->tail)) {
 			munmap(g->map, MT_RING_BYTES);
 			free(g->q.v);
@@ -1223,14 +1276,7 @@ main(int argc, char *argv[])
 					break;
 			if (i == nprocs && nrings == 0)
 				break;
-			if (i == nprocs) {
-				/* Everybody is gone: what is left in the rings is all. */
-				for (i = 0; i < nrings; i++)
-					drain(rings[i]);
-				merge(UINT64_MAX);
-				release();
-				continue;
-			}
+			/* Else a process that closed our connection still runs. */
 		}
 		if (busy) {
 			last_busy = t;

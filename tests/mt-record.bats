@@ -239,3 +239,12 @@ PY
 	mt-decode g.mtr | grep -q $'^proc\t.*/cc1\t'
 	mt-decode g.mtr | grep -Eq $'^proc\t.*[/-]as\t'
 }
+
+@test "a program that closes our descriptors: no deadlock, its rings still read, the rest counted lost" {
+	run -0 --separate-stderr timeout 60 mt-record -o c.mtr -- "$PROGS/closefds"
+	[ "$output" = "before=100 after=200000 thread=1000" ]
+	# the main thread's ring outlives the connection
+	[ "$(mt-decode c.mtr | grep -c $'^alloc\t.*\t48\t')" = 200100 ]
+	# the new thread could not hand over its ring: 1000 allocs, 1000 frees
+	has_line "$(mt-decode c.mtr)" '^lost\t\d+\t\d+\t2000\tundelivered$'
+}

@@ -77,6 +77,7 @@ struct thread_state {
 static __thread struct thread_state tls __attribute__((tls_model("initial-exec")));
 
 static volatile int recording;
+static volatile int connection_lost;	/* the recorder hung up on us */
 static int sock = -1;
 static struct mt_stack_table *table;
 static int depth = 64;
@@ -140,8 +141,12 @@ send_msg(struct mt_msg *m, const void *data, size_t len, int fd)
 		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
-		/* The recorder is gone: run on untraced. */
-		recording = 0;
+		/*
+		 * The connection is gone (the program closed it, or the
+		 * recorder died): threads with a ring go on, those without
+		 * count what they cannot deliver.
+		 */
+		connection_lost = 1;
 		return -1;
 	}
 	return 0;
@@ -179,7 +184,13 @@ ring_open(struct thread_state *t)
 	m.pid = getpid();
 	m.tid = t->ring->tid;
 	m.ts = now();
-	send_msg(&m, NULL, 0, fd);
+	if (send_msg(&m, NULL, 0, fd) < 0) {
+		/* Nobody would read it: a ring that fills would stop us. */
+		close(fd);
+		syscall(SYS_munmap, t->ring, MT_RING_BYTES);
+		t->ring = NULL;
+		return -1;
+	}
 	close(fd);
 	/* Only to be told when the thread ends; it may allocate. */
 	pthread_setspecific(thread_key, t);
@@ -369,7 +380,7 @@ record(struct mt_raw *r, struct mt_raw *before, int want_stack)
 	t->busy = 1;
 	if (!t->ring) {
 		t->busy = 2;
-		n = ring_open(t);
+		n = connection_lost ? -1 : ring_open(t);
 		t->busy = 1;
 		if (n < 0) {
 			count_lost(before ? 2 : 1);
@@ -890,7 +901,7 @@ connect_recorder(void)
 }
 
 static void
-start_process(void)
+start_process(int modules)
 {
 	static char buf[MT_MSG_MAX - sizeof(struct mt_msg)];
 	struct mt_msg m = { .type = MSG_HELLO };
@@ -913,6 +924,7 @@ start_process(void)
 	m.pid = getpid();
 	m.ppid = getppid();
 	m.ts = now();
+	m.flags = modules ? 0 : HELLO_FORKED;
 	n = readlink("/proc/self/exe", buf, 4096);
 	len = n > 0 ? (size_t)n : 0;
 	buf[len++] = '\0';
@@ -925,7 +937,8 @@ start_process(void)
 	send_msg(&m, buf, len, tfd);
 	close(tfd);
 	recording = sock >= 0;
-	send_modules();
+	if (modules)
+		send_modules();
 }
 
 static void
@@ -946,9 +959,14 @@ after_fork_child(void)
 	if (table)
 		syscall(SYS_munmap, table, MT_STACK_BYTES);
 	table = NULL;
-	nmaps_sent = 0;
+	/*
+	 * Another thread may have held the lock, or the loader's, at the
+	 * fork: the child does not walk its modules.  The recorder gives it
+	 * its parent's, and maps_sent, inherited, stays right.
+	 */
+	pthread_mutex_init(&maps_lock, NULL);
 	if (!no_follow)
-		start_process();
+		start_process(0);
 }
 
 /* With --no-follow, what this process runs is not traced. */
@@ -1012,6 +1030,6 @@ init(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	if (no_follow)
 		forget_preload();
-	start_process();
+	start_process(1);
 	tls.busy = 0;
 }

@@ -82,7 +82,9 @@ struct mt_msg {
 	uint64_t ts;
 	uint64_t lo, hi, off;	/* map */
 	int32_t child, status;	/* child: pid and wait status */
+	uint32_t flags;
 };
+#define HELLO_FORKED 1	/* a fork's child: its modules are its parent's */
 
 #define MT_MSG_MAX 65536
 

@@ -31,7 +31,8 @@ PROGS = cmd/mt-record cmd/mt-decode
 LIBOBJ = lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
 	lib/trace.o lib/reader.o
 PRELOAD = lib/libmt-preload.so
-TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/liballoc.c tests/progs/mtr-encode.c,$(wildcard tests/progs/*.c)))
+TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c,$(wildcard tests/progs/*.c)))
+TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so
 MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1
 
 # What a fresh Debian 12 needs, to build, to test, and to compare.
@@ -39,7 +40,7 @@ APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
 	libclang-rt-14-dev python3 perl util-linux
 
-all: $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/liballoc.so tests/progs/mtr-encode
+all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode
 
 lib/%.o: lib/%.c lib/mt.h
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -88,14 +89,14 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(filter %.5,$(MANPAGES))))
 
 clean:
-	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/liballoc.so demo.mtr
+	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode $(TESTLIBS) demo.mtr
 
 .PHONY: all deps demo check lint-man install uninstall clean
 
 tests/progs/mtr-encode: tests/progs/mtr-encode.c lib/libmt.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
-tests/progs/liballoc.so: tests/progs/liballoc.c
+tests/progs/lib%.so: tests/progs/lib%.c
 	$(CC) -std=gnu11 -O1 -g -fPIC -shared -o $@ $<
 
 # libFuzzer targets: clang with the fuzzer, ASan and UBSan runtimes.

@@ -248,3 +248,9 @@ PY
 	# the new thread could not hand over its ring: 1000 allocs, 1000 frees
 	has_line "$(mt-decode c.mtr)" '^lost\t\d+\t\d+\t2000\tundelivered$'
 }
+
+@test "allocations in another preloaded library's constructor, before ours ran, are recorded" {
+	LD_PRELOAD=$PROGS/libearly.so run -0 --separate-stderr mt-record -o e.mtr -- "$PROGS/demo"
+	[ "$(mt-decode e.mtr | awk -F'\t' '$1 == "alloc" && $7 >= 4000' | wc -l)" = 100 ]
+	[ "$(heap_totals e.mtr | cut -d' ' -f1)" = 109 ]
+}

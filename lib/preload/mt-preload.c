@@ -412,12 +412,20 @@ out:
 	(struct mt_raw){ .type = (type_), .heap = (heap_), \
 	    .addr = (uint64_t)(uintptr_t)(addr_), .size = (size_) }
 
+/*
+ * Another library's constructor may allocate before ours has run: the
+ * first allocation starts us then.  Only the not-yet-recording path pays.
+ */
+static void init(void);
+static int init_state;		/* 0 not yet, 1 started */
+#define ACTIVE() (recording || (!init_state && (init(), recording)))
+
 EXPORT void *
 malloc(size_t n)
 {
 	void *p = __libc_malloc(n);
 
-	if (p && recording) {
+	if (p && ACTIVE()) {
 		struct mt_raw r = RAW(RAW_ALLOC, RAW_HEAP_MALLOC, p, n);
 		record(&r, NULL, 1);
 	}
@@ -427,7 +435,7 @@ malloc(size_t n)
 EXPORT void
 free(void *p)
 {
-	if (p && recording) {
+	if (p && ACTIVE()) {
 		struct mt_raw r = RAW(RAW_FREE, RAW_HEAP_MALLOC, p, 0);
 		record(&r, NULL, free_stacks);
 	}
@@ -445,7 +453,7 @@ calloc(size_t n, size_t size)
 {
 	void *p = __libc_calloc(n, size);
 
-	if (p && recording) {
+	if (p && ACTIVE()) {
 		struct mt_raw r = RAW(RAW_ALLOC, RAW_HEAP_MALLOC, p, n * size);
 		record(&r, NULL, 1);
 	}
@@ -1000,6 +1008,9 @@ init(void)
 	char *end;
 	long v;
 
+	if (init_state)
+		return;
+	init_state = 1;
 	s = getenv(MT_ENV_SOCKET);
 	if (!s || strlen(s) >= sizeof(socket_name) - 1)
 		return;

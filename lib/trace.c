@@ -125,6 +125,27 @@ reuse_find(const struct reuse *u, unsigned c, uint64_t addr)
 	return -1;
 }
 
+/* What the writer and the reader of a frame keep alike, afresh each frame. */
+struct frame_state {
+	uint64_t last_ts, last_addr;
+	uint32_t nthreads, cur_thread;
+	uint32_t nallocs;
+	uint32_t nheaps;
+	struct reuse reuse;
+};
+
+static void
+frame_state_reset(struct frame_state *f)
+{
+	f->last_ts = 0;
+	f->last_addr = 0;
+	f->nthreads = 0;
+	f->cur_thread = UINT32_MAX;
+	f->nallocs = 0;
+	f->nheaps = 0;
+	memset(f->reuse.n, 0, sizeof(f->reuse.n));
+}
+
 struct thread_slot {
 	int64_t pid, tid;
 	uint32_t gen;
@@ -144,14 +165,10 @@ struct trace_writer {
 	uint64_t events;
 	/* per-frame state */
 	uint32_t gen;
-	uint64_t last_ts, last_addr;
-	uint32_t nthreads, cur_thread;
-	uint32_t nallocs;
-	struct reuse reuse;
+	struct frame_state fs;
 	struct ref_slot *refs;
 	struct thread_slot *threads;
 	struct mt_str heaps[MAX_HEAPS];	/* names defined in this frame */
-	uint32_t nheaps;
 	char heapnames[HEAPNAMES_MAX];	/* their bytes */
 	size_t heapnames_len;
 	char *textbuf;
@@ -190,7 +207,7 @@ trace_writer_new(int fd, int level)
 	w->refs = ecalloc(REF_SLOTS, sizeof(*w->refs));
 	w->threads = ecalloc(THREAD_SLOTS, sizeof(*w->threads));
 	w->gen = 1;
-	w->cur_thread = UINT32_MAX;
+	frame_state_reset(&w->fs);
 	w->textcap = 4096;
 	w->textbuf = emalloc(w->textcap);
 	memcpy(hdr, MT_TRACE_MAGIC, MT_TRACE_MAGIC_LEN);
@@ -207,14 +224,8 @@ frame_reset(struct trace_writer *w)
 	for (i = 0; i < NSTREAMS; i++)
 		w->st[i].len = 0;
 	w->rawlen = 0;
-	w->last_ts = 0;
-	w->last_addr = 0;
-	w->nthreads = 0;
-	w->cur_thread = UINT32_MAX;
-	w->nallocs = 0;
-	w->nheaps = 0;
+	frame_state_reset(&w->fs);
 	w->heapnames_len = 0;
-	memset(w->reuse.n, 0, sizeof(w->reuse.n));
 	if (++w->gen == 0) {
 		memset(w->refs, 0, REF_SLOTS * sizeof(*w->refs));
 		memset(w->threads, 0, THREAD_SLOTS * sizeof(*w->threads));
@@ -319,7 +330,7 @@ thread_index(struct trace_writer *w, int64_t pid, int64_t tid)
 	s->gen = w->gen;
 	s->pid = pid;
 	s->tid = tid;
-	s->index = w->nthreads++;
+	s->index = w->fs.nthreads++;
 	put_byte(w, S_TAG, R_THREAD);
 	put(w, S_MISC, (uint64_t)pid);
 	put(w, S_MISC, (uint64_t)tid);
@@ -334,15 +345,15 @@ heap_index(struct trace_writer *w, struct mt_str heap, uint32_t *idx)
 
 	if (k >= 0)
 		return (unsigned)k;
-	for (i = 0; i < w->nheaps; i++)
+	for (i = 0; i < w->fs.nheaps; i++)
 		if (w->heaps[i].len == heap.len && !memcmp(w->heaps[i].s, heap.s, heap.len))
 			break;
-	if (i == w->nheaps) {
+	if (i == w->fs.nheaps) {
 		memcpy(w->heapnames + w->heapnames_len, heap.s, heap.len);
 		w->heaps[i].s = w->heapnames + w->heapnames_len;
 		w->heaps[i].len = heap.len;
 		w->heapnames_len += heap.len;
-		w->nheaps++;
+		w->fs.nheaps++;
 		put_byte(w, S_TAG, R_HEAP);
 		put_bytes(w, heap);
 	}
@@ -359,8 +370,8 @@ ref_slot(struct trace_writer *w, uint64_t addr)
 static void
 put_ts(struct trace_writer *w, uint64_t ts)
 {
-	put(w, S_TS, zigzag((int64_t)(ts - w->last_ts)));
-	w->last_ts = ts;
+	put(w, S_TS, zigzag((int64_t)(ts - w->fs.last_ts)));
+	w->fs.last_ts = ts;
 }
 
 void
@@ -380,8 +391,8 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 	case MT_ALLOC:
 	case MT_FREE:
 		/* Start a new frame while the tables have room for this record. */
-		if (w->nallocs >= FRAME_ALLOCS_MAX ||
-		    w->nthreads >= THREAD_SLOTS / 2 || w->nheaps >= MAX_HEAPS ||
+		if (w->fs.nallocs >= FRAME_ALLOCS_MAX ||
+		    w->fs.nthreads >= THREAD_SLOTS / 2 || w->fs.nheaps >= MAX_HEAPS ||
 		    w->heapnames_len + ev->heap.len > HEAPNAMES_MAX)
 			trace_flush(w);
 		if (ev->heap.len > HEAPNAMES_MAX / 2)
@@ -390,9 +401,9 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 		heap = heap_index(w, ev->heap, &hidx);
 		key = (uint32_t)ev->pid << 12 ^ (heap == HEAP_OTHER ? 3 + hidx : heap);
 		tag = (uint8_t)(heap << 4);
-		if (thread != w->cur_thread) {
+		if (thread != w->fs.cur_thread) {
 			tag |= TAG_THREAD;
-			w->cur_thread = thread;
+			w->fs.cur_thread = thread;
 			put(w, S_THREAD, thread);
 		}
 		put_ts(w, ev->ts);
@@ -401,18 +412,18 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 		ref = ref_slot(w, ev->addr);
 		if (ev->type == MT_ALLOC) {
 			unsigned cls = heap == 0 ? reuse_class(ev->size) : 0;
-			int k = reuse_find(&w->reuse, cls, ev->addr);
+			int k = reuse_find(&w->fs.reuse, cls, ev->addr);
 			tag |= R_ALLOC;
-			d = (int64_t)(ev->addr - w->last_addr);
+			d = (int64_t)(ev->addr - w->fs.last_addr);
 			if (k >= 0) {
-				reuse_take(&w->reuse, cls, (unsigned)k);
+				reuse_take(&w->fs.reuse, cls, (unsigned)k);
 				put(w, S_ADDR, (uint64_t)k);
 			} else if ((d & 15) == 0) {
 				put(w, S_ADDR, REUSE_DEPTH + (zigzag(d >> 4) << 1));
 			} else {
 				put(w, S_ADDR, REUSE_DEPTH + (zigzag(d) << 1 | 1));
 			}
-			w->last_addr = ev->addr;
+			w->fs.last_addr = ev->addr;
 			put(w, S_SIZE, ev->size);
 			if (ev->flags & EV_STACK_NONE)
 				tag |= TAG_FLAG;
@@ -422,22 +433,22 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 			ref->addr = ev->addr;
 			ref->key = key;
 			ref->cls = cls;
-			ref->index = w->nallocs++;
+			ref->index = w->fs.nallocs++;
 		} else {
 			if (ref->gen != w->gen || ref->addr != ev->addr || ref->key != key)
 				ref = NULL;
 			if (ev->size) {
 				tag |= R_FREE_RANGE;
-				put(w, S_ADDR, zigzag((int64_t)(ev->addr - w->last_addr)));
+				put(w, S_ADDR, zigzag((int64_t)(ev->addr - w->fs.last_addr)));
 				put(w, S_SIZE, ev->size);
 			} else if (ref) {
 				tag |= R_FREE_REF;
-				put(w, S_REF, w->nallocs - ref->index);
-				reuse_push(&w->reuse, ref->cls, ev->addr);
+				put(w, S_REF, w->fs.nallocs - ref->index);
+				reuse_push(&w->fs.reuse, ref->cls, ev->addr);
 				ref->gen = 0;
 			} else {
 				tag |= R_FREE_ADDR;
-				put(w, S_ADDR, zigzag((int64_t)(ev->addr - w->last_addr)));
+				put(w, S_ADDR, zigzag((int64_t)(ev->addr - w->fs.last_addr)));
 			}
 			if (!(ev->flags & EV_STACK_NONE)) {
 				tag |= TAG_FLAG;
@@ -563,17 +574,15 @@ struct trace_reader {
 	int failed;
 	char error[160];
 	/* per-frame state */
-	uint64_t last_ts, last_addr;
+	struct frame_state fs;
 	struct { int64_t pid, tid; } *threads;
-	uint32_t nthreads, threadcap, cur_thread;
+	uint32_t threadcap;
 	struct frame_alloc {
 		uint64_t addr;
 		unsigned cls;
 	} *allocs;
-	uint32_t nallocs, alloccap;
-	struct reuse reuse;
+	uint32_t alloccap;
 	struct mt_str heaps[MAX_HEAPS];
-	uint32_t nheaps;
 	uint64_t *ips;
 	struct mt_parser parser;
 	char *textline;
@@ -687,13 +696,7 @@ next_frame(struct trace_reader *r)
 		}
 		if (ret == 0) {
 			r->frames++;
-			r->last_ts = 0;
-			r->last_addr = 0;
-			r->nthreads = 0;
-			r->cur_thread = UINT32_MAX;
-			r->nallocs = 0;
-			r->nheaps = 0;
-			memset(r->reuse.n, 0, sizeof(r->reuse.n));
+			frame_state_reset(&r->fs);
 			return 1;
 		}
 	}
@@ -741,8 +744,8 @@ get_ts(struct trace_reader *r, uint64_t *ts)
 
 	if (get(r, S_TS, &d))
 		return -1;
-	r->last_ts += (uint64_t)unzigzag(d);
-	*ts = r->last_ts;
+	r->fs.last_ts += (uint64_t)unzigzag(d);
+	*ts = r->fs.last_ts;
 	return 0;
 }
 
@@ -788,22 +791,22 @@ decode(struct trace_reader *r, struct mt_event *ev)
 	memset(ev, 0, sizeof(*ev));
 	switch (TAG_TYPE(tag)) {
 	case R_THREAD:
-		if (r->nthreads == r->threadcap) {
+		if (r->fs.nthreads == r->threadcap) {
 			r->threadcap = r->threadcap ? r->threadcap * 2 : 64;
 			r->threads = erealloc(r->threads, r->threadcap * sizeof(*r->threads));
 		}
 		if (get(r, S_MISC, &v) || v > INT32_MAX)
 			return -1;
-		r->threads[r->nthreads].pid = (int64_t)v;
+		r->threads[r->fs.nthreads].pid = (int64_t)v;
 		if (get(r, S_MISC, &v) || v > INT32_MAX)
 			return -1;
-		r->threads[r->nthreads++].tid = (int64_t)v;
+		r->threads[r->fs.nthreads++].tid = (int64_t)v;
 		ev->type = MT_NONE;
 		return 0;
 	case R_HEAP:
-		if (r->nheaps == MAX_HEAPS || get_str(r, &r->heaps[r->nheaps]))
+		if (r->fs.nheaps == MAX_HEAPS || get_str(r, &r->heaps[r->fs.nheaps]))
 			return -1;
-		r->nheaps++;
+		r->fs.nheaps++;
 		ev->type = MT_NONE;
 		return 0;
 	case R_ALLOC:
@@ -813,16 +816,16 @@ decode(struct trace_reader *r, struct mt_event *ev)
 		if (get_ts(r, &ev->ts))
 			return -1;
 		if (tag & TAG_THREAD) {
-			if (get(r, S_THREAD, &v) || v >= r->nthreads)
+			if (get(r, S_THREAD, &v) || v >= r->fs.nthreads)
 				return -1;
-			r->cur_thread = (uint32_t)v;
+			r->fs.cur_thread = (uint32_t)v;
 		}
-		if (r->cur_thread >= r->nthreads)
+		if (r->fs.cur_thread >= r->fs.nthreads)
 			return -1;
-		ev->pid = r->threads[r->cur_thread].pid;
-		ev->tid = r->threads[r->cur_thread].tid;
+		ev->pid = r->threads[r->fs.cur_thread].pid;
+		ev->tid = r->threads[r->fs.cur_thread].tid;
 		if (TAG_HEAP(tag) == HEAP_OTHER) {
-			if (get(r, S_MISC, &v) || v >= r->nheaps)
+			if (get(r, S_MISC, &v) || v >= r->fs.nheaps)
 				return -1;
 			ev->heap = r->heaps[v];
 		} else {
@@ -834,36 +837,36 @@ decode(struct trace_reader *r, struct mt_event *ev)
 				return -1;
 			cls = TAG_HEAP(tag) == 0 ? reuse_class(ev->size) : 0;
 			if (v < REUSE_DEPTH) {
-				if (!cls || v >= r->reuse.n[cls])
+				if (!cls || v >= r->fs.reuse.n[cls])
 					return -1;
-				r->last_addr = reuse_take(&r->reuse, cls, (unsigned)v);
+				r->fs.last_addr = reuse_take(&r->fs.reuse, cls, (unsigned)v);
 			} else {
 				v -= REUSE_DEPTH;
 				d = unzigzag(v >> 1);
-				r->last_addr += (uint64_t)(v & 1 ? d : d * 16);
+				r->fs.last_addr += (uint64_t)(v & 1 ? d : d * 16);
 			}
-			ev->addr = r->last_addr;
+			ev->addr = r->fs.last_addr;
 			if (tag & TAG_FLAG)
 				ev->flags |= EV_STACK_NONE;
 			else if (get(r, S_STACK, &ev->stack))
 				return -1;
-			if (r->nallocs == r->alloccap) {
+			if (r->fs.nallocs == r->alloccap) {
 				r->alloccap = r->alloccap ? r->alloccap * 2 : 4096;
 				r->allocs = erealloc(r->allocs, r->alloccap * sizeof(*r->allocs));
 			}
-			r->allocs[r->nallocs].addr = ev->addr;
-			r->allocs[r->nallocs++].cls = cls;
+			r->allocs[r->fs.nallocs].addr = ev->addr;
+			r->allocs[r->fs.nallocs++].cls = cls;
 		} else {
 			ev->type = MT_FREE;
 			if (get(r, TAG_TYPE(tag) == R_FREE_REF ? S_REF : S_ADDR, &v))
 				return -1;
 			if (TAG_TYPE(tag) == R_FREE_REF) {
-				if (v == 0 || v > r->nallocs)
+				if (v == 0 || v > r->fs.nallocs)
 					return -1;
-				ev->addr = r->allocs[r->nallocs - v].addr;
-				reuse_push(&r->reuse, r->allocs[r->nallocs - v].cls, ev->addr);
+				ev->addr = r->allocs[r->fs.nallocs - v].addr;
+				reuse_push(&r->fs.reuse, r->allocs[r->fs.nallocs - v].cls, ev->addr);
 			} else {
-				ev->addr = r->last_addr + (uint64_t)unzigzag(v);
+				ev->addr = r->fs.last_addr + (uint64_t)unzigzag(v);
 				if (TAG_TYPE(tag) == R_FREE_RANGE &&
 				    (get(r, S_SIZE, &ev->size) || ev->size == 0))
 					return -1;

@@ -619,21 +619,8 @@ mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	return p;
 }
 
-EXPORT void *
-mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	void *p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
-
-	if (p != MAP_FAILED && recording && !OURS()) {
-		int anon = (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE;
-		if (anon || (flags & MAP_FIXED)) {
-			struct mt_raw r = RAW(RAW_MMAP,
-			    anon ? heap_of_prot(prot) : RAW_HEAP_NONE, p, len);
-			record(&r, NULL, 1);
-		}
-	}
-	return p;
-}
+/* The same function under its large-file name; some programs call that. */
+EXPORT void *mmap64(void *, size_t, int, int, int, off_t) __attribute__((alias("mmap")));
 
 EXPORT int
 munmap(void *addr, size_t len)

@@ -52,7 +52,7 @@ void *memalign(size_t, size_t);
 void *pvalloc(size_t);
 #define MAX_DEPTH 1024
 #define SKIP_FRAMES 2		/* record() and the interposed function */
-#define NESTED_MAX 64
+#define NESTED_MAX 256
 #define MAPS_MAX 4096
 
 extern void *__libc_malloc(size_t);

@@ -1,0 +1,475 @@
+/*
+ * mt-symbolize: passes an event stream through unchanged and, before the
+ * first stack line that needs them, writes sym lines for each distinct
+ * address: function, file:line and module, every inlined frame a line of
+ * its own, innermost first.  It works offline, from the recorded maps and
+ * build-ids alone; elfutils' libdwfl finds the debug information beside
+ * the binary, through .gnu_debuglink, in /usr/lib/debug (also by
+ * build-id) and in every -s directory.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mt.h"
+
+/* libstdc++'s demangler: C++, and Rust's legacy names, which it reads. */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+struct dso {
+	char *path;		/* as recorded */
+	char *build_id;		/* hex, or NULL */
+	Dwfl *dwfl;		/* NULL: could not be opened */
+	Dwfl_Module *mod;
+	Elf *elf;
+	int fd;
+	int warned;
+};
+
+struct mapping {
+	uint64_t lo, hi;
+	uint64_t bias;		/* process address - file address */
+	struct dso *dso;
+};
+
+static void usage(void) __attribute__((noreturn));
+static struct dso *dso_get(const char *path, const char *build_id, uint64_t off,
+    uint64_t lo, uint64_t *bias);
+
+static char **symdirs;
+static size_t nsymdirs;
+static char *debuginfo_path;
+static int no_inline, no_demangle;
+static struct dso **dsos;
+static size_t ndsos;
+static struct mapping *maps;
+static size_t nmaps, mapcap;
+static struct mt_out out;
+
+/* Addresses already written, an open-addressing set. */
+static uint64_t *done;
+static size_t ndone, donecap;
+
+static int
+done_add(uint64_t ip)
+{
+	size_t i, h;
+	uint64_t *old;
+
+	if (ip == 0)
+		return 0;
+	if (ndone * 2 >= donecap) {
+		old = done;
+		h = donecap;
+		donecap = donecap ? donecap * 2 : 4096;
+		done = ecalloc(donecap, sizeof(*done));
+		ndone = 0;
+		for (i = 0; i < h; i++)
+			if (old[i])
+				done_add(old[i]);
+		free(old);
+	}
+	for (h = (size_t)(ip * 0x9e3779b97f4a7c15ULL >> 20) & (donecap - 1); done[h];
+	    h = (h + 1) & (donecap - 1))
+		if (done[h] == ip)
+			return 0;
+	done[h] = ip;
+	ndone++;
+	return 1;
+}
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static int
+same_build_id(Elf *elf, const char *want)
+{
+	const unsigned char *id;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	char hex[256];
+	ssize_t i;
+
+	if (!want)
+		return 1;
+	if (n <= 0 || n > 100)
+		return 0;
+	for (i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return strcmp(hex, want) == 0;
+}
+
+/* Candidates for a recorded module: the symbol path first, then itself. */
+static int
+open_module(struct dso *d, char *found, size_t cap)
+{
+	const char *base = strrchr(d->path, '/') ? strrchr(d->path, '/') + 1 : d->path;
+	int fd, mismatch = 0;
+	size_t i;
+	Elf *elf;
+
+	for (i = 0; i <= nsymdirs * 2; i++) {
+		if (i == nsymdirs * 2)
+			snprintf(found, cap, "%s", d->path);
+		else if (i % 2 == 0)
+			snprintf(found, cap, "%s/%s", symdirs[i / 2], base);
+		else if (d->build_id && strlen(d->build_id) > 2)
+			snprintf(found, cap, "%s/.build-id/%.2s/%s", symdirs[i / 2],
+			    d->build_id, d->build_id + 2);
+		else
+			continue;
+		if ((fd = open(found, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (elf && elf_kind(elf) == ELF_K_ELF && same_build_id(elf, d->build_id)) {
+			d->elf = elf;
+			return fd;
+		}
+		if (elf && elf_kind(elf) == ELF_K_ELF)
+			mismatch = 1;
+		if (elf)
+			elf_end(elf);
+		close(fd);
+	}
+	return mismatch ? -2 : -1;
+}
+
+static struct dso *
+dso_get(const char *path, const char *build_id, uint64_t off, uint64_t lo, uint64_t *bias)
+{
+	char found[4096];
+	struct dso *d = NULL;
+	GElf_Phdr ph;
+	size_t i, n;
+	int fd = -1;
+
+	for (i = 0; i < ndsos; i++)
+		if (strcmp(dsos[i]->path, path) == 0 &&
+		    (!build_id) == (!dsos[i]->build_id) &&
+		    (!build_id || strcmp(build_id, dsos[i]->build_id) == 0)) {
+			d = dsos[i];
+			break;
+		}
+	if (!d) {
+		d = ecalloc(1, sizeof(*d));
+		d->path = estrdup(path);
+		d->build_id = build_id ? estrdup(build_id) : NULL;
+		d->fd = -1;
+		dsos = erealloc(dsos, (ndsos + 1) * sizeof(*dsos));
+		dsos[ndsos++] = d;
+		if (path[0] == '/' && (fd = open_module(d, found, sizeof(found))) >= 0) {
+			d->fd = fd;
+			d->dwfl = dwfl_begin(&callbacks);
+			/* Reported at its link-time addresses: we subtract the bias. */
+			if (d->dwfl) {
+				d->mod = dwfl_report_elf(d->dwfl, path, found, dup(fd), 0, false);
+				dwfl_report_end(d->dwfl, NULL, NULL);
+			}
+			if (!d->mod) {
+				if (d->dwfl)
+					dwfl_end(d->dwfl);
+				d->dwfl = NULL;
+			}
+		} else if (path[0] == '/' && fd == -2) {
+			fflush(stdout);
+			fprintf(stderr, "%s: %s: build-id differs from the recorded %s: "
+			    "its frames stay unresolved\n", mt_progname, path, build_id);
+		}
+	}
+	*bias = 0;
+	if (d->elf && elf_getphdrnum(d->elf, &n) == 0) {
+		for (i = 0; i < n; i++) {
+			if (gelf_getphdr(d->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    ph.p_offset == off) {
+				*bias = lo - ph.p_vaddr;
+				break;
+			}
+		}
+	}
+	return d;
+}
+
+static const char *
+demangle(const char *name, char **tofree)
+{
+	int status;
+	char *s;
+
+	*tofree = NULL;
+	if (no_demangle || !name || name[0] != '_' || name[1] != 'Z')
+		return name;
+	s = __cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0 || !s)
+		return name;
+	*tofree = s;
+	return s;
+}
+
+static void
+put_sym(uint64_t ip, const char *fn, const char *file, int line, const char *module)
+{
+	char buf[8192], *p = buf;
+	char *freeme;
+	size_t room = sizeof(buf);
+	int n;
+
+	fn = demangle(fn, &freeme);
+	n = snprintf(p, room, "sym\t0x%llx\t", (unsigned long long)ip);
+	p += n;
+	room -= (size_t)n;
+	if (fn && strlen(fn) * 4 + 2 < room) {
+		n = (int)str_escape(p, fn, strlen(fn));
+	} else {
+		memcpy(p, "??", 2);
+		n = 2;
+	}
+	p += n;
+	room -= (size_t)n;
+	if (file && line > 0 && strlen(file) * 4 + 32 < room) {
+		*p++ = '\t';
+		p += str_escape(p, file, strlen(file));
+		p += sprintf(p, ":%d", line);
+	} else {
+		memcpy(p, "\t-", 2);
+		p += 2;
+	}
+	room = sizeof(buf) - (size_t)(p - buf);
+	if (strlen(module) * 4 + 3 < room) {
+		*p++ = '\t';
+		p += str_escape(p, module, strlen(module));
+	}
+	*p++ = '\n';
+	out_write(&out, buf, (size_t)(p - buf));
+	free(freeme);
+}
+
+/* The name of a subprogram or inlined subroutine, through its origin. */
+static const char *
+die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name;
+
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	if (!name)
+		name = dwarf_diename(die);
+	return name;
+}
+
+/*
+ * Every frame at file address a of module m: the innermost function with
+ * the line-table line of a, then for each inlined subroutine the function
+ * it was inlined into, at its call site.
+ */
+static int
+resolve_inlines(uint64_t ip, Dwfl_Module *m, GElf_Addr a, const char *module)
+{
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(m, a, &bias), *scopes = NULL;
+	Dwfl_Line *line = dwfl_module_getsrc(m, a);
+	const char *file = NULL, *fn = NULL;
+	int lineno = 0, n, i, j;
+	Dwarf_Files *files;
+	Dwarf_Word w;
+	Dwarf_Attribute attr;
+
+	if (line)
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!cu || (n = dwarf_getscopes(cu, a - bias, &scopes)) <= 0) {
+		free(scopes);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		fn = die_name(&scopes[i]);
+		if (!fn)
+			fn = dwfl_module_addrname(m, a);
+		put_sym(ip, fn, file, lineno, module);
+		if (tag == DW_TAG_subprogram || no_inline)
+			break;
+		/* The caller's line is this inlined call's site. */
+		file = NULL;
+		lineno = 0;
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &w) == 0)
+			lineno = (int)w;
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &w) == 0 &&
+		    dwarf_getsrcfiles(cu, &files, NULL) == 0)
+			file = dwarf_filesrc(files, w, NULL, NULL);
+		for (j = i + 1; j < n; j++) {
+			tag = dwarf_tag(&scopes[j]);
+			if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+				break;
+		}
+		if (j == n) {
+			/* No enclosing function in the DWARF: name it by symbol. */
+			put_sym(ip, dwfl_module_addrname(m, a), file, lineno, module);
+			break;
+		}
+	}
+	free(scopes);
+	return 1;
+}
+
+static void
+resolve(uint64_t ip)
+{
+	struct mapping *mp = NULL;
+	GElf_Addr a;
+	const char *fn, *file = NULL;
+	char unknown[64];
+	int lineno = 0;
+	size_t i;
+	Dwfl_Line *line;
+
+	/* The newest mapping that holds it: a later process may reuse a range. */
+	for (i = nmaps; i-- > 0;)
+		if (ip >= maps[i].lo && ip <= maps[i].hi) {
+			mp = &maps[i];
+			break;
+		}
+	if (!mp) {
+		put_sym(ip, "??", NULL, 0, "??");
+		return;
+	}
+	/* A return address: the call is the byte before it. */
+	a = ip - 1 - mp->bias;
+	if (mp->dso->mod) {
+		if (resolve_inlines(ip, mp->dso->mod, a, mp->dso->path))
+			return;
+		fn = dwfl_module_addrname(mp->dso->mod, a);
+		line = dwfl_module_getsrc(mp->dso->mod, a);
+		if (line)
+			file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+		if (fn) {
+			put_sym(ip, fn, file, lineno, mp->dso->path);
+			return;
+		}
+	}
+	snprintf(unknown, sizeof(unknown), "??+0x%llx", (unsigned long long)(ip - mp->bias));
+	put_sym(ip, unknown, NULL, 0, mp->dso->path);
+}
+
+static void
+add_map(const struct mt_event *ev)
+{
+	char path[4096], bid[256];
+	struct mapping *m;
+
+	if (ev->s2.len >= sizeof(path) || ev->s1.len >= sizeof(bid))
+		return;
+	memcpy(path, ev->s2.s, ev->s2.len);
+	path[ev->s2.len] = '\0';
+	memcpy(bid, ev->s1.s, ev->s1.len);
+	bid[ev->s1.len] = '\0';
+	if (nmaps == mapcap) {
+		mapcap = mapcap ? mapcap * 2 : 64;
+		maps = erealloc(maps, mapcap * sizeof(*maps));
+	}
+	m = &maps[nmaps++];
+	m->lo = ev->addr;
+	m->hi = ev->size;
+	m->dso = dso_get(path, strcmp(bid, "-") && bid[0] ? bid : NULL, ev->stack,
+	    ev->addr, &m->bias);
+}
+
+static int
+symbolize(const char *path)
+{
+	struct mt_reader *r;
+	struct mt_event ev;
+	struct mt_str line;
+	size_t i;
+
+	if (!(r = reader_open(path)))
+		return 1;
+	while (reader_next(r, &ev)) {
+		if (ev.type == MT_MAP)
+			add_map(&ev);
+		else if (ev.type == MT_STACK)
+			for (i = 0; i < ev.nips; i++)
+				if (done_add(ev.ips[i]))
+					resolve(ev.ips[i]);
+		line = reader_line(r);
+		out_write(&out, line.s, line.len);
+	}
+	return reader_close(r);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "symbols", required_argument, NULL, 's' },
+		{ "no-inline", no_argument, NULL, 'I' },
+		{ "no-demangle", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	size_t len;
+	int ch, i, status = 0;
+
+	mt_setprogname(argv[0]);
+	while ((ch = getopt_long(argc, argv, "CIs:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			symdirs = erealloc(symdirs, (nsymdirs + 1) * sizeof(*symdirs));
+			symdirs[nsymdirs++] = optarg;
+			break;
+		case 'I':
+			no_inline = 1;
+			break;
+		case 'C':
+			no_demangle = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	/* Beside the binary, its .debug directory, /usr/lib/debug, then ours. */
+	len = 64;
+	for (i = 0; i < (int)nsymdirs; i++)
+		len += strlen(symdirs[i]) + 1;
+	debuginfo_path = emalloc(len);
+	strcpy(debuginfo_path, "-:.debug:/usr/lib/debug");
+	for (i = 0; i < (int)nsymdirs; i++) {
+		strcat(debuginfo_path, ":");
+		strcat(debuginfo_path, symdirs[i]);
+	}
+	elf_version(EV_CURRENT);
+	out_init(&out, STDOUT_FILENO, 1 << 20);
+	if (argc == 0)
+		status |= symbolize(NULL);
+	for (i = 0; i < argc; i++)
+		status |= symbolize(argv[i]);
+	if (out_flush(&out)) {
+		fprintf(stderr, "%s: stdout: %s\n", mt_progname, strerror(out.error));
+		status = 1;
+	}
+	return status | mt_status;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [-CI] [-s dir] [--no-inline] [--no-demangle] [file ...]\n",
+	    mt_progname);
+	exit(1);
+}

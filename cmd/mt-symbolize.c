@@ -187,7 +187,8 @@ dso_get(const char *path, const char *build_id, uint64_t off, uint64_t lo, uint6
 			    "its frames stay unresolved\n", mt_progname, path, build_id);
 		}
 	}
-	*bias = 0;
+	/* Without the file, offsets in it: as if addresses were offsets. */
+	*bias = lo - off;
 	if (d->elf && elf_getphdrnum(d->elf, &n) == 0) {
 		for (i = 0; i < n; i++) {
 			if (gelf_getphdr(d->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
@@ -265,7 +266,7 @@ die_name(Dwarf_Die *die)
 	if (!name)
 		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
 	if (!name)
-		name = dwarf_diename(die);
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attr));
 	return name;
 }
 
@@ -278,7 +279,7 @@ static int
 resolve_inlines(uint64_t ip, Dwfl_Module *m, GElf_Addr a, const char *module)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(m, a, &bias), *scopes = NULL;
+	Dwarf_Die *cu = dwfl_module_addrdie(m, a, &bias), *pc_scopes = NULL, *scopes = NULL;
 	Dwfl_Line *line = dwfl_module_getsrc(m, a);
 	const char *file = NULL, *fn = NULL;
 	int lineno = 0, n, i, j;
@@ -288,10 +289,17 @@ resolve_inlines(uint64_t ip, Dwfl_Module *m, GElf_Addr a, const char *module)
 
 	if (line)
 		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-	if (!cu || (n = dwarf_getscopes(cu, a - bias, &scopes)) <= 0) {
+	/*
+	 * The innermost scope at the address, then its nesting in the
+	 * concrete tree: inlined subroutines up to the function.
+	 */
+	if (!cu || dwarf_getscopes(cu, a - bias, &pc_scopes) <= 0 ||
+	    (n = dwarf_getscopes_die(&pc_scopes[0], &scopes)) <= 0) {
+		free(pc_scopes);
 		free(scopes);
 		return 0;
 	}
+	free(pc_scopes);
 	for (i = 0; i < n; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
@@ -326,7 +334,7 @@ resolve_inlines(uint64_t ip, Dwfl_Module *m, GElf_Addr a, const char *module)
 }
 
 static void
-resolve(uint64_t ip)
+resolve(uint64_t ip, struct mt_reader *r)
 {
 	struct mapping *mp = NULL;
 	GElf_Addr a;
@@ -343,6 +351,10 @@ resolve(uint64_t ip)
 			break;
 		}
 	if (!mp) {
+		char tok[32];
+		int n = snprintf(tok, sizeof(tok), "0x%llx", (unsigned long long)ip);
+		mt_warn_at(reader_name(r), reader_lineno(r), "address outside every map",
+		    tok, (size_t)n);
 		put_sym(ip, "??", NULL, 0, "??");
 		return;
 	}
@@ -403,7 +415,7 @@ symbolize(const char *path)
 		else if (ev.type == MT_STACK)
 			for (i = 0; i < ev.nips; i++)
 				if (done_add(ev.ips[i]))
-					resolve(ev.ips[i]);
+					resolve(ev.ips[i], r);
 		line = reader_line(r);
 		out_write(&out, line.s, line.len);
 	}

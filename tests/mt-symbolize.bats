@@ -1,0 +1,167 @@
+#!/usr/bin/env bats
+# mt-symbolize: symbols checked against binutils' addr2line, on committed
+# fixtures (see fixtures/mt-symbolize/build.sh) and on recordings.
+
+load helpers
+
+FIX=$TESTS/fixtures/mt-symbolize
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# "function<TAB>file:line" for every frame addr2line -i gives for ip in
+# module, read from a decoded trace (the map of the module gives lo and
+# offset; the fixtures' text segments have p_vaddr == p_offset).
+oracle() {	# trace.txt module ip
+	local lo off
+	read -r lo off <<<"$(awk -F'\t' -v m="$2" '$1 == "map" && $7 == m { print $3, $5 }' "$1" | tail -n 1)"
+	addr2line -i -f -C -e "$2" "$(printf '0x%x' $(($3 - lo + off - 1)))" |
+		paste - - | sed 's/ (discriminator [0-9]*)//' |
+		awk -F'\t' '{ n = split($2, p, "/"); print $1 "\t" p[n] }'
+}
+
+ours() {	# symbolized.txt ip
+	awk -F'\t' -v ip="$2" '$1 == "sym" && $2 == ip {
+		n = split($4, p, "/"); print $3 "\t" p[n] }' "$1"
+}
+
+@test "inlined frames, innermost first, at their call sites: as addr2line -i says" {
+	mt-record -o in.mtr -- "$FIX/inline" 2>/dev/null
+	mt-decode in.mtr >in.txt
+	run -0 --separate-stderr mt-symbolize in.mtr
+	echo "$output" >sym.txt
+	ips=$(awk -F'\t' -v m="$FIX/inline" '$1 == "sym" && $5 == m && $3 != "_start" { print $2 }' sym.txt | sort -u)
+	[ -n "$ips" ]
+	for ip in $ips; do
+		diff <(oracle in.txt "$FIX/inline" "$ip") <(ours sym.txt "$ip")
+	done
+	# the allocation behind two inlined functions has three frames
+	[ "$(awk -F'\t' '$1 == "sym" && $3 == "inner_copy"' sym.txt | wc -l)" = 1 ]
+	ip=$(awk -F'\t' '$1 == "sym" && $3 == "inner_copy" { print $2 }' sym.txt)
+	[ "$(ours sym.txt "$ip" | cut -f1 | tr '\n' ' ')" = "inner_copy outer_copy main " ]
+	[ "$(ours sym.txt "$ip" | cut -f2 | tr '\n' ' ')" = "inline.c:19 inline.c:28 inline.c:43 " ]
+}
+
+@test "every input line passes through unchanged and in order; sym lines come before their stack" {
+	mt-record -o in.mtr -- "$FIX/inline" 2>/dev/null
+	mt-decode in.mtr >in.txt
+	mt-symbolize in.txt >sym.txt
+	diff <(grep -v '^sym' sym.txt) in.txt
+	awk -F'\t' '$1 == "sym" { s[$2] = 1 } $1 == "stack" { for (i = 3; i <= NF; i++) if (!($i in s)) exit 1 }' sym.txt
+	# each distinct address once
+	[ "$(awk -F'\t' '$1 == "sym" { print $2 }' sym.txt | uniq | sort | uniq -d | wc -l)" = 0 ]
+}
+
+@test "C++: namespaces, templates, operator new, demangled; --no-demangle keeps them raw" {
+	mt-record -o cx.mtr -- "$FIX/cxx" 2>/dev/null
+	mt-decode cx.mtr >cx.txt
+	mt-symbolize cx.mtr >sym.txt
+	grep -q $'^sym\t0x[0-9a-f]*\tshop::make_widget(int)\t.*cxx.cc:22\t' sym.txt
+	grep -q $'^sym\t0x[0-9a-f]*\tstd::__new_allocator<long>::allocate(unsigned long, void const\\*)\t' sym.txt
+	grep -q $'^sym\t0x[0-9a-f]*\toperator new(unsigned long)\t' sym.txt
+	for ip in $(awk -F'\t' -v m="$FIX/cxx" '$1 == "sym" && $5 == m && $3 != "_start" { print $2 }' sym.txt | sort -u); do
+		diff <(oracle cx.txt "$FIX/cxx" "$ip") <(ours sym.txt "$ip")
+	done
+	mt-symbolize --no-demangle cx.mtr >raw.txt
+	grep -q $'^sym\t0x[0-9a-f]*\t_ZN4shop11make_widgetEi\t' raw.txt
+}
+
+@test "--no-inline: one frame an address, the function that holds the code" {
+	mt-record -o in.mtr -- "$FIX/inline" 2>/dev/null
+	mt-symbolize --no-inline in.mtr >sym.txt
+	[ "$(awk -F'\t' '$1 == "sym" { print $2 }' sym.txt | sort | uniq -d | wc -l)" = 0 ]
+	grep -q $'^sym\t0x[0-9a-f]*\tinner_copy\t.*inline.c:19\t' sym.txt
+}
+
+# The recording of inline, with the map of its module pointing elsewhere.
+moved_trace() {	# new-path
+	mt-record -o in.mtr -- "$FIX/inline" 2>/dev/null
+	mt-decode in.mtr | awk -F'\t' -v OFS='\t' -v old="$FIX/inline" -v new="$1" \
+		'$1 == "map" && $7 == old { $7 = new } { print }'
+}
+
+@test "a separate debug file found through .gnu_debuglink beside the binary" {
+	mkdir app
+	cp "$FIX/debuglink" app/inline
+	cp "$FIX/debug/inline.debug" app/
+	moved_trace "$PWD/app/inline" >t.txt
+	run -0 --separate-stderr mt-symbolize t.txt
+	has_line "$output" '^sym\t0x[0-9a-f]+\tinner_copy\t.*inline.c:19\t'
+}
+
+@test "on another machine: -s DIR finds the binary by name and its debug file" {
+	moved_trace /gone/inline >t.txt
+	mkdir syms
+	cp "$FIX/debuglink" syms/inline
+	cp "$FIX/debug/inline.debug" syms/
+	run -0 --separate-stderr mt-symbolize t.txt
+	has_line "$output" '^sym\t0x[0-9a-f]+\t\?\?\+0x[0-9a-f]+\t-\t/gone/inline$'
+	run -0 --separate-stderr mt-symbolize -s "$PWD/syms" t.txt
+	has_line "$output" '^sym\t0x[0-9a-f]+\tinner_copy\t.*inline.c:19\t/gone/inline$'
+}
+
+@test "a build-id directory in the symbol path" {
+	mkdir app
+	cp "$FIX/stripped" app/inline
+	moved_trace "$PWD/app/inline" >t.txt
+	run -0 --separate-stderr mt-symbolize -s "$FIX/buildid" t.txt
+	has_line "$output" '^sym\t0x[0-9a-f]+\tnot_inlined\t.*inline.c:34\t'
+}
+
+@test "a stripped binary without debug information: ?? with module and offset, no error" {
+	mkdir app
+	cp "$FIX/stripped" app/inline
+	moved_trace "$PWD/app/inline" >t.txt
+	run -0 --separate-stderr mt-symbolize t.txt
+	[ -z "$stderr" ]
+	has_line "$output" "^sym\t0x[0-9a-f]+\t\?\?\+0x1[0-9a-f]{3}\t-\t$PWD/app/inline\$"
+}
+
+@test "a file whose build-id differs from the recorded one: one warning, frames unresolved" {
+	mkdir app
+	cp "$FIX/other-inline" app/inline
+	moved_trace "$PWD/app/inline" >t.txt
+	id=$(awk -F'\t' -v m="$PWD/app/inline" '$1 == "map" && $7 == m { print $6 }' t.txt | head -n 1)
+	run -0 --separate-stderr mt-symbolize t.txt
+	[ "$stderr" = "mt-symbolize: $PWD/app/inline: build-id differs from the recorded $id: its frames stay unresolved" ]
+	! has_line "$output" '^sym\t0x[0-9a-f]+\tinner_copy\t'
+	has_line "$output" "^sym\t0x[0-9a-f]+\t\?\?\+0x[0-9a-f]+\t-\t$PWD/app/inline\$"
+}
+
+@test "a library loaded with dlopen at a random address" {
+	mt-record -o d.mtr -- "$PROGS/dlopen" "$PROGS/liballoc.so" >/dev/null 2>&1
+	mt-symbolize d.mtr >sym.txt
+	sid=$(awk -F'\t' '$1 == "alloc" && $7 == 4242 { print $8 }' sym.txt)
+	ip=$(awk -F'\t' -v s="$sid" '$1 == "stack" && $2 == s { print $3 }' sym.txt)
+	grep -q $'^sym\t'"$ip"$'\tlib_allocate\t.*liballoc.c:9\t'"$PROGS/liballoc.so"'$' sym.txt
+}
+
+@test "python3: allocations resolve into the interpreter's functions with file:line" {
+	printf 'def build(n):\n    return [{"k": i, "v": str(i)} for i in range(n)]\nx = build(5000)\n' >t.py
+	PYTHONMALLOC=malloc mt-record -o p.mtr -- /usr/bin/python3 t.py 2>/dev/null
+	mt-symbolize p.mtr >sym.txt
+	grep -Eq $'^sym\t0x[0-9a-f]+\t_PyEval_EvalFrameDefault\t\\.\\./Python/ceval\\.c:[0-9]+\t/usr/bin/python3' sym.txt
+	grep -Eq $'^sym\t0x[0-9a-f]+\t[A-Za-z_.0-9]+\t\\.\\./Objects/[a-z]+\\.c:[0-9]+\t/usr/bin/python3' sym.txt
+	# most frames of the interpreter resolve
+	total=$(awk -F'\t' '$1 == "sym" && $5 ~ /python3/' sym.txt | wc -l)
+	known=$(awk -F'\t' '$1 == "sym" && $5 ~ /python3/ && $4 != "-"' sym.txt | wc -l)
+	[ "$known" -ge $((total * 9 / 10)) ]
+}
+
+@test "[vdso], deleted files and addresses outside every map: ?? without fuss; garbage warned" {
+	printf 'map\t1\t0x7fff0000\t0x7fff1000\t0x0\t-\t[vdso]\nmap\t1\t0x1000\t0x2000\t0x0\t-\t/tmp/x (deleted)\nstack\t1\t0x7fff0010\t0x1500\t0x9999\nstack\t2\tzz\nsym\tbad\nalloc\t1\t1\t1\tmalloc\t0x10\t8\t1\n' >g.txt
+	run -1 --separate-stderr mt-symbolize g.txt
+	[ "${lines[2]}" = "$(printf 'sym\t0x7fff0010\t??+0x10\t-\t[vdso]')" ]
+	[ "${lines[3]}" = "$(printf 'sym\t0x1500\t??+0x500\t-\t/tmp/x (deleted)')" ]
+	[ "${lines[4]}" = "$(printf 'sym\t0x9999\t??\t-\t??')" ]
+	[ "${lines[6]}" = "$(printf 'alloc\t1\t1\t1\tmalloc\t0x10\t8\t1')" ]
+	[ "$stderr" = "mt-symbolize: g.txt:3: address outside every map '0x9999'
+mt-symbolize: g.txt:4: bad address 'zz'
+mt-symbolize: g.txt:5: missing fields in 'sym'" ]
+}
+
+@test "usage" {
+	run -1 --separate-stderr mt-symbolize --bogus
+	has_line "$stderr" '^usage: mt-symbolize \[-CI\] \[-s dir\] \[--no-inline\] \[--no-demangle\] \[file \.\.\.\]$'
+}

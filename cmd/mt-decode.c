@@ -18,25 +18,12 @@ decode(const char *path, struct mt_out *out, int check)
 {
 	struct mt_reader *r;
 	struct mt_event ev;
-	uint64_t n = 0;
-	size_t len;
-	char *p;
 
 	if (!(r = reader_open(path)))
 		return 1;
-	while (reader_next(r, &ev)) {
-		n++;
-		if (check)
-			continue;
-		if (reader_is_binary(r)) {
-			len = event_format_size(&ev);
-			p = out_reserve(out, len);
-			out_commit(out, event_format(&ev, p, len));
-		} else {
-			struct mt_str line = reader_line(r);
-			out_write(out, line.s, line.len);
-		}
-	}
+	while (reader_next(r, &ev))
+		if (!check)
+			reader_write(r, out);
 	return reader_close(r);
 }
 

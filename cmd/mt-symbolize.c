@@ -404,7 +404,6 @@ symbolize(const char *path)
 {
 	struct mt_reader *r;
 	struct mt_event ev;
-	struct mt_str line;
 	size_t i;
 
 	if (!(r = reader_open(path)))
@@ -416,8 +415,7 @@ symbolize(const char *path)
 			for (i = 0; i < ev.nips; i++)
 				if (done_add(ev.ips[i]))
 					resolve(ev.ips[i], r);
-		line = reader_line(r);
-		out_write(&out, line.s, line.len);
+		reader_write(r, &out);
 	}
 	return reader_close(r);
 }

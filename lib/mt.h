@@ -212,6 +212,8 @@ struct mt_reader *reader_open(const char *path);	/* NULL or "-": stdin; NULL ret
 int reader_next(struct mt_reader *r, struct mt_event *ev);
 /* The record as a text line with its newline (formatted for .mtr input). */
 struct mt_str reader_line(struct mt_reader *r);
+/* Appends that line to o, without a copy for a trace. */
+void reader_write(struct mt_reader *r, struct mt_out *o);
 const char *reader_name(const struct mt_reader *r);
 uint64_t reader_lineno(const struct mt_reader *r);
 int reader_is_binary(const struct mt_reader *r);

@@ -149,6 +149,22 @@ reader_line(struct mt_reader *r)
 	return (struct mt_str){ r->line, r->linelen + 1 };
 }
 
+/* Appends the current record's line to o: formatted in place for a trace. */
+void
+reader_write(struct mt_reader *r, struct mt_out *o)
+{
+	struct mt_str line;
+	size_t n;
+
+	if (r->binary) {
+		n = event_format_size(&r->cur);
+		out_commit(o, event_format(&r->cur, out_reserve(o, n), n));
+		return;
+	}
+	line = reader_line(r);
+	out_write(o, line.s, line.len);
+}
+
 const char *
 reader_name(const struct mt_reader *r)
 {

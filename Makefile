@@ -38,7 +38,7 @@ MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1
 # What a fresh Debian 12 needs, to build, to test, and to compare.
 APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
-	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils
+	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils cargo
 
 all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode
 
@@ -52,8 +52,9 @@ lib/libmt.a: $(LIBOBJ)
 cmd/%: cmd/%.c lib/libmt.a lib/mt.h lib/preload/proto.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) $(LIBS_$(notdir $@)) -lm
 
-# libdw for symbols; libstdc++ for its demangler (C++ and legacy Rust).
-LIBS_mt-symbolize := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null) -lelf -lstdc++
+# libdw for symbols; libiberty (libiberty-dev) for the one demangler that
+# reads C++ and both Rust manglings, legacy and v0.
+LIBS_mt-symbolize := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null) -lelf -liberty
 
 # The preload library runs inside other programs: never sanitized, and
 # only its interposed functions are exported.

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,6 @@
 
 #include "mt.h"
 
-/* libstdc++'s demangler: C++, and Rust's legacy names, which it reads. */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 struct dso {
 	char *path;		/* as recorded */
@@ -201,17 +200,17 @@ dso_get(const char *path, const char *build_id, uint64_t off, uint64_t lo, uint6
 	return d;
 }
 
+/* libiberty's demangler: C++, and Rust in both its legacy and v0 forms. */
 static const char *
 demangle(const char *name, char **tofree)
 {
-	int status;
 	char *s;
 
 	*tofree = NULL;
-	if (no_demangle || !name || name[0] != '_' || name[1] != 'Z')
+	if (no_demangle || !name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return name;
-	s = __cxa_demangle(name, NULL, NULL, &status);
-	if (status != 0 || !s)
+	s = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	if (!s)
 		return name;
 	*tofree = s;
 	return s;

@@ -165,3 +165,17 @@ mt-symbolize: g.txt:5: missing fields in 'sym'" ]
 	run -1 --separate-stderr mt-symbolize --bogus
 	has_line "$stderr" '^usage: mt-symbolize \[-CI\] \[-s dir\] \[--no-inline\] \[--no-demangle\] \[file \.\.\.\]$'
 }
+
+@test "Rust, legacy and v0 manglings, demangled" {
+	xz -dc "$FIX/rust-legacy.xz" >rust-legacy
+	xz -dc "$FIX/rust-v0.xz" >rust-v0
+	chmod +x rust-legacy rust-v0
+	mt-record -o l.mtr -- ./rust-legacy 2>/dev/null
+	mt-record -o v.mtr -- ./rust-v0 2>/dev/null
+	run -0 --separate-stderr mt-symbolize l.mtr
+	has_line "$output" '^sym\t0x[0-9a-f]+\trust::shop::Basket<T>::fill\t.*rust\.rs:12\t'
+	run -0 --separate-stderr mt-symbolize v.mtr
+	has_line "$output" '^sym\t0x[0-9a-f]+\t<rust::shop::Basket<alloc::string::String>>::fill\t.*rust\.rs:12\t'
+	run -0 --separate-stderr mt-symbolize --no-demangle v.mtr
+	has_line "$output" '^sym\t0x[0-9a-f]+\t_RNvMNtCs[0-9A-Za-z_]+4rust4shopINtB2_6Basket'
+}

@@ -38,7 +38,7 @@ MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1
 # What a fresh Debian 12 needs, to build, to test, and to compare.
 APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
-	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils cargo
+	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils
 
 all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode
 

@@ -54,6 +54,7 @@ struct rec {
 	uint32_t stack;
 	uint8_t kind;		/* RAW_* or a control kind below */
 	uint8_t heap;
+	uint16_t flags;		/* RAW_EXEC */
 	int32_t tid;
 	int32_t pid;
 	int status;
@@ -362,6 +363,25 @@ page_end(uint64_t addr, uint64_t len)
 	return e < addr ? UINT64_MAX : (e + 4095) & ~(uint64_t)4095;
 }
 
+/*
+ * Anonymous memory made executable is JIT code: a map line, so that its
+ * addresses are known to be in it, not outside every module.
+ */
+static void
+put_exec_map(struct rec *r, uint64_t lo, uint64_t hi)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_MAP;
+	ev.pid = r->pid;
+	ev.addr = lo;
+	ev.size = hi;
+	ev.s2.s = "[anon:exec]";
+	ev.s2.len = strlen(ev.s2.s);
+	put(&ev);
+}
+
 static void
 emit_mapping(struct rec *r, struct proc *p)
 {
@@ -373,6 +393,8 @@ emit_mapping(struct rec *r, struct proc *p)
 		region_cut(p, r, lo, hi, -1, 0);
 		if (r->heap == RAW_HEAP_MMAP || r->heap == RAW_HEAP_RESERVE)
 			region_add(p, r, lo, hi, r->heap);
+		if (r->flags & RAW_EXEC)
+			put_exec_map(r, lo, hi);
 		break;
 	case RAW_MUNMAP:
 		region_cut(p, r, lo, hi, -1, 0);
@@ -388,6 +410,10 @@ emit_mapping(struct rec *r, struct proc *p)
 		p->remap_heap = -1;
 		break;
 	case RAW_MPROTECT:
+		if (r->flags & RAW_EXEC)
+			for (i = region_first(p, lo); i < p->nregions && p->regions[i].lo < hi; i++)
+				put_exec_map(r, p->regions[i].lo > lo ? p->regions[i].lo : lo,
+				    p->regions[i].hi < hi ? p->regions[i].hi : hi);
 		/* Reserved made writable is a commit; committed made
 		   inaccessible a decommit; anything else changes nothing. */
 		if (r->heap == RAW_HEAP_MMAP || r->heap == RAW_HEAP_RESERVE) {
@@ -738,6 +764,7 @@ drain(struct ring *g)
 		r->addr = raw.addr;
 		r->size = raw.size;
 		r->stack = raw.stack;
+		r->flags = raw.flags;
 		r->pid = g->pid;
 		r->tid = g->tid;
 	}

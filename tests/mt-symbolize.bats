@@ -179,3 +179,14 @@ mt-symbolize: g.txt:5: missing fields in 'sym'" ]
 	run -0 --separate-stderr mt-symbolize --no-demangle v.mtr
 	has_line "$output" '^sym\t0x[0-9a-f]+\t_RNvMNtCs[0-9A-Za-z_]+4rust4shopINtB2_6Basket'
 }
+
+@test "JIT code: anonymous memory made executable is a map of its own, ?? there without a warning" {
+	run -0 --separate-stderr mt-record -o j.mtr -- "$PROGS/jit"
+	jit=$(printf '%s' "$output" | sed 's/jit at \(0x[0-9a-f]*\) .*/\1/')
+	has_line "$(mt-decode j.mtr)" "^map\t\d+\t$jit\t0x[0-9a-f]+\t0x0\t-\t\[anon:exec\]$"
+	run -0 --separate-stderr mt-symbolize j.mtr
+	[ -z "$stderr" ]
+	sid=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "alloc" && $7 == 123 { print $8 }')
+	ip=$(printf '%s\n' "$output" | awk -F'\t' -v s="$sid" '$1 == "stack" && $2 == s { print $3 }')
+	has_line "$output" "^sym\t$ip\t\?\?\+0x15\t-\t\[anon:exec\]$"
+}

@@ -613,6 +613,8 @@ mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		if (anon || (flags & MAP_FIXED)) {
 			struct mt_raw r = RAW(RAW_MMAP,
 			    anon ? heap_of_prot(prot) : RAW_HEAP_NONE, p, len);
+			if (anon && (prot & PROT_EXEC))
+				r.flags = RAW_EXEC;
 			record(&r, NULL, 1);
 		}
 	}
@@ -669,6 +671,8 @@ mprotect(void *addr, size_t len, int prot)
 
 	if (ret == 0 && mine) {
 		struct mt_raw r = RAW(RAW_MPROTECT, (uint8_t)heap_of_prot(prot), addr, len);
+		if (prot & PROT_EXEC)
+			r.flags = RAW_EXEC;
 		r.ts = t0;
 		record(&r, NULL, 1);
 	}

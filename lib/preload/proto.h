@@ -40,6 +40,8 @@ enum mt_raw_type {
 #define RAW_HEAP_RESERVE	2
 #define RAW_HEAP_NONE	3	/* mprotect: neither (read-only, say) */
 
+#define RAW_EXEC	1	/* flags: the range is executable (JIT code) */
+
 struct mt_raw {
 	uint64_t ts;
 	uint64_t addr;

@@ -11,16 +11,8 @@
 #
 # Then: mt-decode's speed (events/s into /dev/null) and the text parser's
 # (MB/s, mt-decode --check on the decoded text of (b)).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" && make -s all || exit 1
-RUNS=${RUNS:-5}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/common.sh"
 PY=/usr/bin/python3
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-seconds() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
 
 run_workload() {	# name, command...
 	local name=$1 i native mt ht events mtb htb
@@ -53,15 +45,11 @@ run_workload "(c) threads" tests/progs/threads 250000
 
 PYTHONMALLOC=malloc cmd/mt-record -o "$work/py.mtr" -- "$PY" tests/bench/py_dicts.py >/dev/null 2>&1
 events=$(cmd/mt-decode "$work/py.mtr" | wc -l)
-: >"$work/dec"
-for i in $(seq "$RUNS"); do seconds cmd/mt-decode "$work/py.mtr" >>"$work/dec"; done
-d=$(median <"$work/dec")
+d=$(timed cmd/mt-decode "$work/py.mtr")
 printf 'mt-decode: %d records in %.2f s: %.1fM records/s into /dev/null (target >= 10M/s)\n' \
 	"$events" "$d" "$(echo "$events / $d / 1000000" | bc -l)"
 cmd/mt-decode "$work/py.mtr" >"$work/py.txt"
 bytes=$(stat -c %s "$work/py.txt")
-: >"$work/parse"
-for i in $(seq "$RUNS"); do seconds cmd/mt-decode --check "$work/py.txt" >>"$work/parse"; done
-d=$(median <"$work/parse")
+d=$(timed cmd/mt-decode --check "$work/py.txt")
 printf 'parser: %d MB of event text in %.2f s: %.0f MB/s (target >= 300 MB/s)\n' \
 	"$((bytes / 1000000))" "$d" "$(echo "$bytes / $d / 1000000" | bc -l)"

@@ -1,0 +1,16 @@
+# Sourced by the benchmarks: a built tree, a scratch directory, timing.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" && make -s all || exit 1
+RUNS=${RUNS:-5}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+seconds() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
+timed() {	# command...: the median of RUNS runs, in seconds
+	local i
+	: >"$work/t"
+	for i in $(seq "$RUNS"); do seconds "$@" >>"$work/t"; done
+	median <"$work/t"
+}

@@ -407,7 +407,8 @@ put_hex(char *p, uint64_t v)
 static char *
 put_str(char *p, struct mt_str s)
 {
-	memcpy(p, s.s, s.len);
+	if (s.len)
+		memcpy(p, s.s, s.len);
 	return p + s.len;
 }
 

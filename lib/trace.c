@@ -308,7 +308,8 @@ static void
 put_bytes(struct trace_writer *w, struct mt_str s)
 {
 	put(w, S_MISC, s.len);
-	memcpy(room(w, S_MISC, s.len), s.s, s.len);
+	if (s.len)
+		memcpy(room(w, S_MISC, s.len), s.s, s.len);
 	w->st[S_MISC].len += s.len;
 	w->rawlen += s.len;
 }

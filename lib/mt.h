@@ -149,6 +149,16 @@ void lines_init(struct mt_lines *l, int fd);
 char *lines_next(struct mt_lines *l, size_t *len);
 void lines_free(struct mt_lines *l);
 
+/* A 64-bit mixer (murmur3's finaliser) for the hash tables. */
+static inline uint64_t
+hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
 /* varint.h-like helpers, used by the trace codec and the recorder */
 static inline size_t varint_put(uint8_t *p, uint64_t v)
 {

@@ -175,15 +175,6 @@ struct trace_writer {
 	size_t textcap;
 };
 
-static uint64_t
-mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
 struct trace_writer *
 trace_writer_new(int fd, int level)
 {
@@ -318,7 +309,7 @@ put_bytes(struct trace_writer *w, struct mt_str s)
 static uint32_t
 thread_index(struct trace_writer *w, int64_t pid, int64_t tid)
 {
-	uint32_t h = (uint32_t)mix((uint64_t)pid << 32 ^ (uint64_t)tid) & (THREAD_SLOTS - 1);
+	uint32_t h = (uint32_t)hash64((uint64_t)pid << 32 ^ (uint64_t)tid) & (THREAD_SLOTS - 1);
 	struct thread_slot *s;
 
 	for (;; h = (h + 1) & (THREAD_SLOTS - 1)) {
@@ -365,7 +356,7 @@ heap_index(struct trace_writer *w, struct mt_str heap, uint32_t *idx)
 static struct ref_slot *
 ref_slot(struct trace_writer *w, uint64_t addr)
 {
-	return &w->refs[(uint32_t)mix(addr >> 4) & (REF_SLOTS - 1)];
+	return &w->refs[(uint32_t)hash64(addr >> 4) & (REF_SLOTS - 1)];
 }
 
 static void

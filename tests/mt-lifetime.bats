@@ -1,0 +1,62 @@
+#!/usr/bin/env bats
+# mt-lifetime: allocations paired with their frees, against valgrind's
+# leak check and the test programs' own doing.
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+@test "leaks at exit: the blocks and bytes valgrind --leak-check calls definitely lost" {
+	read -r vb vn <<<"$(valgrind --leak-check=full "$PROGS/demo" 2>&1 |
+		awk '/definitely lost:/ { gsub(",", ""); print $4, $7 }')"
+	mt-record -o d.mtr -- "$PROGS/demo" 2>/dev/null
+	run -0 --separate-stderr mt-lifetime d.mtr
+	read -r mb mn <<<"$(printf '%s\n' "$output" | awk -F'\t' '$1 == "life" && $12 == "exit" { b += $8; n++ } END { print b + 0, n + 0 }')"
+	[ "$mb $mn" = "$vb $vn" ]
+	[ "$stderr" = "mt-lifetime: 9 lifetimes; 3 survivors leaked at exit, 0 alive at the end; 0 frees of blocks allocated before recording; 0 double frees" ]
+}
+
+@test "every other line passes through in order; each alloc becomes exactly one life" {
+	mt-record -o t.mtr -- "$PROGS/threads" >/dev/null 2>&1
+	mt-decode t.mtr >t.txt
+	mt-lifetime -q t.txt >l.txt
+	diff <(grep -v '^alloc\|^free' t.txt) <(grep -v '^life' l.txt)
+	[ "$(grep -c '^alloc' t.txt)" = "$(awk -F'\t' '$1 == "life" && $2 != "-"' l.txt | wc -l)" ]
+	# a block freed by another thread is still one lifetime, freed after made
+	awk -F'\t' '$1 == "life" && $3 != "-" && $3 + 0 < $2 + 0 { exit 1 }' l.txt
+}
+
+@test "mappings: a partial munmap ends only its piece, the rest lives on" {
+	mt-record -o m.mtr -- "$PROGS/mmap" >/dev/null 2>&1
+	run -0 bash -c "mt-lifetime -q m.mtr | awk -F'\t' '\$1 == \"life\" && \$6 != \"malloc\" { print \$6, \$8 }'"
+	[ "$output" = "mmap 8192
+reserve 16384
+reserve 8192
+mmap 16384
+mmap 8192
+mmap 16384
+mmap 16384
+reserve 16384
+reserve 16384
+mmap 8192
+reserve 24576
+mmap 262144" ]
+}
+
+@test "a free of a block allocated before recording: shown with unknown size; a double free: warned" {
+	printf 'proc\t1\t0\t0\t/bin/x\tx\nfree\t5\t1\t1\tmalloc\t0x100\t-\nalloc\t6\t1\t1\tmalloc\t0x200\t8\t-\nfree\t7\t1\t1\tmalloc\t0x200\t-\nfree\t8\t1\t2\tmalloc\t0x200\t-\n' >in.txt
+	run -1 --separate-stderr mt-lifetime in.txt
+	[ "${lines[1]}" = "$(printf 'life\t-\t5\t1\t1\tmalloc\t0x100\t-\t-\taofi\t0')" ]
+	[ "${lines[2]}" = "$(printf 'life\t6\t7\t1\t1\tmalloc\t0x200\t8\t-\taifi\t0')" ]
+	[ "${#lines[@]}" = 3 ]
+	[ "${stderr_lines[0]}" = "mt-lifetime: in.txt:5: double free '0x200 allocated at 6, freed at 7 and at 8'" ]
+	[ "${stderr_lines[1]}" = "mt-lifetime: 2 lifetimes; 0 survivors leaked at exit, 0 alive at the end; 1 frees of blocks allocated before recording; 1 double frees" ]
+}
+
+@test "survivors of a process still running when recording stopped are alive at the end" {
+	printf 'proc\t1\t0\t0\t/bin/x\tx\nalloc\t6\t1\t1\tmalloc\t0x200\t8\t3\n' >in.txt
+	run -0 --separate-stderr mt-lifetime in.txt
+	[ "${lines[1]}" = "$(printf 'life\t6\t-\t1\t1\tmalloc\t0x200\t8\t3\taifo\t8\tend')" ]
+}

@@ -305,6 +305,8 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 		STR(9, ev->s1);
 		if (sdec(f[10], &ev->impact))
 			return fail(p, "bad impact", f[10]);
+		if (n > 11)
+			STR(11, ev->s2);	/* the fate of a survivor */
 		break;
 	case MT_EXIT:
 		NUM(1, ev->ts, "time");
@@ -530,6 +532,10 @@ event_format(const struct mt_event *ev, char *buf, size_t bufsize)
 		NONE_OR(p, ev->flags & EV_STACK_NONE, put_u64(p, ev->stack)); TAB(p);
 		p = put_str(p, ev->s1); TAB(p);
 		p = put_i64(p, ev->impact);
+		if (ev->s2.len) {
+			TAB(p);
+			p = put_str(p, ev->s2);
+		}
 		break;
 	case MT_EXIT:
 		p = put_u64(p, ev->ts); TAB(p);

@@ -1,0 +1,562 @@
+/*
+ * mt-window: keeps the lifetimes active for part of a time window, with
+ * their class and impact recomputed for it, and filters them by process,
+ * heap and regular expressions on process names and stack frames (WPA's
+ * "Filter to Selection").  With --series it writes instead the memory
+ * outstanding at every step, per process and heap: the graph WPA draws.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mt.h"
+
+static void usage(void) __attribute__((noreturn));
+
+#define NONE UINT64_MAX
+
+static uint64_t t0, t1 = NONE;		/* the window [t0, t1) */
+static uint64_t from_opt = NONE, to_opt = NONE, last_opt = NONE, step;
+static int64_t *pids;
+static size_t npids;
+static char **heaps;
+static size_t nheaps;
+static pcre2_code *match_re, *exclude_re;
+static pcre2_match_data *md;
+static struct mt_out out;
+
+/* Dictionaries: process names by pid, stacks by id, symbols by address. */
+struct proc_name {
+	int64_t pid;
+	char *exe;
+};
+static struct proc_name *procs;
+static size_t nprocs;
+
+struct stack {
+	uint64_t id;
+	uint64_t *ips;
+	size_t n;
+	int8_t frames_match[2];	/* per regex: 0 unknown, 1 no, 2 yes */
+};
+static struct stack *stacks;	/* open addressing by id */
+static size_t nstacks, stackcap;
+
+struct sym {
+	uint64_t ip;
+	char *text;		/* function TAB file TAB module, a line a frame */
+};
+static struct sym *syms;
+static size_t nsyms, symcap;
+
+static char *
+dup_str(struct mt_str s)
+{
+	char *p = emalloc(s.len + 1);
+
+	memcpy(p, s.s, s.len);
+	p[s.len] = '\0';
+	return p;
+}
+
+static struct stack *
+stack_find(uint64_t id, int insert)
+{
+	size_t i, k;
+	struct stack *old;
+
+	if (insert && (nstacks + 1) * 2 > stackcap) {
+		old = stacks;
+		k = stackcap;
+		stackcap = stackcap ? stackcap * 2 : 1024;
+		stacks = ecalloc(stackcap, sizeof(*stacks));
+		for (i = 0; i < k; i++) {
+			if (!old[i].ips && !old[i].n && !old[i].id)
+				continue;
+			size_t h = hash64(old[i].id) & (stackcap - 1);
+			while (stacks[h].id || stacks[h].ips)
+				h = (h + 1) & (stackcap - 1);
+			stacks[h] = old[i];
+		}
+		free(old);
+	}
+	if (!stackcap)
+		return NULL;
+	for (i = hash64(id) & (stackcap - 1); stacks[i].id || stacks[i].ips;
+	    i = (i + 1) & (stackcap - 1))
+		if (stacks[i].id == id)
+			return &stacks[i];
+	if (!insert)
+		return NULL;
+	stacks[i].id = id;
+	nstacks++;
+	return &stacks[i];
+}
+
+static struct sym *
+sym_find(uint64_t ip, int insert)
+{
+	size_t i, k;
+	struct sym *old;
+
+	if (insert && (nsyms + 1) * 2 > symcap) {
+		old = syms;
+		k = symcap;
+		symcap = symcap ? symcap * 2 : 1024;
+		syms = ecalloc(symcap, sizeof(*syms));
+		for (i = 0; i < k; i++) {
+			if (!old[i].text)
+				continue;
+			size_t h = hash64(old[i].ip) & (symcap - 1);
+			while (syms[h].text)
+				h = (h + 1) & (symcap - 1);
+			syms[h] = old[i];
+		}
+		free(old);
+	}
+	if (!symcap)
+		return NULL;
+	for (i = hash64(ip) & (symcap - 1); syms[i].text; i = (i + 1) & (symcap - 1))
+		if (syms[i].ip == ip)
+			return &syms[i];
+	if (!insert)
+		return NULL;
+	syms[i].ip = ip;
+	nsyms++;
+	return &syms[i];
+}
+
+static void
+add_sym(const struct mt_event *ev)
+{
+	struct sym *s = sym_find(ev->addr, 1);
+	size_t old = s->text ? strlen(s->text) : 0;
+	size_t n = ev->s1.len + ev->s2.len + ev->s3.len + 4;
+
+	/* Inlined frames: more lines for one address. */
+	s->text = erealloc(s->text, old + n);
+	memcpy(s->text + old, ev->s1.s, ev->s1.len);
+	old += ev->s1.len;
+	s->text[old++] = '\t';
+	memcpy(s->text + old, ev->s2.s, ev->s2.len);
+	old += ev->s2.len;
+	s->text[old++] = '\t';
+	memcpy(s->text + old, ev->s3.s, ev->s3.len);
+	old += ev->s3.len;
+	s->text[old++] = '\n';
+	s->text[old] = '\0';
+}
+
+static int
+re_any(pcre2_code *re, const char *s, size_t len)
+{
+	return pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, NULL) >= 0;
+}
+
+/* Does the process name, or any frame of the stack, match?  which: 0, 1. */
+static int
+matches(pcre2_code *re, int which, int64_t pid, uint64_t stack_id, int has_stack)
+{
+	struct stack *st = has_stack ? stack_find(stack_id, 0) : NULL;
+	struct sym *sy;
+	const char *p, *e;
+	size_t i;
+
+	for (i = 0; i < nprocs; i++)
+		if (procs[i].pid == pid && re_any(re, procs[i].exe, strlen(procs[i].exe)))
+			return 1;
+	if (!st)
+		return 0;
+	/* A stack's frames are matched once; sym lines come before it. */
+	if (st->frames_match[which])
+		return st->frames_match[which] == 2;
+	st->frames_match[which] = 1;
+	for (i = 0; i < st->n; i++) {
+		if (!(sy = sym_find(st->ips[i], 0)))
+			continue;
+		/* Each field alone: function, file:line, module. */
+		for (p = sy->text; *p; p = e + 1) {
+			e = p + strcspn(p, "\t\n");
+			if (re_any(re, p, (size_t)(e - p))) {
+				st->frames_match[which] = 2;
+				return 1;
+			}
+			if (!*e)
+				break;
+		}
+	}
+	return 0;
+}
+
+static int
+keep(const struct mt_event *ev)
+{
+	size_t i;
+	int has_stack = !(ev->flags & EV_STACK_NONE);
+
+	if (npids) {
+		for (i = 0; i < npids; i++)
+			if (pids[i] == ev->pid)
+				break;
+		if (i == npids)
+			return 0;
+	}
+	if (nheaps) {
+		for (i = 0; i < nheaps; i++)
+			if (strlen(heaps[i]) == ev->heap.len && !memcmp(heaps[i], ev->heap.s, ev->heap.len))
+				break;
+		if (i == nheaps)
+			return 0;
+	}
+	if (match_re && !matches(match_re, 0, ev->pid, ev->stack, has_stack))
+		return 0;
+	if (exclude_re && matches(exclude_re, 1, ev->pid, ev->stack, has_stack))
+		return 0;
+	return 1;
+}
+
+/* --series: outstanding bytes and count per (pid, heap), as differences. */
+struct series {
+	int64_t pid;
+	char *heap;
+	int64_t *bytes, *count;	/* change at step k */
+	size_t n;
+};
+static struct series *series;
+static size_t nseries;
+
+static void
+series_add(const struct mt_event *ev, uint64_t ta, uint64_t tf, int64_t size)
+{
+	struct series *s = NULL;
+	uint64_t k0, k1;
+	size_t i, need;
+
+	for (i = 0; i < nseries; i++)
+		if (series[i].pid == ev->pid && strlen(series[i].heap) == ev->heap.len &&
+		    !memcmp(series[i].heap, ev->heap.s, ev->heap.len)) {
+			s = &series[i];
+			break;
+		}
+	if (!s) {
+		series = erealloc(series, (nseries + 1) * sizeof(*series));
+		s = &series[nseries++];
+		memset(s, 0, sizeof(*s));
+		s->pid = ev->pid;
+		s->heap = dup_str(ev->heap);
+	}
+	/* Live at sample t0 + k*step when ta <= t < tf. */
+	k0 = ta <= t0 ? 0 : (ta - t0 + step - 1) / step;
+	k1 = tf == NONE ? NONE : (tf <= t0 ? 0 : (tf - t0 + step - 1) / step);
+	if (k1 != NONE && k1 <= k0)
+		return;
+	need = (size_t)(k1 == NONE ? k0 + 1 : k1 + 1);
+	if (need > s->n) {
+		s->bytes = erealloc(s->bytes, need * sizeof(*s->bytes));
+		s->count = erealloc(s->count, need * sizeof(*s->count));
+		memset(s->bytes + s->n, 0, (need - s->n) * sizeof(*s->bytes));
+		memset(s->count + s->n, 0, (need - s->n) * sizeof(*s->count));
+		s->n = need;
+	}
+	s->bytes[k0] += size;
+	s->count[k0]++;
+	if (k1 != NONE) {
+		s->bytes[k1] -= size;
+		s->count[k1]--;
+	}
+}
+
+static void
+series_write(uint64_t end)
+{
+	uint64_t k, kmax = (end - t0 + step - 1) / step;
+	size_t i;
+	char *p;
+
+	for (i = 0; i < nseries; i++) {
+		struct series *s = &series[i];
+		int64_t b = 0, c = 0;
+		for (k = 0; k < kmax; k++) {
+			if (k < s->n) {
+				b += s->bytes[k];
+				c += s->count[k];
+			}
+			p = out_reserve(&out, 128 + strlen(s->heap));
+			out_commit(&out, (size_t)sprintf(p, "sample\t%" PRIu64 "\t%" PRId64
+			    "\t%s\t%" PRId64 "\t%" PRId64 "\n", t0 + k * step, s->pid, s->heap, b, c));
+		}
+	}
+}
+
+/* The end of the trace: the last time any record carries, plus one. */
+static uint64_t
+last_time(const char *path)
+{
+	struct mt_reader *r = reader_open(path);
+	struct mt_event ev;
+	uint64_t end = 0;
+
+	if (!r)
+		return 0;
+	while (reader_next(r, &ev)) {
+		if (ev.type == MT_LIFE) {
+			if (!(ev.flags & EV_TS_NONE) && ev.ts >= end)
+				end = ev.ts + 1;
+			if (!(ev.flags & EV_TS2_NONE) && ev.ts2 >= end)
+				end = ev.ts2 + 1;
+		} else if ((ev.type == MT_ALLOC || ev.type == MT_FREE || ev.type == MT_EXIT ||
+		    ev.type == MT_PROC || ev.type == MT_LOST) && ev.ts >= end) {
+			end = ev.ts + 1;
+		}
+	}
+	reader_close(r);
+	return end;
+}
+
+/* The window line goes first, after the header if the stream has one. */
+static void
+put_window(void)
+{
+	char *p = out_reserve(&out, 64);
+
+	out_commit(&out, (size_t)sprintf(p, "window\t%" PRIu64 "\t%" PRIu64 "\n", t0, t1));
+}
+
+static int
+window(const char *path, uint64_t *end)
+{
+	struct mt_reader *r;
+	struct mt_event ev;
+	uint64_t ta, tf;
+	int ai, fi, first = 1;
+	char *p;
+
+	if (!(r = reader_open(path)))
+		return 1;
+	while (reader_next(r, &ev)) {
+		if (first && !step) {
+			first = 0;
+			if (ev.type == MT_COMMENT && ev.s1.len >= 10 && !memcmp(ev.s1.s, "#mt-events", 10)) {
+				reader_write(r, &out);
+				put_window();
+				continue;
+			}
+			put_window();
+		}
+		switch (ev.type) {
+		case MT_PROC:
+			procs = erealloc(procs, (nprocs + 1) * sizeof(*procs));
+			procs[nprocs].pid = ev.pid;
+			procs[nprocs++].exe = dup_str(ev.s1);
+			break;
+		case MT_STACK: {
+			struct stack *st = stack_find(ev.stack, 1);
+			free(st->ips);
+			st->frames_match[0] = st->frames_match[1] = 0;
+			st->ips = emalloc((ev.nips ? ev.nips : 1) * sizeof(*st->ips));
+			memcpy(st->ips, ev.ips, ev.nips * sizeof(*st->ips));
+			st->n = ev.nips;
+			break;
+		}
+		case MT_SYM:
+			add_sym(&ev);
+			break;
+		case MT_WINDOW:
+			continue;	/* ours replaces it */
+		default:
+			break;
+		}
+		if (ev.type != MT_LIFE) {
+			if (!step)
+				reader_write(r, &out);
+			continue;
+		}
+		ta = ev.flags & EV_TS_NONE ? 0 : ev.ts;
+		tf = ev.flags & EV_TS2_NONE ? NONE : ev.ts2;
+		if (!(ev.flags & EV_TS_NONE) && ta + 1 > *end)
+			*end = ta + 1;
+		if (tf != NONE && tf + 1 > *end)
+			*end = tf + 1;
+		/* In the window iff it began before its end and ended after its start. */
+		if (!((ev.flags & EV_TS_NONE) || ta < t1) || !(tf == NONE || tf > t0))
+			continue;
+		if (!keep(&ev))
+			continue;
+		ai = !(ev.flags & EV_TS_NONE) && ta >= t0;
+		fi = tf != NONE && tf < t1;
+		if (ev.flags & EV_SIZE_NONE)
+			ev.impact = 0;
+		else
+			ev.impact = ai && !fi ? (int64_t)ev.size : !ai && fi ? -(int64_t)ev.size : 0;
+		ev.s1.s = ai ? (fi ? "aifi" : "aifo") : (fi ? "aofi" : "aofo");
+		ev.s1.len = 4;
+		if (step) {
+			series_add(&ev, ev.flags & EV_TS_NONE ? 0 : ta, tf,
+			    ev.flags & EV_SIZE_NONE ? 0 : (int64_t)ev.size);
+			continue;
+		}
+		/* The fate field, if any, goes with the line as it was. */
+		p = out_reserve(&out, event_format_size(&ev) + 16);
+		size_t n = event_format(&ev, p, event_format_size(&ev) + 16);
+		out_commit(&out, n);
+	}
+	return reader_close(r);
+}
+
+static pcre2_code *
+compile(const char *pattern)
+{
+	int err;
+	PCRE2_SIZE off;
+	PCRE2_UCHAR msg[256];
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0,
+	    &err, &off, NULL);
+
+	if (!re) {
+		pcre2_get_error_message(err, msg, sizeof(msg));
+		fprintf(stderr, "%s: bad regular expression '%s': %s at %zu\n",
+		    mt_progname, pattern, (char *)msg, (size_t)off);
+		exit(2);
+	}
+	return re;
+}
+
+static uint64_t
+duration(const char *opt, const char *s)
+{
+	uint64_t ns;
+
+	if (parse_duration(s, &ns)) {
+		fprintf(stderr, "%s: bad duration for %s '%s'\n", mt_progname, opt, s);
+		exit(2);
+	}
+	return ns;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "from", required_argument, NULL, 'f' },
+		{ "to", required_argument, NULL, 't' },
+		{ "last", required_argument, NULL, 'l' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "heap", required_argument, NULL, 'H' },
+		{ "match", required_argument, NULL, 'm' },
+		{ "exclude", required_argument, NULL, 'x' },
+		{ "series", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char tmpname[] = "/tmp/mt-window.XXXXXX", *end_s;
+	const char *input = NULL;
+	uint64_t end = 0;
+	int ch, status = 0, fd;
+	long v;
+
+	mt_setprogname(argv[0]);
+	while ((ch = getopt_long(argc, argv, "f:t:l:p:H:m:x:s:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			from_opt = duration("--from", optarg);
+			break;
+		case 't':
+			to_opt = duration("--to", optarg);
+			break;
+		case 'l':
+			last_opt = duration("--last", optarg);
+			break;
+		case 's':
+			step = duration("--series", optarg);
+			if (!step) {
+				fprintf(stderr, "%s: bad duration for --series '%s'\n", mt_progname, optarg);
+				return 2;
+			}
+			break;
+		case 'p':
+			v = strtol(optarg, &end_s, 10);
+			if (*end_s || end_s == optarg || v < 0) {
+				fprintf(stderr, "%s: bad pid '%s'\n", mt_progname, optarg);
+				return 2;
+			}
+			pids = erealloc(pids, (npids + 1) * sizeof(*pids));
+			pids[npids++] = v;
+			break;
+		case 'H':
+			heaps = erealloc(heaps, (nheaps + 1) * sizeof(*heaps));
+			heaps[nheaps++] = optarg;
+			break;
+		case 'm':
+			match_re = compile(optarg);
+			break;
+		case 'x':
+			exclude_re = compile(optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1 || (last_opt != NONE && (from_opt != NONE || to_opt != NONE)))
+		usage();
+	md = pcre2_match_data_create(4, NULL);
+	if (argc == 1)
+		input = argv[0];
+	/* The end of the trace is needed first: read it twice, stdin spooled. */
+	if (last_opt != NONE || to_opt == NONE) {
+		if (!input || strcmp(input, "-") == 0) {
+			char buf[1 << 16];
+			ssize_t n;
+			if ((fd = mkstemp(tmpname)) < 0) {
+				fprintf(stderr, "%s: %s: %s\n", mt_progname, tmpname, strerror(errno));
+				return 2;
+			}
+			unlink(tmpname);
+			while ((n = read(STDIN_FILENO, buf, sizeof(buf))) > 0)
+				if (write(fd, buf, (size_t)n) != n) {
+					fprintf(stderr, "%s: spooling stdin: %s\n", mt_progname, strerror(errno));
+					return 2;
+				}
+			snprintf(tmpname, sizeof(tmpname), "/dev/fd/%d", fd);
+			input = tmpname;
+		}
+		end = last_time(input);
+	}
+	if (last_opt != NONE) {
+		t1 = end;
+		t0 = end > last_opt ? end - last_opt : 0;
+	} else {
+		t0 = from_opt == NONE ? 0 : from_opt;
+		t1 = to_opt == NONE ? (end > t0 ? end : t0 + 1) : to_opt;
+	}
+	if (t1 <= t0) {
+		fprintf(stderr, "%s: empty window: --to must come after --from\n", mt_progname);
+		return 2;
+	}
+	out_init(&out, STDOUT_FILENO, 1 << 20);
+	end = 0;
+	status |= window(input, &end);
+	if (step)
+		series_write(t1);
+	if (out_flush(&out)) {
+		fprintf(stderr, "%s: stdout: %s\n", mt_progname, strerror(out.error));
+		status = 1;
+	}
+	return status | mt_status;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [--from time] [--to time | --last time] [--pid pid] "
+	    "[--heap heap] [--match regex] [--exclude regex] [--series step] [file]\n",
+	    mt_progname);
+	exit(2);
+}

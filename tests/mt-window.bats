@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# mt-window on the WPA walkthrough (tests/progs/memtestapp.c), recorded
+# for real: the numbers WPA-SEMANTICS.md says WPA shows.
+
+load helpers
+
+MiB=1048576
+
+setup_file() {
+	cd "$BATS_FILE_TMPDIR"
+	mt-record -o wpa.mtr -- "$PROGS/memtestapp" >/dev/null 2>&1
+	mt-symbolize wpa.mtr | mt-lifetime -q >wpa.life
+}
+
+setup() {
+	cd "$BATS_FILE_TMPDIR"
+}
+
+# count size impact of the life lines of heap $2 in $1
+sums() {
+	awk -F'\t' -v h="$2" '$1 == "life" && $6 == h {
+		n++; if ($10 ~ /^ai/) s += $8; i += $11 } END { print n + 0, s + 0, i + 0 }' "$1"
+}
+
+# the alloc time of the n-th lifetime of the 10 MiB transient buffers
+spike() {
+	awk -F'\t' -v M=$MiB '$1 == "life" && $6 == "mmap" && $8 == 10 * M && $3 - $2 < 50000000 { print $2 }' wpa.life |
+		sort -n | sed -n "$1p"
+}
+
+@test "the whole run: mmap Size 120 MiB, Impacting Size 0; the leak impacting, to the block" {
+	mt-window wpa.life >w.txt
+	[ "$(head -n 2 w.txt | tail -n 1 | cut -f1)" = window ]
+	[ "$(sums w.txt mmap)" = "12 $((120 * MiB)) 0" ]
+	[ "$(awk -F'\t' '$1 == "life" && $6 == "malloc" && $8 == 40 && $10 == "aifo"' w.txt | wc -l)" = 250 ]
+	[ "$(awk -F'\t' '$1 == "life" && $6 == "malloc" && $8 == 40 { i += $11 } END { print i }' w.txt)" = 10000 ]
+}
+
+@test "a window over the step-up: +10 MiB impacting, from main; the earlier 10 MiB counts 0" {
+	step=$(awk -F'\t' -v M=$MiB '$1 == "life" && $6 == "mmap" && $8 == 10 * M && $3 - $2 > 200000000 && $2 > 100000000 { print $2 }' wpa.life)
+	[ -n "$step" ]
+	mt-window --from "$((step - 1000000))ns" --to "$((step + 1000000))ns" --heap mmap wpa.life >w.txt
+	[ "$(sums w.txt mmap)" = "2 $((10 * MiB)) $((10 * MiB))" ]
+	[ "$(awk -F'\t' '$1 == "life" && $10 == "aofo"' w.txt | wc -l)" = 1 ]
+	sid=$(awk -F'\t' '$1 == "life" && $10 == "aifo" { print $9 }' w.txt)
+	frames=$(awk -F'\t' -v s="$sid" '$1 == "sym" { f[$2] = f[$2] $3 " " }
+		$1 == "stack" && $2 == s { for (i = 3; i <= NF; i++) printf "%s", f[$i] }' w.txt)
+	[[ $frames == "commit main "* ]]
+}
+
+@test "a window over the last four spikes: transient, Count 4, Size 40 MiB, impact 0, main->Operation1->ManipulateTemporaryBuffer" {
+	from=$(spike 7)
+	to=$(awk -F'\t' -v a="$(spike 10)" '$1 == "life" && $2 == a { print $3 }' wpa.life)
+	mt-window --from "$((from - 1000000))ns" --to "$((to + 1000000))ns" \
+		--match ManipulateTemporaryBuffer wpa.life >w.txt
+	[ "$(sums w.txt mmap)" = "4 $((40 * MiB)) 0" ]
+	[ "$(awk -F'\t' '$1 == "life" { print $10 }' w.txt | sort -u)" = aifi ]
+	sid=$(awk -F'\t' '$1 == "life" { print $9 }' w.txt | sort -u | head -n 1)
+	frames=$(awk -F'\t' -v s="$sid" '$1 == "stack" && $2 == s { for (i = 3; i <= NF; i++) print $i }' w.txt |
+		while read -r ip; do awk -F'\t' -v ip="$ip" '$1 == "sym" && $2 == ip { print $3 }' w.txt; done | head -n 4 | tr '\n' ' ')
+	[[ $frames == *"ManipulateTemporaryBuffer Operation1 main"* ]]
+	# without the filter the steady state is there too, outstanding
+	mt-window --from "$((from - 1000000))ns" --to "$((to + 1000000))ns" --heap mmap wpa.life >all.txt
+	[ "$(sums all.txt mmap)" = "6 $((40 * MiB)) 0" ]
+	[ "$(awk -F'\t' '$1 == "life" && $10 == "aofo"' all.txt | wc -l)" = 2 ]
+}
+
+@test "--exclude, --pid, --last, and the window line" {
+	mt-window --exclude ManipulateTemporaryBuffer --heap mmap wpa.life >w.txt
+	[ "$(sums w.txt mmap | cut -d' ' -f1)" = 2 ]
+	pid=$(awk -F'\t' '$1 == "proc" { print $2 }' wpa.life)
+	[ "$(mt-window --pid "$pid" wpa.life | grep -c '^life')" = "$(grep -c '^life' wpa.life)" ]
+	[ "$(mt-window --pid 1 wpa.life | grep -c '^life')" = 0 ]
+	run -0 bash -c "mt-window --last 100ms <wpa.life | grep '^window'"
+	read -r _ a b <<<"$output"
+	[ $((b - a)) = 100000000 ]
+}
+
+@test "--series: outstanding memory per process and heap at every step" {
+	run -0 mt-window --series 10ms --heap mmap wpa.life
+	# 10 MiB steady from the start, 20 MiB after the step-up, spikes on top
+	max=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" && $5 > m { m = $5 } END { print m }')
+	[ "$max" = $((30 * MiB)) ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" { print $5 }' | sort -un | head -n 3 | tr '\n' ' ')" = "0 $((10 * MiB)) $((20 * MiB)) " ]
+}
+
+@test "bad options and bad input" {
+	run -2 --separate-stderr mt-window --from xs wpa.life
+	[ "$stderr" = "mt-window: bad duration for --from 'xs'" ]
+	run -2 --separate-stderr mt-window --match '(' wpa.life
+	has_line "$stderr" "^mt-window: bad regular expression '\(': missing closing parenthesis at 1$"
+	run -2 --separate-stderr mt-window --from 2s --to 1s wpa.life
+	[ "$stderr" = "mt-window: empty window: --to must come after --from" ]
+}

@@ -29,7 +29,7 @@ ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -Ilib $(DEPS_CFLAGS) \
 
 PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-window
 LIBOBJ = lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
-	lib/trace.o lib/reader.o
+	lib/trace.o lib/reader.o lib/map.o
 PRELOAD = lib/libmt-preload.so
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c,$(wildcard tests/progs/*.c)))
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so

@@ -53,35 +53,17 @@ static struct mapping *maps;
 static size_t nmaps, mapcap;
 static struct mt_out out;
 
-/* Addresses already written, an open-addressing set. */
-static uint64_t *done;
-static size_t ndone, donecap;
+/* Addresses already written. */
+static struct u64map done;
 
 static int
 done_add(uint64_t ip)
 {
-	size_t i, h;
-	uint64_t *old;
+	void **v = u64map_get(&done, ip, 1);
 
-	if (ip == 0)
+	if (*v)
 		return 0;
-	if (ndone * 2 >= donecap) {
-		old = done;
-		h = donecap;
-		donecap = donecap ? donecap * 2 : 4096;
-		done = ecalloc(donecap, sizeof(*done));
-		ndone = 0;
-		for (i = 0; i < h; i++)
-			if (old[i])
-				done_add(old[i]);
-		free(old);
-	}
-	for (h = (size_t)(ip * 0x9e3779b97f4a7c15ULL >> 20) & (donecap - 1); done[h];
-	    h = (h + 1) & (donecap - 1))
-		if (done[h] == ip)
-			return 0;
-	done[h] = ip;
-	ndone++;
+	*v = &done;	/* any pointer: seen */
 	return 1;
 }
 

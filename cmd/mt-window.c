@@ -40,20 +40,13 @@ static struct proc_name *procs;
 static size_t nprocs;
 
 struct stack {
-	uint64_t id;
 	uint64_t *ips;
 	size_t n;
 	int8_t frames_match[2];	/* per regex: 0 unknown, 1 no, 2 yes */
 };
-static struct stack *stacks;	/* open addressing by id */
-static size_t nstacks, stackcap;
-
-struct sym {
-	uint64_t ip;
-	char *text;		/* function TAB file TAB module, a line a frame */
-};
-static struct sym *syms;
-static size_t nsyms, symcap;
+static struct u64map stacks;	/* id -> struct stack */
+static struct u64map syms;	/* address -> its frames, a line each:
+				   function TAB file TAB module */
 
 static char *
 dup_str(struct mt_str s)
@@ -66,91 +59,34 @@ dup_str(struct mt_str s)
 }
 
 static struct stack *
-stack_find(uint64_t id, int insert)
+stack_find(uint64_t id)
 {
-	size_t i, k;
-	struct stack *old;
+	void **v = u64map_get(&stacks, id, 0);
 
-	if (insert && (nstacks + 1) * 2 > stackcap) {
-		old = stacks;
-		k = stackcap;
-		stackcap = stackcap ? stackcap * 2 : 1024;
-		stacks = ecalloc(stackcap, sizeof(*stacks));
-		for (i = 0; i < k; i++) {
-			if (!old[i].ips && !old[i].n && !old[i].id)
-				continue;
-			size_t h = hash64(old[i].id) & (stackcap - 1);
-			while (stacks[h].id || stacks[h].ips)
-				h = (h + 1) & (stackcap - 1);
-			stacks[h] = old[i];
-		}
-		free(old);
-	}
-	if (!stackcap)
-		return NULL;
-	for (i = hash64(id) & (stackcap - 1); stacks[i].id || stacks[i].ips;
-	    i = (i + 1) & (stackcap - 1))
-		if (stacks[i].id == id)
-			return &stacks[i];
-	if (!insert)
-		return NULL;
-	stacks[i].id = id;
-	nstacks++;
-	return &stacks[i];
-}
-
-static struct sym *
-sym_find(uint64_t ip, int insert)
-{
-	size_t i, k;
-	struct sym *old;
-
-	if (insert && (nsyms + 1) * 2 > symcap) {
-		old = syms;
-		k = symcap;
-		symcap = symcap ? symcap * 2 : 1024;
-		syms = ecalloc(symcap, sizeof(*syms));
-		for (i = 0; i < k; i++) {
-			if (!old[i].text)
-				continue;
-			size_t h = hash64(old[i].ip) & (symcap - 1);
-			while (syms[h].text)
-				h = (h + 1) & (symcap - 1);
-			syms[h] = old[i];
-		}
-		free(old);
-	}
-	if (!symcap)
-		return NULL;
-	for (i = hash64(ip) & (symcap - 1); syms[i].text; i = (i + 1) & (symcap - 1))
-		if (syms[i].ip == ip)
-			return &syms[i];
-	if (!insert)
-		return NULL;
-	syms[i].ip = ip;
-	nsyms++;
-	return &syms[i];
+	return v ? *v : NULL;
 }
 
 static void
 add_sym(const struct mt_event *ev)
 {
-	struct sym *s = sym_find(ev->addr, 1);
-	size_t old = s->text ? strlen(s->text) : 0;
+	void **v = u64map_get(&syms, ev->addr, 1);
+	char *text = *v;
+	size_t old = text ? strlen(text) : 0;
 	size_t n = ev->s1.len + ev->s2.len + ev->s3.len + 4;
 
 	/* Inlined frames: more lines for one address. */
-	s->text = erealloc(s->text, old + n);
-	memcpy(s->text + old, ev->s1.s, ev->s1.len);
+	text = erealloc(text, old + n);
+	memcpy(text + old, ev->s1.s, ev->s1.len);
 	old += ev->s1.len;
-	s->text[old++] = '\t';
-	memcpy(s->text + old, ev->s2.s, ev->s2.len);
+	text[old++] = '\t';
+	memcpy(text + old, ev->s2.s, ev->s2.len);
 	old += ev->s2.len;
-	s->text[old++] = '\t';
-	memcpy(s->text + old, ev->s3.s, ev->s3.len);
+	text[old++] = '\t';
+	memcpy(text + old, ev->s3.s, ev->s3.len);
 	old += ev->s3.len;
-	s->text[old++] = '\n';
-	s->text[old] = '\0';
+	text[old++] = '\n';
+	text[old] = '\0';
+	*v = text;
 }
 
 static int
@@ -163,8 +99,8 @@ re_any(pcre2_code *re, const char *s, size_t len)
 static int
 matches(pcre2_code *re, int which, int64_t pid, uint64_t stack_id, int has_stack)
 {
-	struct stack *st = has_stack ? stack_find(stack_id, 0) : NULL;
-	struct sym *sy;
+	struct stack *st = has_stack ? stack_find(stack_id) : NULL;
+	void **sy;
 	const char *p, *e;
 	size_t i;
 
@@ -178,10 +114,10 @@ matches(pcre2_code *re, int which, int64_t pid, uint64_t stack_id, int has_stack
 		return st->frames_match[which] == 2;
 	st->frames_match[which] = 1;
 	for (i = 0; i < st->n; i++) {
-		if (!(sy = sym_find(st->ips[i], 0)))
+		if (!(sy = u64map_get(&syms, st->ips[i], 0)))
 			continue;
 		/* Each field alone: function, file:line, module. */
-		for (p = sy->text; *p; p = e + 1) {
+		for (p = *sy; *p; p = e + 1) {
 			e = p + strcspn(p, "\t\n");
 			if (re_any(re, p, (size_t)(e - p))) {
 				st->frames_match[which] = 2;
@@ -356,7 +292,9 @@ window(const char *path, uint64_t *end)
 			procs[nprocs++].exe = dup_str(ev.s1);
 			break;
 		case MT_STACK: {
-			struct stack *st = stack_find(ev.stack, 1);
+			void **v = u64map_get(&stacks, ev.stack, 1);
+			struct stack *st = *v ? *v : ecalloc(1, sizeof(*st));
+			*v = st;
 			free(st->ips);
 			st->frames_match[0] = st->frames_match[1] = 0;
 			st->ips = emalloc((ev.nips ? ev.nips : 1) * sizeof(*st->ips));

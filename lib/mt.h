@@ -159,6 +159,22 @@ hash64(uint64_t x)
 	return x;
 }
 
+/* map.c: 64-bit keys to pointers (a NULL value is an empty slot) */
+struct u64map_entry {
+	uint64_t key;
+	void *value;
+};
+struct u64map {
+	struct u64map_entry *e;
+	size_t n, cap;
+};
+/*
+ * The value slot of key, or NULL when it is absent and insert is 0.  A
+ * slot inserted must be given a value before the next call.
+ */
+void **u64map_get(struct u64map *m, uint64_t key, int insert);
+void u64map_free(struct u64map *m, void (*free_value)(void *));
+
 /* varint.h-like helpers, used by the trace codec and the recorder */
 static inline size_t varint_put(uint8_t *p, uint64_t v)
 {

@@ -27,13 +27,13 @@ DEPS_LIBS := $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null)
 ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -Ilib $(DEPS_CFLAGS) \
 	-D_GNU_SOURCE -DLIBDIR='"$(LIBDIR)"'
 
-PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-window
+PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-window cmd/mt-group
 LIBOBJ = lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
-	lib/trace.o lib/reader.o lib/map.o
+	lib/trace.o lib/reader.o lib/map.o lib/regex.o
 PRELOAD = lib/libmt-preload.so
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c,$(wildcard tests/progs/*.c)))
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so
-MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 man/mt-lifetime.1 man/mt-window.1
+MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 man/mt-lifetime.1 man/mt-window.1 man/mt-group.1
 
 # What a fresh Debian 12 needs, to build, to test, and to compare.
 APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
@@ -56,6 +56,7 @@ cmd/%: cmd/%.c lib/libmt.a lib/mt.h lib/preload/proto.h
 # reads C++ and both Rust manglings, legacy and v0.
 LIBS_mt-symbolize := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null) -lelf -liberty
 LIBS_mt-window := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
+LIBS_mt-group := $(LIBS_mt-window)
 
 # The preload library runs inside other programs: never sanitized, and
 # only its interposed functions are exported.

@@ -5,11 +5,9 @@
  * "Filter to Selection").  With --series it writes instead the memory
  * outstanding at every step, per process and heap: the graph WPA draws.
  */
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +25,7 @@ static int64_t *pids;
 static size_t npids;
 static char **heaps;
 static size_t nheaps;
-static pcre2_code *match_re, *exclude_re;
-static pcre2_match_data *md;
+static struct mt_regex *match_re, *exclude_re;
 static struct mt_out out;
 
 /* Dictionaries: process names by pid, stacks by id, symbols by address. */
@@ -89,15 +86,9 @@ add_sym(const struct mt_event *ev)
 	*v = text;
 }
 
-static int
-re_any(pcre2_code *re, const char *s, size_t len)
-{
-	return pcre2_match(re, (PCRE2_SPTR)s, len, 0, 0, md, NULL) >= 0;
-}
-
 /* Does the process name, or any frame of the stack, match?  which: 0, 1. */
 static int
-matches(pcre2_code *re, int which, int64_t pid, uint64_t stack_id, int has_stack)
+matches(struct mt_regex *re, int which, int64_t pid, uint64_t stack_id, int has_stack)
 {
 	struct stack *st = has_stack ? stack_find(stack_id) : NULL;
 	void **sy;
@@ -105,7 +96,7 @@ matches(pcre2_code *re, int which, int64_t pid, uint64_t stack_id, int has_stack
 	size_t i;
 
 	for (i = 0; i < nprocs; i++)
-		if (procs[i].pid == pid && re_any(re, procs[i].exe, strlen(procs[i].exe)))
+		if (procs[i].pid == pid && re_match(re, procs[i].exe, strlen(procs[i].exe)))
 			return 1;
 	if (!st)
 		return 0;
@@ -119,7 +110,7 @@ matches(pcre2_code *re, int which, int64_t pid, uint64_t stack_id, int has_stack
 		/* Each field alone: function, file:line, module. */
 		for (p = *sy; *p; p = e + 1) {
 			e = p + strcspn(p, "\t\n");
-			if (re_any(re, p, (size_t)(e - p))) {
+			if (re_match(re, p, (size_t)(e - p))) {
 				st->frames_match[which] = 2;
 				return 1;
 			}
@@ -347,24 +338,6 @@ window(const char *path, uint64_t *end)
 	return reader_close(r);
 }
 
-static pcre2_code *
-compile(const char *pattern)
-{
-	int err;
-	PCRE2_SIZE off;
-	PCRE2_UCHAR msg[256];
-	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0,
-	    &err, &off, NULL);
-
-	if (!re) {
-		pcre2_get_error_message(err, msg, sizeof(msg));
-		fprintf(stderr, "%s: bad regular expression '%s': %s at %zu\n",
-		    mt_progname, pattern, (char *)msg, (size_t)off);
-		exit(2);
-	}
-	return re;
-}
-
 static uint64_t
 duration(const char *opt, const char *s)
 {
@@ -431,10 +404,10 @@ main(int argc, char *argv[])
 			heaps[nheaps++] = optarg;
 			break;
 		case 'm':
-			match_re = compile(optarg);
+			match_re = re_compile(optarg);
 			break;
 		case 'x':
-			exclude_re = compile(optarg);
+			exclude_re = re_compile(optarg);
 			break;
 		default:
 			usage();
@@ -444,7 +417,6 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc > 1 || (last_opt != NONE && (from_opt != NONE || to_opt != NONE)))
 		usage();
-	md = pcre2_match_data_create(4, NULL);
 	if (argc == 1)
 		input = argv[0];
 	/* The end of the trace is needed first: read it twice, stdin spooled. */

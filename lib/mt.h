@@ -159,6 +159,11 @@ hash64(uint64_t x)
 	return x;
 }
 
+/* regex.c: PCRE2 patterns for the filters (programs link libpcre2-8) */
+struct mt_regex;
+struct mt_regex *re_compile(const char *pattern);	/* exits 2 when bad */
+int re_match(const struct mt_regex *re, const char *s, size_t len);
+
 /* map.c: 64-bit keys to pointers (a NULL value is an empty slot) */
 struct u64map_entry {
 	uint64_t key;

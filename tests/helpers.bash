@@ -62,3 +62,23 @@ check_order() {
 has_line() {
 	printf '%s\n' "$1" | grep -Pq -- "$2"
 }
+
+# The WPA walkthrough (tests/progs/memtestapp.c), recorded for real once a
+# file: wpa.life holds its symbolized lifetimes.
+MiB=1048576
+record_walkthrough() {
+	cd "$BATS_FILE_TMPDIR"
+	mt-record -o wpa.mtr -- "$PROGS/memtestapp" >/dev/null 2>&1
+	mt-symbolize wpa.mtr | mt-lifetime -q >wpa.life
+}
+
+# The alloc time of the n-th of its 10 MiB transient buffers.
+spike() {
+	awk -F'\t' -v M=$MiB '$1 == "life" && $6 == "mmap" && $8 == 10 * M && $3 - $2 < 50000000 { print $2 }' wpa.life |
+		sort -n | sed -n "$1p"
+}
+
+# The alloc time of its step-up of the steady state.
+step_up() {
+	awk -F'\t' -v M=$MiB '$1 == "life" && $6 == "mmap" && $8 == 10 * M && $3 - $2 > 200000000 && $2 > 100000000 { print $2 }' wpa.life
+}

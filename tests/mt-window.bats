@@ -4,12 +4,8 @@
 
 load helpers
 
-MiB=1048576
-
 setup_file() {
-	cd "$BATS_FILE_TMPDIR"
-	mt-record -o wpa.mtr -- "$PROGS/memtestapp" >/dev/null 2>&1
-	mt-symbolize wpa.mtr | mt-lifetime -q >wpa.life
+	record_walkthrough
 }
 
 setup() {
@@ -22,12 +18,6 @@ sums() {
 		n++; if ($10 ~ /^ai/) s += $8; i += $11 } END { print n + 0, s + 0, i + 0 }' "$1"
 }
 
-# the alloc time of the n-th lifetime of the 10 MiB transient buffers
-spike() {
-	awk -F'\t' -v M=$MiB '$1 == "life" && $6 == "mmap" && $8 == 10 * M && $3 - $2 < 50000000 { print $2 }' wpa.life |
-		sort -n | sed -n "$1p"
-}
-
 @test "the whole run: mmap Size 120 MiB, Impacting Size 0; the leak impacting, to the block" {
 	mt-window wpa.life >w.txt
 	[ "$(head -n 2 w.txt | tail -n 1 | cut -f1)" = window ]
@@ -37,7 +27,7 @@ spike() {
 }
 
 @test "a window over the step-up: +10 MiB impacting, from main; the earlier 10 MiB counts 0" {
-	step=$(awk -F'\t' -v M=$MiB '$1 == "life" && $6 == "mmap" && $8 == 10 * M && $3 - $2 > 200000000 && $2 > 100000000 { print $2 }' wpa.life)
+	step=$(step_up)
 	[ -n "$step" ]
 	mt-window --from "$((step - 1000000))ns" --to "$((step + 1000000))ns" --heap mmap wpa.life >w.txt
 	[ "$(sums w.txt mmap)" = "2 $((10 * MiB)) $((10 * MiB))" ]

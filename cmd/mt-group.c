@@ -1,0 +1,713 @@
+/*
+ * mt-group: WPA's tables from life lines.  Groups lifetimes by the keys
+ * asked for and sums Count, Size (the bytes allocated inside the window)
+ * and Impacting Size; or draws their stacks as a tree with the sums at
+ * every node; as an aligned table, TSV, JSON or folded stacks.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mt.h"
+
+static void usage(void) __attribute__((noreturn));
+
+enum key { K_PROCESS, K_PID, K_HEAP, K_TYPE, K_CLASS, K_FUNCTION, K_STACK, K_MODULE,
+	K_FILE, K_NKEYS };
+static const char *const key_names[K_NKEYS] = { "process", "pid", "heap", "type",
+	"class", "function", "stack", "module", "file" };
+
+enum format { F_TABLE, F_TSV, F_JSON, F_FOLDED };
+enum sort { S_IMPACT, S_SIZE, S_COUNT };
+
+static enum key keys[K_NKEYS];
+static size_t nkeys;
+static enum format format = F_TABLE;
+static enum sort sort_by = S_IMPACT;
+static long top = -1;
+static int tree, bottom_up, weight_impact;
+static struct mt_regex *skip_re, *api_re;
+
+/* The allocation API: frames a stack goes through before the program's. */
+static const char api_default[] =
+    "^(malloc|calloc|realloc|reallocarray|free|cfree|memalign|aligned_alloc|"
+    "posix_memalign|valloc|pvalloc|mmap|mmap64|munmap|mremap|mprotect|"
+    "strdup|strndup|__strdup|__libc_\\w+|_int_\\w+|__GI_\\w+|"
+    "operator new.*|operator delete.*|std::__new_allocator<.*|"
+    "__gnu_cxx::new_allocator<.*|std::allocator<.*|std::allocator_traits<.*|"
+    "PyMem_\\w+|_PyMem_\\w+|PyObject_Malloc|PyObject_Realloc|_PyObject_\\w*(Malloc|Alloc)\\w*)$";
+
+/* What a stack id stands for, derived once. */
+struct stackinfo {
+	char **frames;		/* function names, innermost first, inlines included */
+	char **modules, **files;
+	size_t n;
+	size_t alloc_frame;	/* the first frame outside the allocation API */
+};
+
+static struct u64map stacks;	/* id -> struct stackinfo (on first use) */
+static struct u64map stack_ips;	/* id -> uint64_t[n+1], n first */
+static struct u64map syms;	/* address -> "function\tfile\tmodule\n"... */
+static struct u64map procs;	/* pid -> executable's base name */
+
+struct group {
+	char *key;		/* the key fields, TAB-separated */
+	uint64_t count, size;
+	int64_t impact;
+	struct group *next;
+};
+
+static struct u64map groups;	/* hash of key -> chain */
+static struct group **all;
+static size_t nall;
+
+static char *
+dup_mem(const char *s, size_t n)
+{
+	char *p = emalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+static int
+is_api(const char *fn)
+{
+	return re_match(api_re, fn, strlen(fn)) ||
+	    (skip_re && re_match(skip_re, fn, strlen(fn)));
+}
+
+static struct stackinfo *
+stack_info(uint64_t id)
+{
+	void **v = u64map_get(&stacks, id, 1), **ipv, **sv;
+	struct stackinfo *si;
+	uint64_t *ips;
+	char buf[64];
+	const char *p, *e, *t1, *t2;
+	size_t i;
+
+	if (*v)
+		return *v;
+	si = ecalloc(1, sizeof(*si));
+	*v = si;
+	if (!(ipv = u64map_get(&stack_ips, id, 0)))
+		return si;
+	ips = *ipv;
+	for (i = 0; i < ips[0]; i++) {
+		sv = u64map_get(&syms, ips[i + 1], 0);
+		p = sv ? *sv : NULL;
+		if (!p) {
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, ips[i + 1]);
+			p = buf;
+		}
+		/* One frame a line; a line without tabs is a bare address. */
+		for (; *p; p = *e ? e + 1 : e) {
+			e = p + strcspn(p, "\n");
+			si->frames = erealloc(si->frames, (si->n + 1) * sizeof(char *));
+			si->modules = erealloc(si->modules, (si->n + 1) * sizeof(char *));
+			si->files = erealloc(si->files, (si->n + 1) * sizeof(char *));
+			t1 = memchr(p, '\t', (size_t)(e - p));
+			t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(e - t1 - 1)) : NULL;
+			if (t1 && t2) {
+				const char *colon = t2;
+				while (colon > t1 + 1 && colon[-1] != ':')
+					colon--;
+				si->frames[si->n] = dup_mem(p, (size_t)(t1 - p));
+				si->files[si->n] = dup_mem(t1 + 1, (size_t)((colon > t1 + 1 ?
+				    colon - 1 : t2) - t1 - 1));
+				si->modules[si->n] = dup_mem(t2 + 1, (size_t)(e - t2 - 1));
+			} else {
+				si->frames[si->n] = dup_mem(p, (size_t)(e - p));
+				si->files[si->n] = estrdup("-");
+				si->modules[si->n] = estrdup("-");
+			}
+			si->n++;
+		}
+	}
+	for (si->alloc_frame = 0; si->alloc_frame < si->n &&
+	    is_api(si->frames[si->alloc_frame]); si->alloc_frame++)
+		;
+	if (si->alloc_frame == si->n && si->n)
+		si->alloc_frame = si->n - 1;
+	return si;
+}
+
+static const char *
+type_of(struct mt_str cls)
+{
+	if (cls.len == 4 && !memcmp(cls.s, "aifi", 4))
+		return "transient";
+	if (cls.len == 4 && !memcmp(cls.s, "aofo", 4))
+		return "outstanding";
+	return "impacting";
+}
+
+static void
+add_key(char **p, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n + 2 > *cap) {
+		*cap = (*len + n + 2) * 2;
+		*p = erealloc(*p, *cap);
+	}
+	if (*len)
+		(*p)[(*len)++] = '\t';
+	memcpy(*p + *len, s, n);
+	*len += n;
+	(*p)[*len] = '\0';
+}
+
+/* The stack as folded frames, outermost first, from the allocating one. */
+static void
+folded(struct stackinfo *si, char **p, size_t *len, size_t *cap)
+{
+	size_t i;
+
+	for (i = si->n; i-- > si->alloc_frame;) {
+		size_t n = strlen(si->frames[i]);
+		if (*len + n + 2 > *cap) {
+			*cap = (*len + n + 2) * 2;
+			*p = erealloc(*p, *cap);
+		}
+		if (i != si->n - 1)
+			(*p)[(*len)++] = ';';
+		memcpy(*p + *len, si->frames[i], n);
+		*len += n;
+		(*p)[*len] = '\0';
+	}
+}
+
+static void
+account(const char *key, size_t klen, const struct mt_event *ev)
+{
+	uint64_t h = 1469598103934665603ULL;
+	struct group *g;
+	void **v;
+	size_t i;
+	int ai = ev->s1.len == 4 && ev->s1.s[1] == 'i';
+
+	for (i = 0; i < klen; i++)
+		h = (h ^ (unsigned char)key[i]) * 1099511628211ULL;
+	v = u64map_get(&groups, h, 1);
+	for (g = *v; g; g = g->next)
+		if (strcmp(g->key, key) == 0)
+			break;
+	if (!g) {
+		g = ecalloc(1, sizeof(*g));
+		g->key = dup_mem(key, klen);
+		g->next = *v;
+		*v = g;
+		all = erealloc(all, (nall + 1) * sizeof(*all));
+		all[nall++] = g;
+	}
+	g->count++;
+	/* Size: what was allocated inside the window; Impact as computed. */
+	if (ai && !(ev->flags & EV_SIZE_NONE))
+		g->size += ev->size;
+	g->impact += ev->impact;
+}
+
+static void
+group_life(const struct mt_event *ev)
+{
+	static char *key;
+	static size_t cap;
+	size_t len = 0, i;
+	struct stackinfo *si = NULL;
+	char buf[64];
+	void **v;
+	const char *s;
+
+	if (!(ev->flags & EV_STACK_NONE))
+		si = stack_info(ev->stack);
+	if (!key) {
+		cap = 256;
+		key = emalloc(cap);
+	}
+	key[0] = '\0';
+	if (format == F_FOLDED || tree) {
+		/* The process is the root of every stack. */
+		v = u64map_get(&procs, (uint64_t)ev->pid, 0);
+		s = v ? *v : "?";
+		add_key(&key, &len, &cap, s, strlen(s));
+		if (si && si->n) {
+			key[len++] = ';';
+			key[len] = '\0';
+			folded(si, &key, &len, &cap);
+		}
+		account(key, len, ev);
+		return;
+	}
+	for (i = 0; i < nkeys; i++) {
+		switch (keys[i]) {
+		case K_PROCESS:
+			v = u64map_get(&procs, (uint64_t)ev->pid, 0);
+			s = v ? *v : "?";
+			add_key(&key, &len, &cap, s, strlen(s));
+			break;
+		case K_PID:
+			add_key(&key, &len, &cap, buf, (size_t)snprintf(buf, sizeof(buf), "%" PRId64, ev->pid));
+			break;
+		case K_HEAP:
+			add_key(&key, &len, &cap, ev->heap.s, ev->heap.len);
+			break;
+		case K_TYPE:
+			s = type_of(ev->s1);
+			add_key(&key, &len, &cap, s, strlen(s));
+			break;
+		case K_CLASS:
+			add_key(&key, &len, &cap, ev->s1.s, ev->s1.len);
+			break;
+		case K_FUNCTION:
+		case K_MODULE:
+		case K_FILE:
+			s = "-";
+			if (si && si->n) {
+				size_t f = si->alloc_frame;
+				s = keys[i] == K_FUNCTION ? si->frames[f] :
+				    keys[i] == K_MODULE ? si->modules[f] : si->files[f];
+			}
+			add_key(&key, &len, &cap, s, strlen(s));
+			break;
+		case K_STACK: {
+			size_t before = len;
+			add_key(&key, &len, &cap, "", 0);
+			if (si && si->n)
+				folded(si, &key, &len, &cap);
+			else
+				add_key(&key, &len, &cap, "-", 1), (void)before;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	account(key, len, ev);
+}
+
+static int
+by_sort(const void *a, const void *b)
+{
+	const struct group *x = *(const struct group *const *)a;
+	const struct group *y = *(const struct group *const *)b;
+	int64_t dx, dy;
+
+	switch (sort_by) {
+	case S_SIZE:
+		return x->size < y->size ? 1 : x->size > y->size ? -1 : strcmp(x->key, y->key);
+	case S_COUNT:
+		return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->key, y->key);
+	default:
+		dx = x->impact;
+		dy = y->impact;
+		if (dx != dy)
+			return dx < dy ? 1 : -1;
+		return x->size < y->size ? 1 : x->size > y->size ? -1 : strcmp(x->key, y->key);
+	}
+}
+
+static const char *
+human(int64_t v, char *buf, size_t n)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double d = (double)(v < 0 ? -v : v);
+	int u = 0;
+
+	while (d >= 1024 && u < 4) {
+		d /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, n, "%" PRId64 " B", v);
+	else
+		snprintf(buf, n, "%s%.1f %s", v < 0 ? "-" : "", d, units[u]);
+	return buf;
+}
+
+static void
+json_str(const char *s, size_t n)
+{
+	size_t i;
+
+	putchar('"');
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* The key's fields, in place: pointers into a copy. */
+static size_t
+split(char *s, char **f, size_t max)
+{
+	size_t n = 0;
+
+	for (;;) {
+		if (n < max)
+			f[n++] = s;
+		s = strchr(s, '\t');
+		if (!s)
+			return n;
+		*s++ = '\0';
+	}
+}
+
+static void
+write_groups(void)
+{
+	size_t i, k, n = nall, w[K_NKEYS + 3] = { 0 };
+	char *f[K_NKEYS], *copy, a[32], b[32];
+
+	qsort(all, nall, sizeof(*all), by_sort);
+	if (top >= 0 && (size_t)top < n)
+		n = (size_t)top;
+	if (format == F_TSV) {
+		for (k = 0; k < nkeys; k++)
+			printf("%s\t", key_names[keys[k]]);
+		printf("count\tsize\timpact\n");
+		for (i = 0; i < n; i++)
+			printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n", all[i]->key,
+			    all[i]->count, all[i]->size, all[i]->impact);
+		return;
+	}
+	if (format == F_JSON) {
+		printf("[");
+		for (i = 0; i < n; i++) {
+			copy = estrdup(all[i]->key);
+			split(copy, f, K_NKEYS);
+			printf("%s\n  {", i ? "," : "");
+			for (k = 0; k < nkeys; k++) {
+				json_str(key_names[keys[k]], strlen(key_names[keys[k]]));
+				printf(": ");
+				json_str(f[k], strlen(f[k]));
+				printf(", ");
+			}
+			printf("\"count\": %" PRIu64 ", \"size\": %" PRIu64 ", \"impact\": %" PRId64 "}",
+			    all[i]->count, all[i]->size, all[i]->impact);
+			free(copy);
+		}
+		printf("%s]\n", n ? "\n" : "");
+		return;
+	}
+	/* The table: column widths first. */
+	for (k = 0; k < nkeys; k++)
+		w[k] = strlen(key_names[keys[k]]);
+	w[nkeys] = 5;
+	w[nkeys + 1] = 4;
+	w[nkeys + 2] = 14;
+	for (i = 0; i < n; i++) {
+		copy = estrdup(all[i]->key);
+		split(copy, f, K_NKEYS);
+		for (k = 0; k < nkeys; k++)
+			if (strlen(f[k]) > w[k])
+				w[k] = strlen(f[k]);
+		snprintf(a, sizeof(a), "%" PRIu64, all[i]->count);
+		if (strlen(a) > w[nkeys])
+			w[nkeys] = strlen(a);
+		if (strlen(human((int64_t)all[i]->size, b, sizeof(b))) > w[nkeys + 1])
+			w[nkeys + 1] = strlen(b);
+		free(copy);
+	}
+	for (k = 0; k < nkeys; k++)
+		printf("%-*s  ", (int)w[k], key_names[keys[k]]);
+	printf("%*s  %*s  %*s\n", (int)w[nkeys], "Count", (int)w[nkeys + 1], "Size",
+	    (int)w[nkeys + 2], "Impacting Size");
+	for (i = 0; i < n; i++) {
+		copy = estrdup(all[i]->key);
+		split(copy, f, K_NKEYS);
+		for (k = 0; k < nkeys; k++)
+			printf("%-*s  ", (int)w[k], f[k]);
+		printf("%*" PRIu64 "  %*s  %*s\n", (int)w[nkeys], all[i]->count,
+		    (int)w[nkeys + 1], human((int64_t)all[i]->size, a, sizeof(a)),
+		    (int)w[nkeys + 2], human(all[i]->impact, b, sizeof(b)));
+		free(copy);
+	}
+}
+
+/* Folded stacks for flame graphs: "proc;outer;...;inner weight". */
+static void
+write_folded(void)
+{
+	size_t i;
+	int64_t v;
+
+	for (i = 0; i < nall; i++) {
+		v = weight_impact ? all[i]->impact : (int64_t)all[i]->size;
+		if (v > 0)
+			printf("%s %" PRId64 "\n", all[i]->key, v);
+	}
+}
+
+/* The tree: every prefix of every folded stack is a node. */
+struct node {
+	char *name;
+	uint64_t count, size;
+	int64_t impact;
+	struct node **kids;
+	size_t nkids;
+};
+
+static struct node *
+kid(struct node *n, const char *name, size_t len)
+{
+	size_t i;
+	struct node *k;
+
+	for (i = 0; i < n->nkids; i++)
+		if (strlen(n->kids[i]->name) == len && !memcmp(n->kids[i]->name, name, len))
+			return n->kids[i];
+	k = ecalloc(1, sizeof(*k));
+	k->name = dup_mem(name, len);
+	n->kids = erealloc(n->kids, (n->nkids + 1) * sizeof(*n->kids));
+	n->kids[n->nkids++] = k;
+	return k;
+}
+
+static int
+node_sort(const void *a, const void *b)
+{
+	const struct node *x = *(const struct node *const *)a;
+	const struct node *y = *(const struct node *const *)b;
+	struct group gx = { .count = x->count, .size = x->size, .impact = x->impact, .key = x->name };
+	struct group gy = { .count = y->count, .size = y->size, .impact = y->impact, .key = y->name };
+	const struct group *px = &gx, *py = &gy;
+
+	return by_sort(&px, &py);
+}
+
+static void
+print_node(struct node *n, int depth)
+{
+	char a[32], b[32];
+	size_t i;
+
+	printf("%*s%-*s %10" PRIu64 " %12s %14s\n", depth * 2, "", 60 - depth * 2 > 10 ?
+	    60 - depth * 2 : 10, n->name, n->count, human((int64_t)n->size, a, sizeof(a)),
+	    human(n->impact, b, sizeof(b)));
+	qsort(n->kids, n->nkids, sizeof(*n->kids), node_sort);
+	for (i = 0; i < n->nkids; i++)
+		print_node(n->kids[i], depth + 1);
+}
+
+static void
+write_tree(void)
+{
+	struct node root = { .name = "all" }, *n;
+	const char *p, *e, *frames[4096];
+	size_t i, nf, j;
+
+	for (i = 0; i < nall; i++) {
+		struct group *g = all[i];
+		nf = 0;
+		for (p = g->key; *p && nf < 4096; p = *e ? e + 1 : e) {
+			e = p + strcspn(p, ";");
+			frames[nf++] = p;
+		}
+		n = &root;
+		root.count += g->count;
+		root.size += g->size;
+		root.impact += g->impact;
+		/* Top-down: process, then callers to the allocating function;
+		   bottom-up: process, then the allocating function outwards. */
+		for (j = 0; j < nf; j++) {
+			size_t k = bottom_up && j > 0 ? nf - j : j;
+			const char *f = frames[k];
+			n = kid(n, f, strcspn(f, ";"));
+			n->count += g->count;
+			n->size += g->size;
+			n->impact += g->impact;
+		}
+	}
+	printf("%-60s %10s %12s %14s\n", "Stack", "Count", "Size", "Impacting Size");
+	print_node(&root, 0);
+}
+
+static int
+group_file(const char *path)
+{
+	struct mt_reader *r;
+	struct mt_event ev;
+	void **v;
+	uint64_t *ips;
+	const char *base;
+
+	if (!(r = reader_open(path)))
+		return 1;
+	while (reader_next(r, &ev)) {
+		switch (ev.type) {
+		case MT_PROC:
+			v = u64map_get(&procs, (uint64_t)ev.pid, 1);
+			free(*v);
+			base = memrchr(ev.s1.s, '/', ev.s1.len);
+			base = base ? base + 1 : ev.s1.s;
+			*v = dup_mem(base, ev.s1.len - (size_t)(base - ev.s1.s));
+			break;
+		case MT_STACK:
+			v = u64map_get(&stack_ips, ev.stack, 1);
+			ips = emalloc((ev.nips + 1) * sizeof(*ips));
+			ips[0] = ev.nips;
+			memcpy(ips + 1, ev.ips, ev.nips * sizeof(*ips));
+			free(*v);
+			*v = ips;
+			break;
+		case MT_SYM: {
+			char *old, *s;
+			size_t olen, n = ev.s1.len + ev.s2.len + ev.s3.len + 4;
+			v = u64map_get(&syms, ev.addr, 1);
+			old = *v;
+			olen = old ? strlen(old) : 0;
+			s = erealloc(old, olen + n);
+			olen += (size_t)sprintf(s + olen, "%.*s\t%.*s\t%.*s\n", (int)ev.s1.len,
+			    ev.s1.s, (int)ev.s2.len, ev.s2.s, (int)ev.s3.len, ev.s3.s);
+			*v = s;
+			break;
+		}
+		case MT_LIFE:
+			group_life(&ev);
+			break;
+		default:
+			break;	/* unknown records were passed on before us */
+		}
+	}
+	return reader_close(r);
+}
+
+static void
+parse_keys(const char *s)
+{
+	const char *e;
+	size_t k, n;
+
+	for (nkeys = 0; *s; s = *e ? e + 1 : e) {
+		e = s + strcspn(s, ",");
+		n = (size_t)(e - s);
+		for (k = 0; k < K_NKEYS; k++)
+			if (strlen(key_names[k]) == n && !memcmp(key_names[k], s, n))
+				break;
+		if (k == K_NKEYS || nkeys == K_NKEYS) {
+			fprintf(stderr, "%s: bad key '%.*s' (process, pid, heap, type, class, "
+			    "function, stack, module, file)\n", mt_progname, (int)n, s);
+			exit(2);
+		}
+		keys[nkeys++] = (enum key)k;
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "tree", optional_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "weight", required_argument, NULL, 'w' },
+		{ "skip", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch, i, status = 0;
+	char *end;
+
+	mt_setprogname(argv[0]);
+	parse_keys("process,heap,type,function");
+	while ((ch = getopt_long(argc, argv, "b:s:n:tf:w:S:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'b':
+			parse_keys(optarg);
+			break;
+		case 's':
+			if (!strcmp(optarg, "impact"))
+				sort_by = S_IMPACT;
+			else if (!strcmp(optarg, "size"))
+				sort_by = S_SIZE;
+			else if (!strcmp(optarg, "count"))
+				sort_by = S_COUNT;
+			else {
+				fprintf(stderr, "%s: bad sort key '%s' (impact, size, count)\n",
+				    mt_progname, optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			top = strtol(optarg, &end, 10);
+			if (*end || end == optarg || top < 0) {
+				fprintf(stderr, "%s: bad count '%s'\n", mt_progname, optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			tree = 1;
+			if (optarg && !strcmp(optarg, "bottom-up"))
+				bottom_up = 1;
+			else if (optarg && strcmp(optarg, "top-down")) {
+				fprintf(stderr, "%s: bad tree '%s' (top-down, bottom-up)\n",
+				    mt_progname, optarg);
+				return 2;
+			}
+			break;
+		case 'f':
+			if (!strcmp(optarg, "table"))
+				format = F_TABLE;
+			else if (!strcmp(optarg, "tsv"))
+				format = F_TSV;
+			else if (!strcmp(optarg, "json"))
+				format = F_JSON;
+			else if (!strcmp(optarg, "folded"))
+				format = F_FOLDED;
+			else {
+				fprintf(stderr, "%s: bad format '%s' (table, tsv, json, folded)\n",
+				    mt_progname, optarg);
+				return 2;
+			}
+			break;
+		case 'w':
+			if (!strcmp(optarg, "impact"))
+				weight_impact = 1;
+			else if (strcmp(optarg, "size")) {
+				fprintf(stderr, "%s: bad weight '%s' (size, impact)\n", mt_progname, optarg);
+				return 2;
+			}
+			break;
+		case 'S':
+			skip_re = re_compile(optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	api_re = re_compile(api_default);
+	if (argc == 0)
+		status |= group_file(NULL);
+	for (i = 0; i < argc; i++)
+		status |= group_file(argv[i]);
+	if (tree)
+		write_tree();
+	else if (format == F_FOLDED)
+		write_folded();
+	else
+		write_groups();
+	return (mt_close_stdout() | status | mt_status) ? 1 : 0;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s [--by keys] [--sort impact|size|count] [--top n] "
+	    "[--tree[=bottom-up]] [--format table|tsv|json|folded] [--weight size|impact] "
+	    "[--skip regex] [file ...]\n", mt_progname);
+	exit(2);
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bats
+# mt-group: WPA's tables from the walkthrough recording (memtestapp),
+# and the leaks at exit per function against heaptrack_print.
+
+load helpers
+
+setup_file() {
+	record_walkthrough
+}
+
+setup() {
+	cd "$BATS_FILE_TMPDIR"
+}
+
+@test "the whole run by process, heap, type, function: Size 120 MiB of mmap, impact 0; the leak" {
+	run -0 bash -c "mt-window wpa.life | mt-group --by process,heap,type,function --format tsv"
+	[ "${lines[0]}" = "$(printf 'process\theap\ttype\tfunction\tcount\tsize\timpact')" ]
+	has_line "$output" "^memtestapp\tmmap\ttransient\tcommit\t12\t$((120 * MiB))\t0$"
+	has_line "$output" '^memtestapp\tmalloc\timpacting\tInnerLoopOperation\t250\t10000\t10000$'
+}
+
+@test "the last four spikes: transient, Count 4, Size 40 MiB, impact 0, main -> Operation1 -> ManipulateTemporaryBuffer" {
+	from=$(spike 7)
+	to=$(awk -F'\t' -v a="$(spike 10)" '$1 == "life" && $2 == a { print $3 }' wpa.life)
+	run -0 bash -c "mt-window --from $((from - 1000000))ns --to $((to + 1000000))ns --heap mmap wpa.life |
+		mt-group --by type,stack --format tsv"
+	has_line "$output" "^transient\t.*;main;Operation1;ManipulateTemporaryBuffer;commit\t4\t$((40 * MiB))\t0$"
+	has_line "$output" "^outstanding\t.*;main;commit\t2\t0\t0$"
+}
+
+@test "a window over the step-up: +10 MiB impacting from main" {
+	step=$(step_up)
+	run -0 bash -c "mt-window --from $((step - 1000000))ns --to $((step + 1000000))ns --heap mmap wpa.life |
+		mt-group --by type,function --format tsv"
+	has_line "$output" "^impacting\tcommit\t1\t$((10 * MiB))\t$((10 * MiB))$"
+	has_line "$output" "^outstanding\tcommit\t1\t0\t0$"
+	run -0 bash -c "mt-window --from $((step - 1000000))ns --to $((step + 1000000))ns --heap mmap wpa.life |
+		mt-group --tree"
+	has_line "$output" "^ {10}main +2 +10\.0 MiB +10\.0 MiB$"
+}
+
+@test "sort, top, json, folded, bottom-up tree" {
+	run -0 bash -c "mt-window wpa.life | mt-group --by function --sort size --top 1 --format tsv"
+	[ "${lines[1]}" = "$(printf 'commit\t12\t%d\t0' $((120 * MiB)))" ]
+	[ "${#lines[@]}" = 2 ]
+	run -0 bash -c "mt-window wpa.life | mt-group --by function --sort count --format json --top 1"
+	has_line "$output" '"function": "InnerLoopOperation", "count": 250, "size": 10000, "impact": 10000'
+	run -0 bash -c "mt-window wpa.life | mt-group --format folded --weight impact"
+	[ "$output" = "$(printf 'memtestapp;_start;__libc_start_main_impl;__libc_start_call_main;main;Operation1;InnerLoopOperation 10000\nmemtestapp;_start;__libc_start_main_impl;__libc_start_call_main;_IO_printf;_IO_new_file_xsputn;_IO_new_file_overflow;_IO_file_doallocate 4096')" ] ||
+		has_line "$output" '^memtestapp;.*;main;Operation1;InnerLoopOperation 10000$'
+	run -0 bash -c "mt-window --heap mmap wpa.life | mt-group --tree=bottom-up"
+	has_line "$output" '^ {4}commit +12 +120\.0 MiB +0 B$'
+	has_line "$output" '^ {6}ManipulateTemporaryBuffer +10 +100\.0 MiB +0 B$'
+}
+
+@test "leaks at exit per function agree with heaptrack_print" {
+	heaptrack -o ht "$PROGS/memtestapp" >/dev/null 2>&1
+	# "10.00K leaked over 250 calls from" and the function on the next line
+	heaptrack_print -l 1 ht.* 2>/dev/null | awk '/^MEMORY LEAKS/ { on = 1; next }
+		on && /^$/ { exit }
+		on && / leaked over [0-9]+ calls from$/ { n = $4; b = $1; getline f; print f, n, b }' >ht.txt
+	mt-window wpa.life | mt-group --by function --format tsv |
+		awk -F'\t' 'NR > 1 && $4 > 0 { print $1, $2, $4 }' >mt.txt
+	[ -s ht.txt ]
+	# Same functions, same counts; heaptrack's bytes are rounded, in 1000s.
+	while read -r fn n b; do
+		grep -q "^$fn $n " mt.txt
+		ours=$(awk -v f="$fn" '$1 == f { print $3 }' mt.txt)
+		theirs=$(echo "$b" | sed 's/K$/*1000/; s/M$/*1000000/; s/B$//' | bc | cut -d. -f1)
+		[ $((ours - theirs)) -le 50 ] && [ $((theirs - ours)) -le 50 ]
+	done <ht.txt
+}
+
+@test "bad options" {
+	run -2 --separate-stderr mt-group --by bogus wpa.life
+	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file)" ]
+	run -2 --separate-stderr mt-group --format xml wpa.life
+	[ "$stderr" = "mt-group: bad format 'xml' (table, tsv, json, folded)" ]
+}

@@ -38,7 +38,7 @@ MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 ma
 # What a fresh Debian 12 needs, to build, to test, and to compare.
 APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
-	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils
+	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils gnuplot-nox bc
 
 all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode
 
@@ -73,6 +73,14 @@ deps:
 demo: deps all
 	./cmd/mt-record -o demo.mtr -- tests/progs/demo
 	./cmd/mt-decode demo.mtr
+	@echo
+	@echo "== WPA's walkthrough: a program like its MemoryTestApp, recorded and grouped"
+	./cmd/mt-record -o demo-wpa.mtr -- tests/progs/memtestapp
+	./cmd/mt-symbolize demo-wpa.mtr | ./cmd/mt-lifetime | ./cmd/mt-window | \
+		./cmd/mt-group --by process,heap,type,function
+	./cmd/mt-lifetime -q demo-wpa.mtr | ./cmd/mt-window --series 5ms | \
+		share/mt-plot -o demo-wpa.png -t "MemoryTestApp: memory outstanding"
+	@echo "the graph WPA draws: demo-wpa.png"
 
 check: deps all
 	@sh tests/run-tests.sh
@@ -86,6 +94,8 @@ install: all
 	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)
 	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5
+	install -d $(DESTDIR)$(SHAREDIR)
+	install -m 755 share/mt-plot $(DESTDIR)$(SHAREDIR)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)))
@@ -93,9 +103,11 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBDIR)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANPAGES))))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(filter %.5,$(MANPAGES))))
+	rm -f $(DESTDIR)$(SHAREDIR)/mt-plot
+	-rmdir $(DESTDIR)$(SHAREDIR)
 
 clean:
-	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode $(TESTLIBS) demo.mtr
+	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png
 
 .PHONY: all deps demo check lint-man install uninstall clean
 

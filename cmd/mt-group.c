@@ -35,7 +35,7 @@ static struct mt_regex *skip_re, *api_re;
 static const char api_default[] =
     "^(malloc|calloc|realloc|reallocarray|free|cfree|memalign|aligned_alloc|"
     "posix_memalign|valloc|pvalloc|mmap|mmap64|munmap|mremap|mprotect|"
-    "strdup|strndup|__strdup|__libc_\\w+|_int_\\w+|__GI_\\w+|"
+    "strdup|strndup|__strdup|__libc_\\w+|"
     "operator new.*|operator delete.*|std::__new_allocator<.*|"
     "__gnu_cxx::new_allocator<.*|std::allocator<.*|std::allocator_traits<.*|"
     "PyMem_\\w+|_PyMem_\\w+|PyObject_Malloc|PyObject_Realloc|_PyObject_\\w*(Malloc|Alloc)\\w*)$";

@@ -82,3 +82,14 @@ sums() {
 	run -2 --separate-stderr mt-window --from 2s --to 1s wpa.life
 	[ "$stderr" = "mt-window: empty window: --to must come after --from" ]
 }
+
+@test "share/mt-plot draws the series as a PNG and an SVG" {
+	mt-window --series 5ms wpa.life >s.txt
+	run -0 "$TESTS/../share/mt-plot" -o g.png -t walkthrough s.txt
+	[ "$output" = "mt-plot: g.png" ]
+	[ "$(head -c 8 g.png | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ]
+	run -0 "$TESTS/../share/mt-plot" -o g.svg s.txt
+	grep -q '<svg' g.svg
+	run -1 --separate-stderr "$TESTS/../share/mt-plot" -o g.png /dev/null
+	[ "$stderr" = "mt-plot: no sample lines (mt-window --series STEP makes them)" ]
+}

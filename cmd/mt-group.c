@@ -368,7 +368,8 @@ write_groups(void)
 	size_t i, k, n = nall, w[K_NKEYS + 3] = { 0 };
 	char *f[K_NKEYS], *copy, a[32], b[32];
 
-	qsort(all, nall, sizeof(*all), by_sort);
+	if (nall)
+		qsort(all, nall, sizeof(*all), by_sort);
 	if (top >= 0 && (size_t)top < n)
 		n = (size_t)top;
 	if (format == F_TSV) {
@@ -494,7 +495,8 @@ print_node(struct node *n, int depth)
 	printf("%*s%-*s %10" PRIu64 " %12s %14s\n", depth * 2, "", 60 - depth * 2 > 10 ?
 	    60 - depth * 2 : 10, n->name, n->count, human((int64_t)n->size, a, sizeof(a)),
 	    human(n->impact, b, sizeof(b)));
-	qsort(n->kids, n->nkids, sizeof(*n->kids), node_sort);
+	if (n->nkids)
+		qsort(n->kids, n->nkids, sizeof(*n->kids), node_sort);
 	for (i = 0; i < n->nkids; i++)
 		print_node(n->kids[i], depth + 1);
 }

@@ -1,0 +1,24 @@
+#!/bin/bash
+# The analysis path against heaptrack_print, on the same run of workload
+# (b) of run.sh (python3 building and round-tripping 300k dicts) recorded
+# by each: `mt-lifetime app.mtr | mt-window | mt-group` against
+# `heaptrack_print` on heaptrack's trace.  Medians of RUNS runs (default
+# 5) of the wall time; each stage's peak RSS beside heaptrack_print's.
+. "$(dirname "$0")/common.sh"
+
+PYTHONMALLOC=malloc cmd/mt-record -o "$work/py.mtr" -- /usr/bin/python3 tests/bench/py_dicts.py >/dev/null 2>&1
+PYTHONMALLOC=malloc heaptrack -o "$work/ht" /usr/bin/python3 tests/bench/py_dicts.py >/dev/null 2>&1
+events=$(cmd/mt-decode "$work/py.mtr" | grep -c '^alloc\|^free')
+
+pipeline() {
+	/usr/bin/time -f %M -o "$work/rss.lifetime" cmd/mt-lifetime -q "$work/py.mtr" |
+	/usr/bin/time -f %M -o "$work/rss.window" cmd/mt-window --from 1s --to 2s |
+	/usr/bin/time -f %M -o "$work/rss.group" cmd/mt-group --by process,heap,type,function >/dev/null
+}
+mt=$(timed pipeline)
+ht=$(timed sh -c "/usr/bin/time -f %M -o '$work/rss.ht' heaptrack_print '$work'/ht.* >/dev/null")
+printf '%d events: mt-lifetime | mt-window | mt-group %.2f s, heaptrack_print %.2f s (%.2fx)\n' \
+	"$events" "$mt" "$ht" "$(echo "$mt / $ht" | bc -l)"
+printf 'peak RSS: mt-lifetime %d MiB, mt-window %d MiB, mt-group %d MiB; heaptrack_print %d MiB\n' \
+	$(($(cat "$work/rss.lifetime") / 1024)) $(($(cat "$work/rss.window") / 1024)) \
+	$(($(cat "$work/rss.group") / 1024)) $(($(cat "$work/rss.ht") / 1024))

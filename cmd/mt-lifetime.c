@@ -42,6 +42,7 @@ static size_t nblocks, blockcap;
 static struct range *ranges;	/* sorted by (pid, heap, lo) */
 static size_t nranges, rangecap;
 static char *heapname[HEAPS_MAX];
+static uint8_t range_heap[HEAPS_MAX];	/* mmap, reserve: freed by range */
 static size_t nheaps;
 static struct mt_out out;
 static uint64_t last_ts;
@@ -71,13 +72,15 @@ heap_id(struct mt_str h)
 	heapname[nheaps] = emalloc(h.len + 1);
 	memcpy(heapname[nheaps], h.s, h.len);
 	heapname[nheaps][h.len] = '\0';
+	range_heap[nheaps] = !strcmp(heapname[nheaps], "mmap") ||
+	    !strcmp(heapname[nheaps], "reserve");
 	return (unsigned)nheaps++;
 }
 
 static int
 is_range_heap(unsigned heap)
 {
-	return !strcmp(heapname[heap], "mmap") || !strcmp(heapname[heap], "reserve");
+	return range_heap[heap];
 }
 
 /* Blocks: open addressing with backward-shift deletion, no tombstones. */
@@ -101,6 +104,18 @@ block_find(int32_t pid, unsigned heap, uint64_t addr)
 }
 
 static void block_insert(const struct block *b);
+
+/* The block's slot, or the empty one where it would go (one probe). */
+static struct block *
+block_slot_of(int32_t pid, unsigned heap, uint64_t addr)
+{
+	size_t i;
+
+	for (i = block_slot(pid, heap, addr); blocks[i].used; i = (i + 1) & (blockcap - 1))
+		if (blocks[i].addr == addr && blocks[i].pid == pid && blocks[i].heap == heap)
+			break;
+	return &blocks[i];
+}
 
 static void
 block_grow(void)
@@ -152,14 +167,6 @@ block_delete(struct block *b)
 	}
 }
 
-/* Output */
-
-static char *
-put_u(char *p, uint64_t v)
-{
-	return p + sprintf(p, "%" PRIu64, v);
-}
-
 /*
  * One life line.  ta or size or stack of UINT64_MAX: '-'; tf of
  * UINT64_MAX: never freed.  fate: NULL, "exit" or "end" for survivors.
@@ -168,38 +175,41 @@ static void
 put_life(uint64_t ta, uint64_t tf, int32_t pid, int32_t tid, unsigned heap,
     uint64_t addr, uint64_t size, uint64_t stack, const char *fate)
 {
-	char *p = out_reserve(&out, 512 + strlen(heapname[heap]));
-	char *start = p;
-	const char *cls;
-	int64_t impact;
+	struct mt_event ev;
+	size_t n;
 
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_LIFE;
 	/* Over the whole trace: allocations made before it are AO, blocks
 	   never freed FO; the rest is AIFI. */
 	if (ta == UINT64_MAX) {
-		cls = "aofi";
-		impact = size == UINT64_MAX ? 0 : -(int64_t)size;
+		ev.s1.s = "aofi";
+		ev.impact = size == UINT64_MAX ? 0 : -(int64_t)size;
 	} else if (tf == UINT64_MAX) {
-		cls = "aifo";
-		impact = (int64_t)size;
+		ev.s1.s = "aifo";
+		ev.impact = (int64_t)size;
 	} else {
-		cls = "aifi";
-		impact = 0;
+		ev.s1.s = "aifi";
 	}
-	p += sprintf(p, "life\t");
-	p = ta == UINT64_MAX ? p + sprintf(p, "-") : put_u(p, ta);
-	*p++ = '\t';
-	p = tf == UINT64_MAX ? p + sprintf(p, "-") : put_u(p, tf);
-	p += sprintf(p, "\t%d\t", (int)pid);
-	p = tid < 0 ? p + sprintf(p, "-") : p + sprintf(p, "%d", (int)tid);
-	p += sprintf(p, "\t%s\t0x%" PRIx64 "\t", heapname[heap], addr);
-	p = size == UINT64_MAX ? p + sprintf(p, "-") : put_u(p, size);
-	*p++ = '\t';
-	p = stack == UINT64_MAX ? p + sprintf(p, "-") : put_u(p, stack);
-	p += sprintf(p, "\t%s\t%" PRId64, cls, impact);
-	if (fate)
-		p += sprintf(p, "\t%s", fate);
-	*p++ = '\n';
-	out_commit(&out, (size_t)(p - start));
+	ev.s1.len = 4;
+	ev.ts = ta;
+	ev.ts2 = tf;
+	ev.flags = (ta == UINT64_MAX ? EV_TS_NONE : 0) | (tf == UINT64_MAX ? EV_TS2_NONE : 0) |
+	    (tid < 0 ? EV_TID_NONE : 0) | (size == UINT64_MAX ? EV_SIZE_NONE : 0) |
+	    (stack == UINT64_MAX ? EV_STACK_NONE : 0);
+	ev.pid = pid;
+	ev.tid = tid;
+	ev.heap.s = heapname[heap];
+	ev.heap.len = strlen(heapname[heap]);
+	ev.addr = addr;
+	ev.size = size;
+	ev.stack = stack;
+	if (fate) {
+		ev.s2.s = fate;
+		ev.s2.len = strlen(fate);
+	}
+	n = event_format_size(&ev);
+	out_commit(&out, event_format(&ev, out_reserve(&out, n), n));
 	n_lives++;
 }
 
@@ -265,19 +275,23 @@ on_alloc(const struct mt_event *ev)
 		nranges++;
 		return;
 	}
-	if ((old = block_find((int32_t)ev->pid, heap, ev->addr))) {
+	if ((nblocks + 1) * 4 > blockcap * 3)
+		block_grow();
+	b = (struct block){ ev->addr, ev->ts, ev->size,
+	    ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
+	    (int32_t)ev->pid, (int32_t)ev->tid, (uint16_t)heap, 1, 0 };
+	old = block_slot_of((int32_t)ev->pid, heap, ev->addr);
+	if (old->used) {
 		/* Allocated twice without a free between: the old one ends
 		   unseen; say so, keep the new. */
 		char tok[96];
 		int n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
 		    " and at %" PRIu64, ev->addr, old->ts, ev->ts);
 		mt_warn_at(input_name, input_line, "allocation of a live block", tok, (size_t)n);
-		block_delete(old);
+	} else {
+		nblocks++;
 	}
-	b = (struct block){ ev->addr, ev->ts, ev->size,
-	    ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
-	    (int32_t)ev->pid, (int32_t)ev->tid, (uint16_t)heap, 0, 0 };
-	block_insert(&b);
+	*old = b;
 }
 
 static void

@@ -56,11 +56,7 @@ main(int argc, char *argv[])
 		status |= decode(NULL, &out, check);
 	for (i = 0; i < argc; i++)
 		status |= decode(argv[i], &out, check);
-	if (out_flush(&out)) {
-		fprintf(stderr, "%s: stdout: %s\n", mt_progname, strerror(out.error));
-		status = 1;
-	}
-	out_free(&out);
+	status |= out_finish(&out);
 	return status | mt_status;
 }
 

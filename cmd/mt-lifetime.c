@@ -478,10 +478,7 @@ main(int argc, char *argv[])
 			image_end(blocks[k].pid, "end");
 	while (nranges)
 		image_end(ranges[0].pid, "end");
-	if (out_flush(&out)) {
-		fprintf(stderr, "%s: stdout: %s\n", mt_progname, strerror(out.error));
-		status = 1;
-	}
+	status |= out_finish(&out);
 	if (!quiet)
 		fprintf(stderr, "%s: %" PRIu64 " lifetimes; %" PRIu64 " survivors leaked at exit, %"
 		    PRIu64 " alive at the end; %" PRIu64 " frees of blocks allocated before "

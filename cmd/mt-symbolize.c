@@ -518,10 +518,7 @@ main(int argc, char *argv[])
 		status |= symbolize(NULL);
 	for (i = 0; i < argc; i++)
 		status |= symbolize(argv[i]);
-	if (out_flush(&out)) {
-		fprintf(stderr, "%s: stdout: %s\n", mt_progname, strerror(out.error));
-		status = 1;
-	}
+	status |= out_finish(&out);
 	return status | mt_status;
 }
 

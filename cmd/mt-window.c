@@ -455,10 +455,7 @@ main(int argc, char *argv[])
 	status |= window(input, &end);
 	if (step)
 		series_write(t1);
-	if (out_flush(&out)) {
-		fprintf(stderr, "%s: stdout: %s\n", mt_progname, strerror(out.error));
-		status = 1;
-	}
+	status |= out_finish(&out);
 	return status | mt_status;
 }
 

@@ -133,6 +133,7 @@ char *out_reserve(struct mt_out *o, size_t n);
 void out_commit(struct mt_out *o, size_t n);
 void out_write(struct mt_out *o, const void *p, size_t n);
 int out_flush(struct mt_out *o);
+int out_finish(struct mt_out *o);	/* flush, say why not, free: 0 or 1 */
 void out_free(struct mt_out *o);
 
 /* lines.c: a line reader that does not allocate per line */

@@ -1,5 +1,6 @@
 /* A buffered writer onto a file descriptor; remembers the first error. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -62,6 +63,18 @@ out_write(struct mt_out *o, const void *p, size_t n)
 {
 	memcpy(out_reserve(o, n), p, n);
 	o->len += n;
+}
+
+/* The last flush of standard output: 0, or 1 with the reason said. */
+int
+out_finish(struct mt_out *o)
+{
+	int error = out_flush(o);
+
+	if (error)
+		fprintf(stderr, "%s: stdout: %s\n", mt_progname, strerror(error));
+	out_free(o);
+	return error != 0;
 }
 
 void

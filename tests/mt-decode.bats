@@ -129,3 +129,8 @@ mt-decode: $FIX/badlines.txt:6: missing fields in 'alloc'" ]
 	run -1 --separate-stderr mt-decode --bogus
 	has_line "$stderr" '^usage: mt-decode \[-c\] \[--check\] \[file \.\.\.\]$'
 }
+
+@test "a full standard output is said, exit 1" {
+	run -1 --separate-stderr bash -c "mt-decode '$FIX/roundtrip.txt' >/dev/full"
+	[ "$stderr" = "mt-decode: stdout: No space left on device" ]
+}

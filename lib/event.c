@@ -363,19 +363,31 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 
 /* Formatting: the hot path of mt-decode, so no printf. */
 
+static const char digits2[201] =
+    "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+    "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+/* Two digits a division: the decoder's hot path is mostly numbers. */
 static char *
 put_u64(char *p, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
+	char tmp[20], *t = tmp + sizeof(tmp);
+	size_t n;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	while (v >= 100) {
+		t -= 2;
+		memcpy(t, digits2 + (v % 100) * 2, 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		t -= 2;
+		memcpy(t, digits2 + v * 2, 2);
+	} else {
+		*--t = (char)('0' + v);
+	}
+	n = (size_t)(tmp + sizeof(tmp) - t);
+	memcpy(p, t, n);
+	return p + n;
 }
 
 static char *

@@ -242,7 +242,11 @@ struct mt_reader *reader_open(const char *path);	/* NULL or "-": stdin; NULL ret
  * The record stays valid until the next call.
  */
 int reader_next(struct mt_reader *r, struct mt_event *ev);
-/* The record as a text line with its newline (formatted for .mtr input). */
+/*
+ * The record as a text line with its newline (formatted for .mtr input,
+ * from the caller's event as reader_next() left it: change it first and
+ * the line changes too).
+ */
 struct mt_str reader_line(struct mt_reader *r);
 /* Appends that line to o, without a copy for a trace. */
 void reader_write(struct mt_reader *r, struct mt_out *o);

@@ -21,7 +21,7 @@ struct mt_reader {
 	char *line;		/* text: the current line, split in place */
 	size_t linelen;
 	int restored;
-	struct mt_event cur;
+	const struct mt_event *cur;	/* the caller's record, for a trace */
 	char *fmt;		/* binary: the current record formatted */
 	size_t fmtcap;
 };
@@ -102,7 +102,7 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 			mt_status = 1;
 			return 0;
 		}
-		r->cur = *ev;
+		r->cur = ev;
 		return ret;
 	}
 	for (;;) {
@@ -131,12 +131,12 @@ reader_line(struct mt_reader *r)
 	size_t i, n;
 
 	if (r->binary) {
-		n = event_format_size(&r->cur);
+		n = event_format_size(r->cur);
 		if (n > r->fmtcap) {
 			r->fmtcap = n * 2;
 			r->fmt = erealloc(r->fmt, r->fmtcap);
 		}
-		n = event_format(&r->cur, r->fmt, r->fmtcap);
+		n = event_format(r->cur, r->fmt, r->fmtcap);
 		return (struct mt_str){ r->fmt, n };
 	}
 	if (!r->restored) {
@@ -157,8 +157,8 @@ reader_write(struct mt_reader *r, struct mt_out *o)
 	size_t n;
 
 	if (r->binary) {
-		n = event_format_size(&r->cur);
-		out_commit(o, event_format(&r->cur, out_reserve(o, n), n));
+		n = event_format_size(r->cur);
+		out_commit(o, event_format(r->cur, out_reserve(o, n), n));
 		return;
 	}
 	line = reader_line(r);

@@ -60,3 +60,26 @@ mmap 262144" ]
 	run -0 --separate-stderr mt-lifetime in.txt
 	[ "${lines[1]}" = "$(printf 'life\t6\t-\t1\t1\tmalloc\t0x200\t8\t3\taifo\t8\tend')" ]
 }
+
+# valgrind's "in use at exit: B bytes in N blocks" as "N B" (no freeres:
+# a program traced normally does not run it either).
+in_use_at_exit() {
+	valgrind --run-libc-freeres=no --run-cxx-freeres=no "$@" 2>&1 >/dev/null |
+		awk '/in use at exit:/ { gsub(",", ""); print $9, $6 }'
+}
+
+survivors_at_exit() {
+	mt-lifetime -q "$1" | awk -F'\t' '$1 == "life" && $12 == "exit" && $6 == "malloc" { n++; b += $8 }
+		END { print n + 0, b + 0 }'
+}
+
+@test "what is left at exit: valgrind's in use at exit, blocks and bytes (the walkthrough)" {
+	mt-record -o w.mtr -- "$PROGS/memtestapp" >/dev/null 2>&1
+	[ "$(survivors_at_exit w.mtr)" = "$(in_use_at_exit "$PROGS/memtestapp")" ]
+}
+
+@test "what is left at exit: valgrind's in use at exit, blocks and bytes (sort, a real program)" {
+	seq 1 50000 | awk '{ print ($1 * 7919) % 50021 }' >in.txt
+	setarch -R mt-record -o s.mtr -- sort in.txt -o /dev/null 2>/dev/null
+	[ "$(survivors_at_exit s.mtr)" = "$(in_use_at_exit sort in.txt -o /dev/null)" ]
+}

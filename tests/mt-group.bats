@@ -91,3 +91,10 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 	run -2 --separate-stderr mt-group --format xml wpa.life
 	[ "$stderr" = "mt-group: bad format 'xml' (table, tsv, json, folded)" ]
 }
+
+@test "pid, class, module and file keys" {
+	pid=$(awk -F'\t' '$1 == "proc" { print $2 }' wpa.life)
+	run -0 bash -c "mt-window wpa.life | mt-group --by pid,class,module,file --format tsv"
+	has_line "$output" "^$pid\taifo\t\Q$PROGS/memtestapp\E\t.*memtestapp\.c\t250\t10000\t10000$"
+	has_line "$output" "^$pid\taifi\t\Q$PROGS/memtestapp\E\t.*memtestapp\.c\t12\t$((120 * MiB))\t0$"
+}

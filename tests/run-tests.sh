@@ -54,6 +54,13 @@ if step "build fuzzers" make -s fuzz; then
 	for f in tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse; do
 		mkdir -p "$log/corpus-$(basename "$f")"
 		cp tests/fuzz/corpus/* "$log/corpus-$(basename "$f")/" 2>/dev/null
+		# Traces of the current format, made now from the fixtures.
+		tests/progs/mtr-encode tests/fixtures/mt-decode/roundtrip.txt \
+			>"$log/corpus-$(basename "$f")/roundtrip.mtr"
+		tests/progs/mtr-encode -n 3 tests/fixtures/mt-decode/roundtrip.txt \
+			>"$log/corpus-$(basename "$f")/roundtrip3.mtr"
+		head -c 300 "$log/corpus-$(basename "$f")/roundtrip3.mtr" \
+			>"$log/corpus-$(basename "$f")/cut.mtr"
 		step "$(basename "$f") for ${FUZZ_SECONDS:-20}s" "$f" -max_total_time="${FUZZ_SECONDS:-20}" \
 			-timeout=10 -rss_limit_mb=2048 "$log/corpus-$(basename "$f")"
 	done

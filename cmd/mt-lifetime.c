@@ -45,7 +45,6 @@ static char *heapname[HEAPS_MAX];
 static uint8_t range_heap[HEAPS_MAX];	/* mmap, reserve: freed by range */
 static size_t nheaps;
 static struct mt_out out;
-static uint64_t last_ts;
 static uint64_t n_lives, n_before, n_double, n_exit, n_live;
 static const char *input_name;
 static uint64_t input_line;
@@ -425,11 +424,9 @@ lifetime(const char *path)
 		input_line = reader_lineno(r);
 		switch (ev.type) {
 		case MT_ALLOC:
-			last_ts = ev.ts;
 			on_alloc(&ev);
 			break;
 		case MT_FREE:
-			last_ts = ev.ts;
 			on_free(&ev);
 			break;
 		case MT_PROC:

@@ -256,7 +256,7 @@ put_window(void)
 }
 
 static int
-window(const char *path, uint64_t *end)
+window(const char *path)
 {
 	struct mt_reader *r;
 	struct mt_event ev;
@@ -308,10 +308,6 @@ window(const char *path, uint64_t *end)
 		}
 		ta = ev.flags & EV_TS_NONE ? 0 : ev.ts;
 		tf = ev.flags & EV_TS2_NONE ? NONE : ev.ts2;
-		if (!(ev.flags & EV_TS_NONE) && ta + 1 > *end)
-			*end = ta + 1;
-		if (tf != NONE && tf + 1 > *end)
-			*end = tf + 1;
 		/* In the window iff it began before its end and ended after its start. */
 		if (!((ev.flags & EV_TS_NONE) || ta < t1) || !(tf == NONE || tf > t0))
 			continue;
@@ -451,8 +447,7 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	out_init(&out, STDOUT_FILENO, 1 << 20);
-	end = 0;
-	status |= window(input, &end);
+	status |= window(input);
 	if (step)
 		series_write(t1);
 	status |= out_finish(&out);

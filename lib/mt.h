@@ -243,16 +243,13 @@ struct mt_reader *reader_open(const char *path);	/* NULL or "-": stdin; NULL ret
  */
 int reader_next(struct mt_reader *r, struct mt_event *ev);
 /*
- * The record as a text line with its newline (formatted for .mtr input,
- * from the caller's event as reader_next() left it: change it first and
- * the line changes too).
+ * Appends the record as a text line with its newline to o: the line as it
+ * came, or for a trace formatted from the caller's event as reader_next()
+ * left it (change it first and the line changes too).
  */
-struct mt_str reader_line(struct mt_reader *r);
-/* Appends that line to o, without a copy for a trace. */
 void reader_write(struct mt_reader *r, struct mt_out *o);
 const char *reader_name(const struct mt_reader *r);
 uint64_t reader_lineno(const struct mt_reader *r);
-int reader_is_binary(const struct mt_reader *r);
 int reader_close(struct mt_reader *r);	/* 0, or 1 if anything was wrong */
 
 #endif

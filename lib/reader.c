@@ -125,7 +125,7 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 	}
 }
 
-struct mt_str
+static struct mt_str
 reader_line(struct mt_reader *r)
 {
 	size_t i, n;
@@ -149,7 +149,6 @@ reader_line(struct mt_reader *r)
 	return (struct mt_str){ r->line, r->linelen + 1 };
 }
 
-/* Appends the current record's line to o: formatted in place for a trace. */
 void
 reader_write(struct mt_reader *r, struct mt_out *o)
 {
@@ -175,12 +174,6 @@ uint64_t
 reader_lineno(const struct mt_reader *r)
 {
 	return r->binary ? 0 : r->lines.lineno;
-}
-
-int
-reader_is_binary(const struct mt_reader *r)
-{
-	return r->binary;
 }
 
 int

@@ -252,4 +252,29 @@ const char *reader_name(const struct mt_reader *r);
 uint64_t reader_lineno(const struct mt_reader *r);
 int reader_close(struct mt_reader *r);	/* 0, or 1 if anything was wrong */
 
+/*
+ * pair.c: allocations paired with their frees per (pid, heap, address)
+ * into lifetimes, handed to emit when they end; mt-lifetime(1) says how.
+ */
+struct mt_life {
+	uint64_t ta, tf;	/* UINT64_MAX: before recording / never freed */
+	int32_t pid, tid;	/* tid < 0: unknown */
+	struct mt_str heap;
+	uint64_t addr, size, stack;	/* size, stack UINT64_MAX: unknown */
+	const char *fate;	/* survivors: "exit" or "end"; else NULL */
+};
+struct mt_pair_stats {
+	uint64_t lives, exit, live, before, doubles;
+};
+struct mt_pairer;
+struct mt_pairer *pairer_new(void (*emit)(const struct mt_life *, void *), void *arg);
+void pairer_input(struct mt_pairer *p, struct mt_reader *r);	/* names warnings */
+void pairer_alloc(struct mt_pairer *p, const struct mt_event *ev);
+void pairer_free(struct mt_pairer *p, const struct mt_event *ev);
+void pairer_proc(struct mt_pairer *p, int64_t pid);	/* a proc line: an exec ends the old image */
+void pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate);
+void pairer_finish(struct mt_pairer *p);	/* the survivors at the end */
+const struct mt_pair_stats *pairer_stats(const struct mt_pairer *p);
+void pairer_free_all(struct mt_pairer *p);
+
 #endif

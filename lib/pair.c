@@ -1,0 +1,410 @@
+/*
+ * pair.c: pairs each allocation with its free, per (pid, heap, address),
+ * into lifetimes handed to a callback when they end; the survivors when
+ * their process image ends or at the end.  Memory holds the live
+ * allocations only.  mt-lifetime writes the lifetimes, mt-pooldiff
+ * counts them.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mt.h"
+
+#define HEAPS_MAX 4096
+
+/* A live block of a heap freed by address (malloc, kernel caches...). */
+struct block {
+	uint64_t addr;
+	uint64_t ts, size, stack;
+	int32_t pid, tid;
+	uint16_t heap;
+	uint8_t used, flags;
+};
+
+/* A live range of a mapping heap (mmap, reserve): pieces end alone. */
+struct range {
+	uint64_t lo, hi;
+	uint64_t ts, stack;
+	int32_t pid, tid;
+	uint16_t heap;
+	uint8_t flags;
+};
+
+/* Recently freed addresses, to tell a double free: a cache, not a set. */
+#define FREED_SLOTS (1u << 16)
+struct freed {
+	uint64_t addr, alloc_ts, free_ts;
+	int32_t pid;
+	uint16_t heap;
+	uint8_t used;
+};
+
+struct mt_pairer {
+	void (*emit)(const struct mt_life *, void *);
+	void *arg;
+	struct block *blocks;
+	size_t nblocks, blockcap;
+	struct range *ranges;	/* sorted by (pid, heap, lo) */
+	size_t nranges, rangecap;
+	char *heapname[HEAPS_MAX];
+	size_t heaplen[HEAPS_MAX];
+	uint8_t range_heap[HEAPS_MAX];	/* mmap, reserve: freed by range */
+	size_t nheaps;
+	int64_t *seen;		/* pids whose image has begun */
+	size_t nseen, seencap;
+	struct freed *freed;
+	struct mt_reader *input;	/* for the file and line of a warning */
+	struct mt_pair_stats stats;
+};
+
+struct mt_pairer *
+pairer_new(void (*emit)(const struct mt_life *, void *), void *arg)
+{
+	struct mt_pairer *p = ecalloc(1, sizeof(*p));
+
+	p->emit = emit;
+	p->arg = arg;
+	p->freed = ecalloc(FREED_SLOTS, sizeof(*p->freed));
+	return p;
+}
+
+void
+pairer_input(struct mt_pairer *p, struct mt_reader *r)
+{
+	p->input = r;
+}
+
+const struct mt_pair_stats *
+pairer_stats(const struct mt_pairer *p)
+{
+	return &p->stats;
+}
+
+static unsigned
+heap_id(struct mt_pairer *p, struct mt_str h)
+{
+	size_t i;
+
+	for (i = 0; i < p->nheaps; i++)
+		if (p->heaplen[i] == h.len && !memcmp(p->heapname[i], h.s, h.len))
+			return (unsigned)i;
+	if (p->nheaps == HEAPS_MAX)
+		return HEAPS_MAX - 1;
+	p->heapname[p->nheaps] = emalloc(h.len + 1);
+	memcpy(p->heapname[p->nheaps], h.s, h.len);
+	p->heapname[p->nheaps][h.len] = '\0';
+	p->heaplen[p->nheaps] = h.len;
+	p->range_heap[p->nheaps] = !strcmp(p->heapname[p->nheaps], "mmap") ||
+	    !strcmp(p->heapname[p->nheaps], "reserve");
+	return (unsigned)p->nheaps++;
+}
+
+/* Blocks: open addressing with backward-shift deletion, no tombstones. */
+/*
+ * The home slot keeps the order of addresses within a process and heap:
+ * blocks made and freed near each other in memory, as allocators hand
+ * them out, sit near each other in the table too, and a probe finds its
+ * cache line warm.  Distinct 16-byte granules of one heap never share a
+ * home unless they lie a whole table apart.
+ */
+static size_t
+block_slot(const struct mt_pairer *p, int32_t pid, unsigned heap, uint64_t addr)
+{
+	return (size_t)((addr >> 4) ^ hash64((uint64_t)(uint32_t)pid << 16 | heap)) &
+	    (p->blockcap - 1);
+}
+
+static struct block *
+block_find(struct mt_pairer *p, int32_t pid, unsigned heap, uint64_t addr)
+{
+	struct block *b = p->blocks;
+	size_t i;
+
+	if (!p->blockcap)
+		return NULL;
+	for (i = block_slot(p, pid, heap, addr); b[i].used; i = (i + 1) & (p->blockcap - 1))
+		if (b[i].addr == addr && b[i].pid == pid && b[i].heap == heap)
+			return &b[i];
+	return NULL;
+}
+
+/* The block's slot, or the empty one where it would go (one probe). */
+static struct block *
+block_slot_of(struct mt_pairer *p, int32_t pid, unsigned heap, uint64_t addr)
+{
+	struct block *b = p->blocks;
+	size_t i;
+
+	for (i = block_slot(p, pid, heap, addr); b[i].used; i = (i + 1) & (p->blockcap - 1))
+		if (b[i].addr == addr && b[i].pid == pid && b[i].heap == heap)
+			break;
+	return &b[i];
+}
+
+static void
+block_grow(struct mt_pairer *p)
+{
+	struct block *old = p->blocks, *b;
+	size_t i, oldcap = p->blockcap;
+
+	p->blockcap = p->blockcap ? p->blockcap * 2 : 1024;
+	p->blocks = ecalloc(p->blockcap, sizeof(*p->blocks));
+	for (i = 0; i < oldcap; i++)
+		if (old[i].used) {
+			b = block_slot_of(p, old[i].pid, old[i].heap, old[i].addr);
+			*b = old[i];
+		}
+	free(old);
+}
+
+static void
+block_delete(struct mt_pairer *p, struct block *b)
+{
+	struct block *t = p->blocks;
+	size_t i = (size_t)(b - t), j = i, k;
+
+	t[i].used = 0;
+	p->nblocks--;
+	for (;;) {
+		j = (j + 1) & (p->blockcap - 1);
+		if (!t[j].used)
+			return;
+		k = block_slot(p, t[j].pid, t[j].heap, t[j].addr);
+		/* Move j back to i unless its home lies cyclically in (i, j]. */
+		if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		t[i] = t[j];
+		t[j].used = 0;
+		i = j;
+	}
+}
+
+static void
+emit(struct mt_pairer *p, uint64_t ta, uint64_t tf, int32_t pid, int32_t tid, unsigned heap,
+    uint64_t addr, uint64_t size, uint64_t stack, const char *fate)
+{
+	struct mt_life l = { ta, tf, pid, tid, { p->heapname[heap], p->heaplen[heap] },
+		addr, size, stack, fate };
+
+	p->stats.lives++;
+	if (fate) {
+		p->stats.exit += fate[0] == 'e' && fate[1] == 'x';
+		p->stats.live += !(fate[0] == 'e' && fate[1] == 'x');
+	}
+	p->emit(&l, p->arg);
+}
+
+static struct freed *
+freed_slot(struct mt_pairer *p, int64_t pid, uint64_t addr)
+{
+	return &p->freed[hash64(addr ^ (uint64_t)pid << 40) & (FREED_SLOTS - 1)];
+}
+
+/* A free of nothing live: freed before (double), or made before recording. */
+static void
+free_unknown(struct mt_pairer *p, const struct mt_event *ev, unsigned heap)
+{
+	struct freed *f = freed_slot(p, ev->pid, ev->addr);
+	char tok[160];
+	int n;
+
+	if (f->used && f->addr == ev->addr && f->pid == ev->pid && f->heap == heap) {
+		n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
+		    ", freed at %" PRIu64 " and at %" PRIu64, ev->addr, f->alloc_ts,
+		    f->free_ts, ev->ts);
+		mt_warn_at(reader_name(p->input), reader_lineno(p->input), "double free", tok, (size_t)n);
+		p->stats.doubles++;
+		return;
+	}
+	p->stats.before++;
+	emit(p, UINT64_MAX, ev->ts, (int32_t)ev->pid, (int32_t)ev->tid, heap, ev->addr,
+	    ev->size ? ev->size : UINT64_MAX, UINT64_MAX, NULL);
+}
+
+void
+pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
+{
+	unsigned heap = heap_id(p, ev->heap);
+	struct block b, *old;
+	struct range r;
+	size_t i, lo, hi;
+
+	if (p->range_heap[heap]) {
+		r = (struct range){ ev->addr, ev->addr + ev->size, ev->ts,
+		    ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
+		    (int32_t)ev->pid, (int32_t)ev->tid, (uint16_t)heap, 0 };
+		/* Sorted by (pid, heap, lo): a binary search for the place. */
+		lo = 0;
+		hi = p->nranges;
+		while (lo < hi) {
+			i = (lo + hi) / 2;
+			struct range *x = &p->ranges[i];
+			if (x->pid < r.pid || (x->pid == r.pid && (x->heap < r.heap ||
+			    (x->heap == r.heap && x->lo < r.lo))))
+				lo = i + 1;
+			else
+				hi = i;
+		}
+		if (p->nranges == p->rangecap) {
+			p->rangecap = p->rangecap ? p->rangecap * 2 : 256;
+			p->ranges = erealloc(p->ranges, p->rangecap * sizeof(*p->ranges));
+		}
+		memmove(&p->ranges[lo + 1], &p->ranges[lo], (p->nranges - lo) * sizeof(*p->ranges));
+		p->ranges[lo] = r;
+		p->nranges++;
+		return;
+	}
+	if ((p->nblocks + 1) * 4 > p->blockcap * 3)
+		block_grow(p);
+	b = (struct block){ ev->addr, ev->ts, ev->size,
+	    ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
+	    (int32_t)ev->pid, (int32_t)ev->tid, (uint16_t)heap, 1, 0 };
+	old = block_slot_of(p, (int32_t)ev->pid, heap, ev->addr);
+	if (old->used) {
+		/* Allocated twice without a free between: the old one ends
+		   unseen; say so, keep the new. */
+		char tok[96];
+		int n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
+		    " and at %" PRIu64, ev->addr, old->ts, ev->ts);
+		mt_warn_at(reader_name(p->input), reader_lineno(p->input), "allocation of a live block", tok, (size_t)n);
+	} else {
+		p->nblocks++;
+	}
+	*old = b;
+}
+
+void
+pairer_free(struct mt_pairer *p, const struct mt_event *ev)
+{
+	unsigned heap = heap_id(p, ev->heap);
+	struct block *b;
+	struct freed *f;
+	uint64_t lo, hi, a, z;
+	size_t i, j;
+	int found = 0;
+
+	if (p->range_heap[heap]) {
+		lo = ev->addr;
+		hi = ev->size ? ev->addr + ev->size : 0;
+		for (i = 0; i < p->nranges; i++) {
+			struct range r = p->ranges[i];
+			if (r.pid != ev->pid || r.heap != heap)
+				continue;
+			if (!ev->size && r.lo == lo)
+				hi = r.hi;
+			if (r.hi <= lo || r.lo >= hi)
+				continue;
+			a = r.lo > lo ? r.lo : lo;
+			z = r.hi < hi ? r.hi : hi;
+			emit(p, r.ts, ev->ts, r.pid, r.tid, heap, a, z - a, r.stack, NULL);
+			found = 1;
+			/* What is left of the range lives on, in one or two pieces. */
+			if (r.lo < a && r.hi > z) {
+				if (p->nranges == p->rangecap) {
+					p->rangecap *= 2;
+					p->ranges = erealloc(p->ranges, p->rangecap * sizeof(*p->ranges));
+				}
+				memmove(&p->ranges[i + 2], &p->ranges[i + 1],
+				    (p->nranges - i - 1) * sizeof(*p->ranges));
+				p->ranges[i].hi = a;
+				p->ranges[i + 1] = r;
+				p->ranges[i + 1].lo = z;
+				p->nranges++;
+				i++;
+			} else if (r.lo < a) {
+				p->ranges[i].hi = a;
+			} else if (r.hi > z) {
+				p->ranges[i].lo = z;
+			} else {
+				for (j = i; j + 1 < p->nranges; j++)
+					p->ranges[j] = p->ranges[j + 1];
+				p->nranges--;
+				i--;
+			}
+		}
+		if (!found)
+			free_unknown(p, ev, heap);
+		return;
+	}
+	if (!(b = block_find(p, (int32_t)ev->pid, heap, ev->addr))) {
+		free_unknown(p, ev, heap);
+		return;
+	}
+	emit(p, b->ts, ev->ts, b->pid, b->tid, heap, b->addr, b->size, b->stack, NULL);
+	f = freed_slot(p, b->pid, b->addr);
+	*f = (struct freed){ b->addr, b->ts, ev->ts, b->pid, (uint16_t)heap, 1 };
+	block_delete(p, b);
+}
+
+void
+pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate)
+{
+	struct block *b = p->blocks;
+	size_t i, j;
+
+	for (i = 0; i < p->blockcap; i++) {
+		if (!b[i].used || b[i].pid != pid)
+			continue;
+		emit(p, b[i].ts, UINT64_MAX, b[i].pid, b[i].tid, b[i].heap, b[i].addr,
+		    b[i].size, b[i].stack, fate);
+		block_delete(p, &b[i]);
+		i--;	/* backward shift may have moved another block here */
+	}
+	for (i = j = 0; i < p->nranges; i++) {
+		struct range *r = &p->ranges[i];
+		if (r->pid == pid) {
+			emit(p, r->ts, UINT64_MAX, r->pid, r->tid, r->heap, r->lo,
+			    r->hi - r->lo, r->stack, fate);
+			continue;
+		}
+		p->ranges[j++] = *r;
+	}
+	p->nranges = j;
+}
+
+void
+pairer_proc(struct mt_pairer *p, int64_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < p->nseen; i++)
+		if (p->seen[i] == pid) {
+			pairer_image_end(p, pid, "exit");
+			return;
+		}
+	if (p->nseen == p->seencap) {
+		p->seencap = p->seencap ? p->seencap * 2 : 64;
+		p->seen = erealloc(p->seen, p->seencap * sizeof(*p->seen));
+	}
+	p->seen[p->nseen++] = pid;
+}
+
+void
+pairer_finish(struct mt_pairer *p)
+{
+	size_t k;
+
+	for (k = 0; k < p->nseen; k++)
+		pairer_image_end(p, p->seen[k], "end");
+	for (k = 0; k < p->blockcap; k++)
+		if (p->blocks[k].used)
+			pairer_image_end(p, p->blocks[k].pid, "end");
+	while (p->nranges)
+		pairer_image_end(p, p->ranges[0].pid, "end");
+}
+
+void
+pairer_free_all(struct mt_pairer *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nheaps; i++)
+		free(p->heapname[i]);
+	free(p->blocks);
+	free(p->ranges);
+	free(p->seen);
+	free(p->freed);
+	free(p);
+}

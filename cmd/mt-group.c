@@ -29,29 +29,9 @@ static enum format format = F_TABLE;
 static enum sort sort_by = S_IMPACT;
 static long top = -1;
 static int tree, bottom_up, weight_impact;
-static struct mt_regex *skip_re, *api_re;
 
-/* The allocation API: frames a stack goes through before the program's. */
-static const char api_default[] =
-    "^(malloc|calloc|realloc|reallocarray|free|cfree|memalign|aligned_alloc|"
-    "posix_memalign|valloc|pvalloc|mmap|mmap64|munmap|mremap|mprotect|"
-    "strdup|strndup|__strdup|__libc_\\w+|"
-    "operator new.*|operator delete.*|std::__new_allocator<.*|"
-    "__gnu_cxx::new_allocator<.*|std::allocator<.*|std::allocator_traits<.*|"
-    "PyMem_\\w+|_PyMem_\\w+|PyObject_Malloc|PyObject_Realloc|_PyObject_\\w*(Malloc|Alloc)\\w*)$";
-
-/* What a stack id stands for, derived once. */
-struct stackinfo {
-	char **frames;		/* function names, innermost first, inlines included */
-	char **modules, **files;
-	size_t n;
-	size_t alloc_frame;	/* the first frame outside the allocation API */
-};
-
-static struct u64map stacks;	/* id -> struct stackinfo (on first use) */
-static struct u64map stack_ips;	/* id -> uint64_t[n+1], n first */
-static struct u64map syms;	/* address -> "function\tfile\tmodule\n"... */
-static struct u64map procs;	/* pid -> executable's base name */
+static struct mt_dict *dict;	/* processes, stacks and symbols */
+static const char *skip_pattern;
 
 struct group {
 	char *key;		/* the key fields, TAB-separated */
@@ -63,79 +43,6 @@ struct group {
 static struct u64map groups;	/* hash of key -> chain */
 static struct group **all;
 static size_t nall;
-
-static char *
-dup_mem(const char *s, size_t n)
-{
-	char *p = emalloc(n + 1);
-
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
-static int
-is_api(const char *fn)
-{
-	return re_match(api_re, fn, strlen(fn)) ||
-	    (skip_re && re_match(skip_re, fn, strlen(fn)));
-}
-
-static struct stackinfo *
-stack_info(uint64_t id)
-{
-	void **v = u64map_get(&stacks, id, 1), **ipv, **sv;
-	struct stackinfo *si;
-	uint64_t *ips;
-	char buf[64];
-	const char *p, *e, *t1, *t2;
-	size_t i;
-
-	if (*v)
-		return *v;
-	si = ecalloc(1, sizeof(*si));
-	*v = si;
-	if (!(ipv = u64map_get(&stack_ips, id, 0)))
-		return si;
-	ips = *ipv;
-	for (i = 0; i < ips[0]; i++) {
-		sv = u64map_get(&syms, ips[i + 1], 0);
-		p = sv ? *sv : NULL;
-		if (!p) {
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, ips[i + 1]);
-			p = buf;
-		}
-		/* One frame a line; a line without tabs is a bare address. */
-		for (; *p; p = *e ? e + 1 : e) {
-			e = p + strcspn(p, "\n");
-			si->frames = erealloc(si->frames, (si->n + 1) * sizeof(char *));
-			si->modules = erealloc(si->modules, (si->n + 1) * sizeof(char *));
-			si->files = erealloc(si->files, (si->n + 1) * sizeof(char *));
-			t1 = memchr(p, '\t', (size_t)(e - p));
-			t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(e - t1 - 1)) : NULL;
-			if (t1 && t2) {
-				const char *colon = t2;
-				while (colon > t1 + 1 && colon[-1] != ':')
-					colon--;
-				si->frames[si->n] = dup_mem(p, (size_t)(t1 - p));
-				si->files[si->n] = dup_mem(t1 + 1, (size_t)((colon > t1 + 1 ?
-				    colon - 1 : t2) - t1 - 1));
-				si->modules[si->n] = dup_mem(t2 + 1, (size_t)(e - t2 - 1));
-			} else {
-				si->frames[si->n] = dup_mem(p, (size_t)(e - p));
-				si->files[si->n] = estrdup("-");
-				si->modules[si->n] = estrdup("-");
-			}
-			si->n++;
-		}
-	}
-	for (si->alloc_frame = 0; si->alloc_frame < si->n &&
-	    is_api(si->frames[si->alloc_frame]); si->alloc_frame++)
-		;
-	if (si->alloc_frame == si->n && si->n)
-		si->alloc_frame = si->n - 1;
-	return si;
-}
 
 static const char *
 type_of(struct mt_str cls)
@@ -163,7 +70,7 @@ add_key(char **p, size_t *len, size_t *cap, const char *s, size_t n)
 
 /* The stack as folded frames, outermost first, from the allocating one. */
 static void
-folded(struct stackinfo *si, char **p, size_t *len, size_t *cap)
+folded(struct mt_stackinfo *si, char **p, size_t *len, size_t *cap)
 {
 	size_t i;
 
@@ -198,7 +105,7 @@ account(const char *key, size_t klen, const struct mt_event *ev)
 			break;
 	if (!g) {
 		g = ecalloc(1, sizeof(*g));
-		g->key = dup_mem(key, klen);
+		g->key = estrndup(key, klen);
 		g->next = *v;
 		*v = g;
 		all = erealloc(all, (nall + 1) * sizeof(*all));
@@ -217,13 +124,12 @@ group_life(const struct mt_event *ev)
 	static char *key;
 	static size_t cap;
 	size_t len = 0, i;
-	struct stackinfo *si = NULL;
+	struct mt_stackinfo *si = NULL;
 	char buf[64];
-	void **v;
 	const char *s;
 
 	if (!(ev->flags & EV_STACK_NONE))
-		si = stack_info(ev->stack);
+		si = dict_stack(dict, ev->stack);
 	if (!key) {
 		cap = 256;
 		key = emalloc(cap);
@@ -231,8 +137,7 @@ group_life(const struct mt_event *ev)
 	key[0] = '\0';
 	if (format == F_FOLDED || tree) {
 		/* The process is the root of every stack. */
-		v = u64map_get(&procs, (uint64_t)ev->pid, 0);
-		s = v ? *v : "?";
+		s = dict_process(dict, ev->pid);
 		add_key(&key, &len, &cap, s, strlen(s));
 		if (si && si->n) {
 			key[len++] = ';';
@@ -245,8 +150,7 @@ group_life(const struct mt_event *ev)
 	for (i = 0; i < nkeys; i++) {
 		switch (keys[i]) {
 		case K_PROCESS:
-			v = u64map_get(&procs, (uint64_t)ev->pid, 0);
-			s = v ? *v : "?";
+			s = dict_process(dict, ev->pid);
 			add_key(&key, &len, &cap, s, strlen(s));
 			break;
 		case K_PID:
@@ -468,7 +372,7 @@ kid(struct node *n, const char *name, size_t len)
 		if (strlen(n->kids[i]->name) == len && !memcmp(n->kids[i]->name, name, len))
 			return n->kids[i];
 	k = ecalloc(1, sizeof(*k));
-	k->name = dup_mem(name, len);
+	k->name = estrndup(name, len);
 	n->kids = erealloc(n->kids, (n->nkids + 1) * sizeof(*n->kids));
 	n->kids[n->nkids++] = k;
 	return k;
@@ -539,47 +443,15 @@ group_file(const char *path)
 {
 	struct mt_reader *r;
 	struct mt_event ev;
-	void **v;
-	uint64_t *ips;
-	const char *base;
 
 	if (!(r = reader_open(path)))
 		return 1;
 	while (reader_next(r, &ev)) {
-		switch (ev.type) {
-		case MT_PROC:
-			v = u64map_get(&procs, (uint64_t)ev.pid, 1);
-			free(*v);
-			base = memrchr(ev.s1.s, '/', ev.s1.len);
-			base = base ? base + 1 : ev.s1.s;
-			*v = dup_mem(base, ev.s1.len - (size_t)(base - ev.s1.s));
-			break;
-		case MT_STACK:
-			v = u64map_get(&stack_ips, ev.stack, 1);
-			ips = emalloc((ev.nips + 1) * sizeof(*ips));
-			ips[0] = ev.nips;
-			memcpy(ips + 1, ev.ips, ev.nips * sizeof(*ips));
-			free(*v);
-			*v = ips;
-			break;
-		case MT_SYM: {
-			char *old, *s;
-			size_t olen, n = ev.s1.len + ev.s2.len + ev.s3.len + 4;
-			v = u64map_get(&syms, ev.addr, 1);
-			old = *v;
-			olen = old ? strlen(old) : 0;
-			s = erealloc(old, olen + n);
-			olen += (size_t)sprintf(s + olen, "%.*s\t%.*s\t%.*s\n", (int)ev.s1.len,
-			    ev.s1.s, (int)ev.s2.len, ev.s2.s, (int)ev.s3.len, ev.s3.s);
-			*v = s;
-			break;
-		}
-		case MT_LIFE:
+		if (dict_add(dict, &ev))
+			continue;
+		/* Unknown records were passed on before us. */
+		if (ev.type == MT_LIFE)
 			group_life(&ev);
-			break;
-		default:
-			break;	/* unknown records were passed on before us */
-		}
 	}
 	return reader_close(r);
 }
@@ -683,7 +555,7 @@ main(int argc, char *argv[])
 			}
 			break;
 		case 'S':
-			skip_re = re_compile(optarg);
+			skip_pattern = optarg;
 			break;
 		default:
 			usage();
@@ -691,7 +563,7 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	api_re = re_compile(api_default);
+	dict = dict_new(skip_pattern);
 	if (argc == 0)
 		status |= group_file(NULL);
 	for (i = 0; i < argc; i++)

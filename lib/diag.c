@@ -90,6 +90,17 @@ estrdup(const char *s)
 	return p;
 }
 
+/* The n bytes at s, which need not be terminated, as a string. */
+char *
+estrndup(const char *s, size_t n)
+{
+	char *p = emalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
 /* A program's output is only done when its close has succeeded. */
 int
 mt_close_stdout(void)

@@ -23,6 +23,7 @@ void *emalloc(size_t n);
 void *ecalloc(size_t n, size_t size);
 void *erealloc(void *p, size_t n);
 char *estrdup(const char *s);
+char *estrndup(const char *s, size_t n);
 int mt_close_stdout(void);
 
 /* units.c: "250ms", "1.5s", "2m" -> nanoseconds; "64K", "10MiB" -> bytes */
@@ -251,6 +252,19 @@ void reader_write(struct mt_reader *r, struct mt_out *o);
 const char *reader_name(const struct mt_reader *r);
 uint64_t reader_lineno(const struct mt_reader *r);
 int reader_close(struct mt_reader *r);	/* 0, or 1 if anything was wrong */
+
+/* stacks.c: a stream's processes, stacks and symbols (links libpcre2-8) */
+struct mt_stackinfo {
+	char **frames;		/* function names, innermost first, inlines included */
+	char **modules, **files;
+	size_t n;
+	size_t alloc_frame;	/* the first frame outside the allocation API */
+};
+struct mt_dict;
+struct mt_dict *dict_new(const char *skip_regex);	/* more API frames, or NULL */
+int dict_add(struct mt_dict *d, const struct mt_event *ev);	/* 1: a proc, stack or sym */
+const char *dict_process(struct mt_dict *d, int64_t pid);	/* base name, or "?" */
+struct mt_stackinfo *dict_stack(struct mt_dict *d, uint64_t id);
 
 /*
  * pair.c: allocations paired with their frees per (pid, heap, address)

@@ -1,0 +1,151 @@
+/*
+ * stacks.c: the dictionary of a stream (process names, stacks, symbols)
+ * and what a stack id stands for: its frames by name, and the allocating
+ * frame, the first outside the allocation API.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mt.h"
+
+/* The allocation API: frames a stack goes through before the program's. */
+static const char api_default[] =
+    "^(malloc|calloc|realloc|reallocarray|free|cfree|memalign|aligned_alloc|"
+    "posix_memalign|valloc|pvalloc|mmap|mmap64|munmap|mremap|mprotect|"
+    "strdup|strndup|__strdup|__libc_\\w+|"
+    "operator new.*|operator delete.*|std::__new_allocator<.*|"
+    "__gnu_cxx::new_allocator<.*|std::allocator<.*|std::allocator_traits<.*|"
+    "PyMem_\\w+|_PyMem_\\w+|PyObject_Malloc|PyObject_Realloc|_PyObject_\\w*(Malloc|Alloc)\\w*|"
+    "__kmalloc\\w*|kmalloc\\w*|kmem_cache_alloc\\w*|__alloc_pages\\w*|alloc_pages\\w*)$";
+
+struct mt_dict {
+	struct u64map stacks;	/* id -> struct mt_stackinfo (on first use) */
+	struct u64map stack_ips;	/* id -> uint64_t[n+1], n first */
+	struct u64map syms;	/* address -> "function\tfile\tmodule\n"... */
+	struct u64map procs;	/* pid -> executable's base name */
+	struct mt_regex *api, *skip;
+};
+
+struct mt_dict *
+dict_new(const char *skip)
+{
+	struct mt_dict *d = ecalloc(1, sizeof(*d));
+
+	d->api = re_compile(api_default);
+	if (skip)
+		d->skip = re_compile(skip);
+	return d;
+}
+
+int
+dict_add(struct mt_dict *d, const struct mt_event *ev)
+{
+	void **v;
+	uint64_t *ips;
+	const char *base;
+	char *old, *s;
+	size_t olen, n;
+
+	switch (ev->type) {
+	case MT_PROC:
+		v = u64map_get(&d->procs, (uint64_t)ev->pid, 1);
+		free(*v);
+		base = memrchr(ev->s1.s, '/', ev->s1.len);
+		base = base ? base + 1 : ev->s1.s;
+		*v = estrndup(base, ev->s1.len - (size_t)(base - ev->s1.s));
+		return 1;
+	case MT_STACK:
+		v = u64map_get(&d->stack_ips, ev->stack, 1);
+		ips = emalloc((ev->nips + 1) * sizeof(*ips));
+		ips[0] = ev->nips;
+		memcpy(ips + 1, ev->ips, ev->nips * sizeof(*ips));
+		free(*v);
+		*v = ips;
+		return 1;
+	case MT_SYM:
+		n = ev->s1.len + ev->s2.len + ev->s3.len + 4;
+		v = u64map_get(&d->syms, ev->addr, 1);
+		old = *v;
+		olen = old ? strlen(old) : 0;
+		s = erealloc(old, olen + n);
+		sprintf(s + olen, "%.*s\t%.*s\t%.*s\n", (int)ev->s1.len, ev->s1.s,
+		    (int)ev->s2.len, ev->s2.s, (int)ev->s3.len, ev->s3.s);
+		*v = s;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+const char *
+dict_process(struct mt_dict *d, int64_t pid)
+{
+	void **v = u64map_get(&d->procs, (uint64_t)pid, 0);
+
+	return v ? *v : "?";
+}
+
+static int
+is_api(const struct mt_dict *d, const char *fn)
+{
+	return re_match(d->api, fn, strlen(fn)) ||
+	    (d->skip && re_match(d->skip, fn, strlen(fn)));
+}
+
+struct mt_stackinfo *
+dict_stack(struct mt_dict *d, uint64_t id)
+{
+	void **v = u64map_get(&d->stacks, id, 1), **ipv, **sv;
+	struct mt_stackinfo *si;
+	uint64_t *ips;
+	char buf[64];
+	const char *p, *e, *t1, *t2;
+	size_t i;
+
+	if (*v)
+		return *v;
+	si = ecalloc(1, sizeof(*si));
+	*v = si;
+	if (!(ipv = u64map_get(&d->stack_ips, id, 0)))
+		return si;
+	ips = *ipv;
+	for (i = 0; i < ips[0]; i++) {
+		sv = u64map_get(&d->syms, ips[i + 1], 0);
+		p = sv ? *sv : NULL;
+		if (!p) {
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, ips[i + 1]);
+			p = buf;
+		}
+		/* One frame a line; a line without tabs is a bare address. */
+		for (; *p; p = *e ? e + 1 : e) {
+			e = p + strcspn(p, "\n");
+			si->frames = erealloc(si->frames, (si->n + 1) * sizeof(char *));
+			si->modules = erealloc(si->modules, (si->n + 1) * sizeof(char *));
+			si->files = erealloc(si->files, (si->n + 1) * sizeof(char *));
+			t1 = memchr(p, '\t', (size_t)(e - p));
+			t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(e - t1 - 1)) : NULL;
+			if (t1 && t2) {
+				const char *colon = t2;
+				while (colon > t1 + 1 && colon[-1] != ':')
+					colon--;
+				si->frames[si->n] = estrndup(p, (size_t)(t1 - p));
+				si->files[si->n] = estrndup(t1 + 1, (size_t)((colon > t1 + 1 ?
+				    colon - 1 : t2) - t1 - 1));
+				si->modules[si->n] = estrndup(t2 + 1, (size_t)(e - t2 - 1));
+			} else {
+				si->frames[si->n] = estrndup(p, (size_t)(e - p));
+				si->files[si->n] = estrdup("-");
+				si->modules[si->n] = estrdup("-");
+			}
+			si->n++;
+		}
+	}
+	for (si->alloc_frame = 0; si->alloc_frame < si->n &&
+	    is_api(d, si->frames[si->alloc_frame]); si->alloc_frame++)
+		;
+	if (si->alloc_frame == si->n && si->n)
+		si->alloc_frame = si->n - 1;
+	return si;
+}

@@ -27,7 +27,7 @@ DEPS_LIBS := $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null)
 ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) $(SANFLAGS) -Ilib $(DEPS_CFLAGS) \
 	-D_GNU_SOURCE -DLIBDIR='"$(LIBDIR)"'
 
-PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-window cmd/mt-group
+PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-window cmd/mt-group cmd/mt-pooldiff
 LIBOBJ = lib/pair.o lib/stacks.o lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
 	lib/trace.o lib/reader.o lib/map.o lib/regex.o
 PRELOAD = lib/libmt-preload.so
@@ -57,6 +57,7 @@ cmd/%: cmd/%.c lib/libmt.a lib/mt.h lib/preload/proto.h
 LIBS_mt-symbolize := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null) -lelf -liberty
 LIBS_mt-window := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
 LIBS_mt-group := $(LIBS_mt-window)
+LIBS_mt-pooldiff := $(LIBS_mt-window)
 
 # The preload library runs inside other programs: never sanitized, and
 # only its interposed functions are exported.

@@ -249,6 +249,8 @@ int reader_next(struct mt_reader *r, struct mt_event *ev);
  * left it (change it first and the line changes too).
  */
 void reader_write(struct mt_reader *r, struct mt_out *o);
+/* Lines that are not records come back as MT_UNKNOWN, unwarned (logs). */
+void reader_keep_bad(struct mt_reader *r);
 const char *reader_name(const struct mt_reader *r);
 uint64_t reader_lineno(const struct mt_reader *r);
 int reader_close(struct mt_reader *r);	/* 0, or 1 if anything was wrong */

@@ -15,6 +15,7 @@ struct mt_reader {
 	int fd;
 	int binary;
 	int bad;
+	int keep_bad;		/* lines that do not parse come back as unknown */
 	struct mt_lines lines;
 	struct mt_parser parser;
 	struct trace_reader *trace;
@@ -119,10 +120,25 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 		r->restored = 0;
 		if (event_parse(&r->parser, r->line, r->linelen, ev) == 0)
 			return 1;
+		if (r->keep_bad) {
+			for (size_t i = 1; i < r->parser.nfield; i++)
+				r->parser.field[i][-1] = '\t';
+			r->parser.nfield = 0;
+			memset(ev, 0, sizeof(*ev));
+			ev->type = MT_UNKNOWN;
+			ev->s1 = (struct mt_str){ r->line, r->linelen };
+			return 1;
+		}
 		mt_warn_at(r->name, r->lines.lineno, r->parser.what,
 		    r->parser.tok, r->parser.toklen);
 		r->bad = 1;
 	}
+}
+
+void
+reader_keep_bad(struct mt_reader *r)
+{
+	r->keep_bad = 1;
 }
 
 static struct mt_str

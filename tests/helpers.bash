@@ -82,3 +82,22 @@ spike() {
 step_up() {
 	awk -F'\t' -v M=$MiB '$1 == "life" && $6 == "mmap" && $8 == 10 * M && $3 - $2 > 200000000 && $2 > 100000000 { print $2 }' wpa.life
 }
+
+# A golden case: tests/fixtures/PROG/CASE.args holds the arguments (shell
+# words, run from the fixture directory); CASE.out, CASE.err and
+# CASE.exit what must come out.  UPDATE_GOLDEN=1 rewrites them, to be
+# reviewed in the diff.
+golden() {
+	local prog=$1 case=$2 dir=$TESTS/fixtures/$1 out err status
+	out=$(mktemp) err=$(mktemp)
+	(cd "$dir" && eval "$prog $(cat "$case.args")") >"$out" 2>"$err" && status=0 || status=$?
+	if [ -n "$UPDATE_GOLDEN" ]; then
+		cp "$out" "$dir/$case.out"
+		cp "$err" "$dir/$case.err"
+		echo "$status" >"$dir/$case.exit"
+	fi
+	diff -u "$dir/$case.out" "$out"
+	diff -u "$dir/$case.err" "$err"
+	[ "$status" = "$(cat "$dir/$case.exit")" ]
+	rm -f "$out" "$err"
+}

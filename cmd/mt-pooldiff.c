@@ -1,0 +1,1231 @@
+/*
+ * mt-pooldiff: PoolMon for Linux.  --snapshot prints one snapshot of the
+ * kernel's pools (slab caches, vmalloc callers, /proc/allocinfo) or of a
+ * process's mappings, made to be appended to a log by cron.  Otherwise it
+ * reads snapshot logs, or an event or lifetime stream that it cuts into
+ * snapshots every --interval, and prints the latest table with each
+ * counter's change since the snapshot before; --growth names the tags
+ * whose Bytes keep growing.  Exit status as cmp(1): 0 no growth, 1
+ * growth, 2 trouble.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mt.h"
+
+static void usage(void) __attribute__((noreturn));
+
+#define NONE INT64_MIN		/* a counter the source does not have: '-' */
+enum { C_ALLOCS, C_FREES, C_DIFF, C_BYTES, NCOUNTERS };
+
+struct tag {
+	char *name, *type;	/* as written: no blanks */
+	int64_t cur[NCOUNTERS], prev[NCOUNTERS];
+	int in_cur, in_prev;
+	int64_t *bytes;		/* Bytes in every snapshot; 0 where absent */
+	size_t nbytes;
+	/* From events: the changes in every interval. */
+	int64_t (*delta)[3];	/* allocs, frees, bytes */
+	size_t ndelta;
+	struct tag *next;	/* hash chain */
+};
+
+struct snap {
+	int64_t t;		/* ns since the epoch, or since the trace start */
+	char *host;
+};
+
+static struct u64map tags_by_hash;
+static struct tag **tags;
+static size_t ntags;
+static struct snap *snaps;
+static size_t nsnaps;
+static int trouble;		/* exit 2 */
+
+/* Options. */
+enum tagby { T_FUNCTION, T_HEAP, T_MODULE, T_STACK };
+static enum tagby tag_by = T_FUNCTION;
+static uint64_t interval;
+static int sort_key = -1, by_change, totals, use_regex;
+static char **includes, **excludes;
+static size_t nincludes, nexcludes;
+static struct mt_regex **include_re, **exclude_re;
+static int growth;
+static long grow_k = -1, grow_n = -1;
+static const char *proc_dir = "/proc";
+static const char *skip_pattern;
+static int64_t snapshot_time = NONE;
+
+/* Event streams. */
+static struct mt_dict *dict;
+static int64_t trace_start = NONE;	/* from #mt-events start= */
+static char *trace_host;
+static uint64_t stream_end;		/* the last time seen */
+static int saw_events, saw_log;
+static int partial_last;		/* the last snapshot ends a short interval */
+
+static struct tag *
+tag_get(const char *name, size_t nlen, const char *type, size_t tlen)
+{
+	uint64_t h = 1469598103934665603ULL;
+	struct tag *t, **head;
+	void **v;
+	size_t i;
+
+	for (i = 0; i < nlen; i++)
+		h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
+	h ^= 0x9e37;
+	for (i = 0; i < tlen; i++)
+		h = (h ^ (unsigned char)type[i]) * 1099511628211ULL;
+	v = u64map_get(&tags_by_hash, h | 1, 1);
+	head = (struct tag **)v;
+	for (t = *head; t; t = t->next)
+		if (strlen(t->name) == nlen && !memcmp(t->name, name, nlen) &&
+		    strlen(t->type) == tlen && !memcmp(t->type, type, tlen))
+			return t;
+	t = ecalloc(1, sizeof(*t));
+	t->name = estrndup(name, nlen);
+	t->type = estrndup(type, tlen);
+	for (i = 0; i < NCOUNTERS; i++)
+		t->cur[i] = t->prev[i] = NONE;
+	t->next = *head;
+	*head = t;
+	tags = erealloc(tags, (ntags + 1) * sizeof(*tags));
+	tags[ntags++] = t;
+	return t;
+}
+
+/* A tag as a log writes it: blanks and backslashes as octal escapes. */
+static char *
+tag_escape(const char *s, size_t n, char *buf, size_t size)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < n && j + 5 < size; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c <= ' ' || c == '\\' || c == 0x7f)
+			j += (size_t)snprintf(buf + j, size - j, "\\%03o", c);
+		else
+			buf[j++] = (char)c;
+	}
+	if (j == 0)
+		buf[j++] = '-';
+	buf[j] = '\0';
+	return buf;
+}
+
+static void
+snapshot_begin(int64_t t, const char *host)
+{
+	size_t i;
+
+	for (i = 0; i < ntags; i++) {
+		memcpy(tags[i]->prev, tags[i]->cur, sizeof(tags[i]->cur));
+		tags[i]->in_prev = tags[i]->in_cur;
+		tags[i]->in_cur = 0;
+	}
+	snaps = erealloc(snaps, (nsnaps + 1) * sizeof(*snaps));
+	snaps[nsnaps].t = t;
+	snaps[nsnaps].host = estrdup(host ? host : "-");
+	nsnaps++;
+}
+
+static void
+snapshot_row(struct tag *t, const int64_t c[NCOUNTERS])
+{
+	size_t n = nsnaps;
+
+	memcpy(t->cur, c, sizeof(t->cur));
+	t->in_cur = 1;
+	if (t->nbytes < n) {
+		t->bytes = erealloc(t->bytes, n * sizeof(*t->bytes));
+		memset(t->bytes + t->nbytes, 0, (n - t->nbytes) * sizeof(*t->bytes));
+		t->nbytes = n;
+	}
+	t->bytes[n - 1] = c[C_BYTES] == NONE ? 0 : c[C_BYTES];
+}
+
+/* Bytes of t in snapshot i (0 where the tag was absent). */
+static int64_t
+bytes_at(const struct tag *t, size_t i)
+{
+	return i < t->nbytes ? t->bytes[i] : 0;
+}
+
+/* ---- Time ---- */
+
+static void
+time_label(int64_t t, char *buf, size_t size)
+{
+	struct tm tm;
+	time_t s;
+	size_t n;
+
+	if (trace_start == NONE && saw_events && !saw_log) {
+		snprintf(buf, size, "%" PRId64 ".%03ds", t / 1000000000,
+		    (int)(t % 1000000000 / 1000000));
+		return;
+	}
+	s = (time_t)(t / 1000000000);
+	gmtime_r(&s, &tm);
+	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (t % 1000000000)
+		n += (size_t)snprintf(buf + n, size - n, ".%03d", (int)(t % 1000000000 / 1000000));
+	snprintf(buf + n, size - n, "Z");
+}
+
+/* "2026-11-22T01:10:00Z" (seconds may have a fraction) or "@EPOCH". */
+static int
+parse_time(const char *s, int64_t *t)
+{
+	struct tm tm;
+	const char *p;
+	char *end;
+	long long v;
+	int64_t frac = 0, scale = 100000000;
+
+	if (*s == '@') {
+		errno = 0;
+		v = strtoll(s + 1, &end, 10);
+		if (errno || *end || end == s + 1 || v < 0)
+			return -1;
+		*t = (int64_t)v * 1000000000;
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	if (!(p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)))
+		return -1;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	if (strcmp(p, "Z"))
+		return -1;
+	*t = (int64_t)timegm(&tm) * 1000000000 + frac;
+	return 0;
+}
+
+/* ---- Snapshots of /proc ---- */
+
+struct source_row {
+	char *tag, *type;
+	int64_t c[NCOUNTERS];
+};
+static struct source_row *srows;
+static size_t nsrows, srow_first;	/* rows of the source being read start here */
+
+static void
+srow_add(const char *tag, size_t tlen, const char *type, int64_t diff, int64_t bytes)
+{
+	size_t i;
+
+	/* Summed by tag and type within one source. */
+	for (i = srow_first; i < nsrows; i++)
+		if (!strcmp(srows[i].type, type) && strlen(srows[i].tag) == tlen &&
+		    !memcmp(srows[i].tag, tag, tlen)) {
+			srows[i].c[C_DIFF] += diff;
+			srows[i].c[C_BYTES] += bytes;
+			return;
+		}
+	srows = erealloc(srows, (nsrows + 1) * sizeof(*srows));
+	srows[nsrows] = (struct source_row){ estrndup(tag, tlen), estrdup(type),
+		{ NONE, NONE, diff, bytes } };
+	nsrows++;
+}
+
+static int
+srow_cmp(const void *a, const void *b)
+{
+	const struct source_row *x = a, *y = b;
+	int c = strcmp(x->tag, y->tag);
+
+	return c ? c : strcmp(x->type, y->type);
+}
+
+static void
+source_done(void)
+{
+	qsort(srows + srow_first, nsrows - srow_first, sizeof(*srows), srow_cmp);
+	srow_first = nsrows;
+}
+
+static FILE *
+proc_open(const char *name, int quiet)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", proc_dir, name);
+	if (!(f = fopen(path, "r")) && !quiet) {
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, path, strerror(errno));
+		trouble = 1;
+	}
+	return f;
+}
+
+/* The sys tree beside the proc tree: /sys for /proc, DIR/../sys for DIR. */
+static const char *
+slab_type(const char *cache)
+{
+	char path[PATH_MAX], buf[16];
+	const char *slash = strrchr(proc_dir, '/');
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%.*s/sys/kernel/slab/%s/reclaim_account",
+	    slash ? (int)(slash - proc_dir) : 1, slash ? proc_dir : ".", cache);
+	if ((fd = open(path, O_RDONLY)) < 0)
+		return "slab";
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return "slab";
+	return buf[0] == '1' ? "reclaimable" : "unreclaimable";
+}
+
+static int
+parse_i64(const char *s, int64_t *v)
+{
+	char *end;
+	long long x;
+
+	errno = 0;
+	x = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static void
+bad_line(const char *file, uint64_t line, const char *what, const char *tok)
+{
+	mt_warn_at(file, line, what, tok, strlen(tok));
+	trouble = 1;
+}
+
+static void
+read_slabinfo(int quiet)
+{
+	FILE *f = proc_open("slabinfo", quiet);
+	char line[1024], name[256], path[PATH_MAX];
+	long long active, objsize;
+	uint64_t lineno = 0;
+
+	if (!f)
+		return;
+	snprintf(path, sizeof(path), "%s/slabinfo", proc_dir);
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (!strncmp(line, "slabinfo -", 10) || line[0] == '#')
+			continue;
+		if (sscanf(line, "%255s %lld %*d %lld", name, &active, &objsize) != 3) {
+			line[strcspn(line, "\n")] = '\0';
+			bad_line(path, lineno, "bad slabinfo line", line);
+			continue;
+		}
+		srow_add(name, strlen(name), slab_type(name), active, active * objsize);
+	}
+	fclose(f);
+	source_done();
+}
+
+static void
+read_vmallocinfo(int quiet)
+{
+	static const char *const kinds[] = { "vmalloc", "vmap", "ioremap", "user", "vpages",
+		"vm_area", "vm_map_ram", NULL };
+	FILE *f = proc_open("vmallocinfo", quiet);
+	char line[1024], path[PATH_MAX], *w, *save, *caller;
+	const char *type;
+	int64_t size;
+	uint64_t lineno = 0;
+	size_t i, clen;
+
+	if (!f)
+		return;
+	snprintf(path, sizeof(path), "%s/vmallocinfo", proc_dir);
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (!(w = strtok_r(line, " ", &save)) || !strchr(w, '-') ||
+		    !(w = strtok_r(NULL, " ", &save)) || parse_i64(w, &size) < 0 ||
+		    !(caller = strtok_r(NULL, " ", &save))) {
+			bad_line(path, lineno, "bad vmallocinfo line", line);
+			continue;
+		}
+		/* "func+0x94/0x3e0": the call site, without the function's size. */
+		clen = strcspn(caller, "/");
+		type = "vmalloc";
+		for (w = caller; w; w = strtok_r(NULL, " ", &save))
+			for (i = 0; kinds[i]; i++)
+				if (!strcmp(w, kinds[i])) {
+					type = kinds[i];
+					goto found;
+				}
+found:
+		srow_add(caller, clen, type, 1, size);
+	}
+	fclose(f);
+	source_done();
+}
+
+static void
+read_allocinfo(int quiet)
+{
+	FILE *f = proc_open("allocinfo", quiet);
+	char line[1024], tag[512], path[PATH_MAX], *mod;
+	long long bytes, calls;
+	uint64_t lineno = 0;
+	char type[128];
+
+	if (!f)
+		return;
+	snprintf(path, sizeof(path), "%s/allocinfo", proc_dir);
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "allocinfo -", 11) || line[strspn(line, " ")] == '#')
+			continue;
+		if (sscanf(line, "%lld %lld %511s", &bytes, &calls, tag) != 3) {
+			bad_line(path, lineno, "bad allocinfo line", line);
+			continue;
+		}
+		/* Thousands of call sites hold nothing: rows with something only. */
+		if (!bytes && !calls)
+			continue;
+		snprintf(type, sizeof(type), "kernel");
+		if ((mod = strchr(line, '[')) && strchr(mod, ']'))
+			snprintf(type, sizeof(type), "%.*s", (int)(strchr(mod, ']') - mod - 1), mod + 1);
+		srow_add(tag, strlen(tag), type, calls, bytes);
+	}
+	fclose(f);
+	source_done();
+}
+
+/* A process's mappings by name, from smaps: Bytes are Rss + Swap. */
+static void
+read_smaps(const char *pid, int prefix)
+{
+	char name[64], line[PATH_MAX + 256], cur[PATH_MAX + 320] = "";
+	const char *type = "anon";
+	long long kb, bytes = 0;
+	int have = 0, n;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%s/smaps", pid);
+	if (!(f = proc_open(name, 0)))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') &&
+		    sscanf(line, "%*s %*s %*s %*s %*s %n", &n) == 0 && n > 0) {
+			const char *path = line + n;
+			if (have)
+				srow_add(cur, strlen(cur), type, 1, bytes);
+			have = 1;
+			bytes = 0;
+			if (!*path) {
+				path = "[anon]";
+				type = "anon";
+			} else if (!strcmp(path, "[heap]")) {
+				type = "heap";
+			} else if (!strncmp(path, "[stack", 6)) {
+				type = "stack";
+			} else if (!strncmp(path, "[anon:", 6)) {
+				type = "anon";
+			} else if (*path == '[') {
+				type = "special";
+			} else {
+				type = "file";
+			}
+			/* Escaped when the row is written. */
+			snprintf(cur, sizeof(cur), "%s%s%s", prefix ? pid : "", prefix ? ":" : "", path);
+		} else if (sscanf(line, "Rss: %lld kB", &kb) == 1 ||
+		    sscanf(line, "Swap: %lld kB", &kb) == 1) {
+			bytes += kb * 1024;
+		}
+	}
+	if (have)
+		srow_add(cur, strlen(cur), type, 1, bytes);
+	fclose(f);
+	source_done();
+}
+
+static void
+hostname_of(char *buf, size_t size)
+{
+	FILE *f;
+
+	buf[0] = '\0';
+	if (strcmp(proc_dir, "/proc") && (f = proc_open("sys/kernel/hostname", 1))) {
+		if (fgets(buf, (int)size, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+	if (!buf[0] && gethostname(buf, size) < 0)
+		snprintf(buf, size, "-");
+	buf[size - 1] = '\0';
+	buf[strcspn(buf, " \t")] = '\0';
+}
+
+static int
+snapshot(char **sources, size_t nsources)
+{
+	static const char *const meminfo_keys[] = { "MemTotal", "MemAvailable", "Slab",
+		"SReclaimable", "SUnreclaim", "VmallocUsed", "Committed_AS", NULL };
+	char host[256], when[64], line[256], pid[32], tagbuf[PATH_MAX + 64];
+	const char *src;
+	size_t i, k, npids = 0;
+	long long v;
+	struct timespec ts;
+	int64_t now;
+	FILE *f;
+
+	for (i = 0; i < nsources; i++)
+		npids += !strncmp(sources[i], "pid:", 4);
+	for (i = 0; i < nsources; i++) {
+		src = sources[i];
+		if (!strcmp(src, "slab"))
+			read_slabinfo(0);
+		else if (!strcmp(src, "vmalloc"))
+			read_vmallocinfo(0);
+		else if (!strcmp(src, "allocinfo"))
+			read_allocinfo(0);
+		else if (!strncmp(src, "pid:", 4) && src[4] &&
+		    strspn(src + 4, "0123456789") == strlen(src + 4) && strlen(src + 4) < 16) {
+			snprintf(pid, sizeof(pid), "%s", src + 4);
+			read_smaps(pid, npids > 1);
+		} else {
+			fprintf(stderr, "%s: bad source '%s' (slab, vmalloc, allocinfo, pid:N)\n",
+			    mt_progname, src);
+			return 2;
+		}
+	}
+	if (nsources == 0) {
+		/* All the kernel has; allocinfo only where the kernel has it. */
+		read_slabinfo(0);
+		read_vmallocinfo(0);
+		if ((f = proc_open("allocinfo", 1))) {
+			fclose(f);
+			read_allocinfo(0);
+		}
+	}
+	if (snapshot_time == NONE) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		now = (int64_t)ts.tv_sec * 1000000000;	/* whole seconds in a log */
+	} else {
+		now = snapshot_time;
+	}
+	time_label(now, when, sizeof(when));
+	hostname_of(host, sizeof(host));
+	printf("#mt-pool 1 time=%s host=%s", when, host);
+	if ((f = proc_open("meminfo", 0))) {
+		while (fgets(line, sizeof(line), f))
+			for (k = 0; meminfo_keys[k]; k++)
+				if (!strncmp(line, meminfo_keys[k], strlen(meminfo_keys[k])) &&
+				    line[strlen(meminfo_keys[k])] == ':' &&
+				    sscanf(line + strlen(meminfo_keys[k]) + 1, "%lld", &v) == 1)
+					printf(" %s=%lldkB", meminfo_keys[k], v);
+		fclose(f);
+	}
+	printf("\n#%-31s %-14s %10s %10s %10s %14s %10s\n", "Tag", "Type", "Allocs", "Frees",
+	    "Diff", "Bytes", "PerAlloc");
+	for (i = 0; i < nsrows; i++) {
+		struct source_row *r = &srows[i];
+		printf("%-32s %-14s %10s %10s %10" PRId64 " %14" PRId64 " %10" PRId64 "\n",
+		    tag_escape(r->tag, strlen(r->tag), tagbuf, sizeof(tagbuf)), r->type, "-", "-",
+		    r->c[C_DIFF], r->c[C_BYTES], r->c[C_DIFF] ? r->c[C_BYTES] / r->c[C_DIFF] : 0);
+	}
+	return mt_close_stdout() || trouble ? 2 : 0;
+}
+
+/* ---- Reading logs and streams ---- */
+
+static void
+log_header(const char *file, uint64_t lineno, char *line)
+{
+	char *w, *save, *host = NULL;
+	int64_t t = NONE;
+
+	int said = 0;
+
+	for (w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (!strncmp(w, "time=", 5) && parse_time(w + 5, &t) < 0) {
+			bad_line(file, lineno, "bad snapshot time", w);
+			said = 1;
+		} else if (!strncmp(w, "host=", 5)) {
+			host = w + 5;
+		}
+	}
+	if (t == NONE) {
+		if (!said)
+			bad_line(file, lineno, "snapshot without a time", "#mt-pool");
+		t = nsnaps ? snaps[nsnaps - 1].t : 0;
+	}
+	if (nsnaps && t < snaps[nsnaps - 1].t)
+		bad_line(file, lineno, "snapshot older than the one before", line);
+	saw_log = 1;
+	snapshot_begin(t, host);
+}
+
+static void
+log_row(const char *file, uint64_t lineno, const char *line, size_t len)
+{
+	char buf[4096], *f[8], *save;
+	int64_t c[NCOUNTERS];
+	size_t n = 0, i;
+
+	if (len >= sizeof(buf)) {
+		bad_line(file, lineno, "snapshot row too long", "...");
+		return;
+	}
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	for (f[n] = strtok_r(buf, " \t", &save); f[n] && n < 8; f[n] = strtok_r(NULL, " \t", &save))
+		n++;
+	if (n != 7) {
+		char tmp[4096];
+		memcpy(tmp, line, len);
+		tmp[len] = '\0';
+		bad_line(file, lineno, "bad snapshot row", tmp);
+		return;
+	}
+	if (!nsnaps) {
+		bad_line(file, lineno, "row before any snapshot header", f[0]);
+		return;
+	}
+	for (i = 0; i < NCOUNTERS; i++) {
+		if (!strcmp(f[2 + i], "-"))
+			c[i] = NONE;
+		else if (parse_i64(f[2 + i], &c[i]) < 0) {
+			bad_line(file, lineno, "bad counter", f[2 + i]);
+			return;
+		}
+	}
+	snapshot_row(tag_get(f[0], strlen(f[0]), f[1], strlen(f[1])), c);
+}
+
+static size_t
+bucket_of(uint64_t t)
+{
+	return (size_t)(t / interval);
+}
+
+static void
+delta_add(struct tag *t, size_t b, int which, int64_t v)
+{
+	if (b >= t->ndelta) {
+		size_t n = b + 1 > t->ndelta * 2 ? b + 1 : t->ndelta * 2;
+		t->delta = erealloc(t->delta, n * sizeof(*t->delta));
+		memset(t->delta + t->ndelta, 0, (n - t->ndelta) * sizeof(*t->delta));
+		t->ndelta = n;
+	}
+	t->delta[b][which] += v;
+}
+
+static size_t nbuckets;
+
+/* A lifetime: an allocation in its interval, a free in its. */
+static void
+count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t stack,
+    int64_t pid)
+{
+	struct mt_stackinfo *si = stack == UINT64_MAX ? NULL : dict_stack(dict, stack);
+	char key[8192], esc[8192 * 4 + 8], buf[64];
+	const char *s = "-";
+	size_t len = 0, i, b;
+	struct tag *t;
+	int64_t sz = size == UINT64_MAX ? 0 : (int64_t)size;
+
+	saw_events = 1;
+	if (!interval)
+		return;		/* said once the input is read */
+
+	switch (tag_by) {
+	case T_HEAP:
+		s = NULL;
+		len = heap.len < sizeof(key) ? heap.len : sizeof(key) - 1;
+		memcpy(key, heap.s, len);
+		break;
+	case T_FUNCTION:
+	case T_MODULE:
+		if (si && si->n)
+			s = tag_by == T_FUNCTION ? si->frames[si->alloc_frame] :
+			    si->modules[si->alloc_frame];
+		else if (stack != UINT64_MAX)
+			s = (snprintf(buf, sizeof(buf), "stack:%" PRIu64, stack), buf);
+		break;
+	case T_STACK:
+		s = NULL;
+		len = (size_t)snprintf(key, sizeof(key), "%s", dict_process(dict, pid));
+		for (i = si ? si->n : 0; i-- > 0 && len < sizeof(key) - 1;)
+			len += (size_t)snprintf(key + len, sizeof(key) - len, ";%s", si->frames[i]);
+		if (len >= sizeof(key))
+			len = sizeof(key) - 1;
+		break;
+	}
+	if (s) {
+		len = strlen(s) < sizeof(key) ? strlen(s) : sizeof(key) - 1;
+		memcpy(key, s, len);
+	}
+	tag_escape(key, len, esc, sizeof(esc));
+	t = tag_get(esc, strlen(esc), heap.s, heap.len);
+	if (ta != UINT64_MAX && ta > stream_end)
+		stream_end = ta;
+	if (tf != UINT64_MAX && tf > stream_end)
+		stream_end = tf;
+	if (ta != UINT64_MAX) {
+		b = bucket_of(ta);
+		delta_add(t, b, 0, 1);
+		delta_add(t, b, 2, sz);
+		nbuckets = b + 1 > nbuckets ? b + 1 : nbuckets;
+	}
+	if (tf != UINT64_MAX) {
+		b = bucket_of(tf);
+		delta_add(t, b, 1, 1);
+		delta_add(t, b, 2, -sz);
+		nbuckets = b + 1 > nbuckets ? b + 1 : nbuckets;
+	}
+}
+
+static void
+pair_emit(const struct mt_life *l, void *arg)
+{
+	count_life(l->ta, l->tf, l->heap, l->size, l->stack, l->pid);
+}
+
+static struct mt_pairer *pairer;
+
+static int
+read_input(const char *path)
+{
+	struct mt_reader *r;
+	struct mt_event ev;
+	const char *p;
+	int64_t v;
+
+	if (!(r = reader_open(path)))
+		return 1;
+	pairer_input(pairer, r);
+	reader_keep_bad(r);
+	while (reader_next(r, &ev)) {
+		if (dict_add(dict, &ev))
+			continue;
+		switch (ev.type) {
+		case MT_COMMENT:
+			if (ev.s1.len >= 8 && !memcmp(ev.s1.s, "#mt-pool", 8) &&
+			    (ev.s1.len == 8 || ev.s1.s[8] == ' ' || ev.s1.s[8] == '\t')) {
+				char *line = estrndup(ev.s1.s + 8, ev.s1.len - 8);
+				log_header(reader_name(r), reader_lineno(r), line);
+				free(line);
+			} else if (ev.s1.len > 10 && !memcmp(ev.s1.s, "#mt-events", 10) &&
+			    (p = strstr(ev.s1.s, "start=")) && p < ev.s1.s + ev.s1.len &&
+			    trace_start == NONE) {
+				v = strtoll(p + 6, NULL, 10);
+				trace_start = v > 0 ? v : NONE;
+				if ((p = strstr(ev.s1.s, "host=")) && !trace_host)
+					trace_host = estrndup(p + 5, strcspn(p + 5, "\t \n"));
+			}
+			break;
+		case MT_UNKNOWN:
+			log_row(reader_name(r), reader_lineno(r), ev.s1.s, ev.s1.len);
+			break;
+		case MT_ALLOC:
+			saw_events = 1;
+			pairer_alloc(pairer, &ev);
+			break;
+		case MT_FREE:
+			saw_events = 1;
+			pairer_free(pairer, &ev);
+			break;
+		case MT_PROC:
+			pairer_proc(pairer, ev.pid);
+			break;
+		case MT_EXIT:
+			pairer_image_end(pairer, ev.pid, "exit");
+			break;
+		case MT_LIFE:
+			saw_events = 1;
+			count_life(ev.flags & EV_TS_NONE ? UINT64_MAX : ev.ts,
+			    ev.flags & EV_TS2_NONE ? UINT64_MAX : ev.ts2, ev.heap,
+			    ev.flags & EV_SIZE_NONE ? UINT64_MAX : ev.size,
+			    ev.flags & EV_STACK_NONE ? UINT64_MAX : ev.stack, ev.pid);
+			break;
+		default:
+			break;
+		}
+	}
+	pairer_input(pairer, NULL);
+	return reader_close(r);
+}
+
+/* The counts of every interval, summed into one snapshot at its end. */
+static void
+snapshots_from_events(void)
+{
+	int64_t c[NCOUNTERS], sum[3];
+	size_t k, i;
+	struct tag *t;
+	int64_t base = trace_start == NONE ? 0 : trace_start;
+	int64_t (*run)[3] = ecalloc(ntags ? ntags : 1, sizeof(*run));
+
+	/* The last snapshot is at the end of the trace, not after it. */
+	partial_last = nbuckets && stream_end < nbuckets * interval;
+	for (k = 0; k < nbuckets; k++) {
+		snapshot_begin(base + (int64_t)(k + 1 < nbuckets || !partial_last ?
+		    (k + 1) * interval : stream_end), trace_host);
+		for (i = 0; i < ntags; i++) {
+			t = tags[i];
+			if (k < t->ndelta) {
+				run[i][0] += t->delta[k][0];
+				run[i][1] += t->delta[k][1];
+				run[i][2] += t->delta[k][2];
+			}
+			memcpy(sum, run[i], sizeof(sum));
+			if (!sum[0] && !sum[1])
+				continue;
+			c[C_ALLOCS] = sum[0];
+			c[C_FREES] = sum[1];
+			c[C_DIFF] = sum[0] - sum[1];
+			c[C_BYTES] = sum[2];
+			snapshot_row(t, c);
+		}
+	}
+	free(run);
+}
+
+/* ---- Output ---- */
+
+static int
+selected(const struct tag *t)
+{
+	size_t i;
+	int in = nincludes == 0;
+
+	for (i = 0; i < nincludes && !in; i++)
+		in = use_regex ? re_match(include_re[i], t->name, strlen(t->name)) :
+		    !fnmatch(includes[i], t->name, 0);
+	for (i = 0; i < nexcludes && in; i++)
+		in = !(use_regex ? re_match(exclude_re[i], t->name, strlen(t->name)) :
+		    !fnmatch(excludes[i], t->name, 0));
+	return in;
+}
+
+/* The value shown now: absent tags hold 0 of what they had. */
+static int64_t
+value(const struct tag *t, int c)
+{
+	if (t->in_cur)
+		return t->cur[c];
+	return t->prev[c] == NONE ? NONE : 0;
+}
+
+static int64_t
+change(const struct tag *t, int c)
+{
+	int64_t now = value(t, c), before;
+
+	if (nsnaps < 2 || now == NONE)
+		return NONE;
+	before = t->in_prev ? t->prev[c] : 0;
+	return before == NONE ? NONE : now - before;
+}
+
+static int
+by_sort(const void *a, const void *b)
+{
+	const struct tag *x = *(const struct tag *const *)a, *y = *(const struct tag *const *)b;
+	int64_t vx, vy;
+	int c;
+
+	if (sort_key >= 0) {
+		if (sort_key == NCOUNTERS) {	/* per alloc */
+			vx = value(x, C_DIFF) > 0 ? value(x, C_BYTES) / value(x, C_DIFF) : NONE;
+			vy = value(y, C_DIFF) > 0 ? value(y, C_BYTES) / value(y, C_DIFF) : NONE;
+		} else if (by_change) {
+			vx = change(x, sort_key);
+			vy = change(y, sort_key);
+		} else {
+			vx = value(x, sort_key);
+			vy = value(y, sort_key);
+		}
+		if (vx != vy)
+			return vx < vy ? 1 : -1;
+	}
+	c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->type, y->type);
+}
+
+static void
+cell(char *buf, size_t size, int64_t v)
+{
+	if (v == NONE)
+		snprintf(buf, size, "-");
+	else
+		snprintf(buf, size, "%" PRId64, v);
+}
+
+static void
+cell_change(char *buf, size_t size, int64_t v)
+{
+	if (v == NONE)
+		snprintf(buf, size, "(-)");
+	else
+		snprintf(buf, size, "(%+" PRId64 ")", v);
+}
+
+static void
+print_row(const char *name, const char *type, const int64_t v[NCOUNTERS],
+    const int64_t d[NCOUNTERS])
+{
+	char a[4][32], ch[4][32], per[32];
+	int i;
+
+	for (i = 0; i < NCOUNTERS; i++) {
+		cell(a[i], sizeof(a[i]), v[i]);
+		cell_change(ch[i], sizeof(ch[i]), d[i]);
+	}
+	cell(per, sizeof(per), v[C_DIFF] == NONE || v[C_BYTES] == NONE ? NONE :
+	    v[C_DIFF] > 0 ? v[C_BYTES] / v[C_DIFF] : 0);
+	printf("%-32s %-14s %10s %-9s %10s %-9s %10s %-9s %14s %-12s %10s\n", name, type,
+	    a[0], ch[0], a[1], ch[1], a[2], ch[2], a[3], ch[3], per);
+}
+
+static void
+print_table(void)
+{
+	struct tag **shown = emalloc((ntags ? ntags : 1) * sizeof(*shown));
+	int64_t v[NCOUNTERS], d[NCOUNTERS], tv[NCOUNTERS], td[NCOUNTERS];
+	char when[64], before[64];
+	size_t i, n = 0;
+	int c;
+
+	for (c = 0; c < NCOUNTERS; c++)
+		tv[c] = td[c] = NONE;
+	for (i = 0; i < ntags; i++)
+		if ((tags[i]->in_cur || tags[i]->in_prev) && selected(tags[i]))
+			shown[n++] = tags[i];
+	qsort(shown, n, sizeof(*shown), by_sort);
+	time_label(snaps[nsnaps - 1].t, when, sizeof(when));
+	if (nsnaps > 1) {
+		time_label(snaps[nsnaps - 2].t, before, sizeof(before));
+		printf("#mt-pooldiff time=%s host=%s snapshots=%zu changes-since=%s\n", when,
+		    snaps[nsnaps - 1].host, nsnaps, before);
+	} else {
+		printf("#mt-pooldiff time=%s host=%s snapshots=1\n", when, snaps[nsnaps - 1].host);
+	}
+	printf("#%-31s %-14s %10s %-9s %10s %-9s %10s %-9s %14s %-12s %10s\n", "Tag", "Type",
+	    "Allocs", "", "Frees", "", "Diff", "", "Bytes", "", "PerAlloc");
+	for (i = 0; i < n; i++) {
+		for (c = 0; c < NCOUNTERS; c++) {
+			v[c] = value(shown[i], c);
+			d[c] = change(shown[i], c);
+			if (v[c] != NONE)
+				tv[c] = (tv[c] == NONE ? 0 : tv[c]) + v[c];
+			if (d[c] != NONE)
+				td[c] = (td[c] == NONE ? 0 : td[c]) + d[c];
+		}
+		print_row(shown[i]->name, shown[i]->type, v, d);
+	}
+	if (totals)
+		print_row("TOTAL", "-", tv, td);
+	free(shown);
+}
+
+struct verdict {
+	struct tag *t;
+	long grew;
+	int64_t first, last;
+	double per_hour;
+};
+
+static int
+by_rate(const void *a, const void *b)
+{
+	const struct verdict *x = a, *y = b;
+
+	if (x->per_hour != y->per_hour)
+		return x->per_hour < y->per_hour ? 1 : -1;
+	return strcmp(x->t->name, y->t->name);
+}
+
+static int
+print_growth(void)
+{
+	/* A short last interval is not judged: its growth is not comparable. */
+	size_t last = nsnaps - 1 - (partial_last && nsnaps > 2);
+	size_t avail = last, n, k, first, i, j, nv = 0, considered = 0;
+	struct verdict *v = emalloc((ntags ? ntags : 1) * sizeof(*v));
+	char a[64], z[64], when[64];
+	double hours;
+	int64_t b0, b1;
+
+	n = grow_n < 0 ? avail : (size_t)grow_n;
+	k = grow_k < 0 ? n : (size_t)grow_k;
+	if (n > avail) {
+		fprintf(stderr, "%s: %zu intervals asked for, the input has %zu\n", mt_progname,
+		    n, avail);
+		n = avail;
+		if (k > n) {
+			free(v);
+			return 2;
+		}
+	}
+	first = last - n;
+	hours = (double)(snaps[last].t - snaps[first].t) / 3600e9;
+	for (i = 0; i < ntags; i++) {
+		struct tag *t = tags[i];
+		long grew = 0;
+		if (!selected(t))
+			continue;
+		considered++;
+		for (j = first + 1; j <= last; j++)
+			grew += bytes_at(t, j) > bytes_at(t, j - 1);
+		b0 = bytes_at(t, first);
+		b1 = bytes_at(t, last);
+		if ((size_t)grew >= k && b1 > b0)
+			v[nv++] = (struct verdict){ t, grew, b0, b1,
+				hours > 0 ? (double)(b1 - b0) / hours : 0 };
+	}
+	qsort(v, nv, sizeof(*v), by_rate);
+	time_label(snaps[first].t, a, sizeof(a));
+	time_label(snaps[last].t, z, sizeof(z));
+	printf("#mt-pooldiff growth: %zu of %zu tags grew in at least %zu of the last %zu "
+	    "intervals, %s to %s\n", nv, considered, k, n, a, z);
+	if (nv)
+		printf("#%-31s %-14s %7s %14s %14s %14s %14s\n", "Tag", "Type", "Grew",
+		    "FirstBytes", "LastBytes", "Growth", "PerHour");
+	for (i = 0; i < nv; i++) {
+		char grew[32];
+		snprintf(grew, sizeof(grew), "%ld/%zu", v[i].grew, n);
+		printf("%-32s %-14s %7s %14" PRId64 " %14" PRId64 " %+14" PRId64 " %+14.0f\n",
+		    v[i].t->name, v[i].t->type, grew, v[i].first, v[i].last,
+		    v[i].last - v[i].first, v[i].per_hour);
+	}
+	for (i = 0; i < nv; i++) {
+		printf("\n#evidence %s %s\n", v[i].t->name, v[i].t->type);
+		for (j = first; j <= last; j++) {
+			time_label(snaps[j].t, when, sizeof(when));
+			b1 = bytes_at(v[i].t, j);
+			if (j == first)
+				printf("%-24s %14" PRId64 "\n", when, b1);
+			else
+				printf("%-24s %14" PRId64 " (%+" PRId64 ")\n", when, b1,
+				    b1 - bytes_at(v[i].t, j - 1));
+		}
+	}
+	free(v);
+	return nv > 0;
+}
+
+static void
+add_pattern(char ***list, size_t *n, const char *s)
+{
+	*list = erealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = estrdup(s);
+}
+
+static int
+parse_kn(const char *s)
+{
+	char *end;
+
+	grow_k = strtol(s, &end, 10);
+	if (end == s || *end != '/' || grow_k < 1)
+		return -1;
+	s = end + 1;
+	grow_n = strtol(s, &end, 10);
+	if (end == s || *end || grow_n < grow_k)
+		return -1;
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "snapshot", no_argument, NULL, 'S' },
+		{ "proc", required_argument, NULL, 'P' },
+		{ "time", required_argument, NULL, 'T' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "tag", required_argument, NULL, 't' },
+		{ "skip", required_argument, NULL, 'k' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "by-change", no_argument, NULL, 'c' },
+		{ "include", required_argument, NULL, 'i' },
+		{ "exclude", required_argument, NULL, 'x' },
+		{ "regex", no_argument, NULL, 'E' },
+		{ "totals", no_argument, NULL, 'a' },
+		{ "growth", optional_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *const sort_names[] = { "allocs", "frees", "diff", "bytes", "per-alloc" };
+	int ch, i, snap = 0, status = 0, nsort, grew = 0;
+	char **sources = NULL;
+	size_t nsources = 0, k;
+	char *s, *w, *save;
+
+	mt_setprogname(argv[0]);
+	while ((ch = getopt_long(argc, argv, "SP:T:I:t:k:s:ci:x:Eag::h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'S':
+			snap = 1;
+			break;
+		case 'P':
+			proc_dir = optarg;
+			break;
+		case 'T':
+			if (parse_time(optarg, &snapshot_time) < 0) {
+				fprintf(stderr, "%s: bad time '%s' (2026-11-22T01:10:00Z or @EPOCH)\n",
+				    mt_progname, optarg);
+				return 2;
+			}
+			break;
+		case 'I':
+			if (parse_duration(optarg, &interval) < 0 || !interval) {
+				fprintf(stderr, "%s: bad interval '%s'\n", mt_progname, optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			if (!strcmp(optarg, "function"))
+				tag_by = T_FUNCTION;
+			else if (!strcmp(optarg, "heap"))
+				tag_by = T_HEAP;
+			else if (!strcmp(optarg, "module"))
+				tag_by = T_MODULE;
+			else if (!strcmp(optarg, "stack"))
+				tag_by = T_STACK;
+			else {
+				fprintf(stderr, "%s: bad tag '%s' (function, heap, module, stack)\n",
+				    mt_progname, optarg);
+				return 2;
+			}
+			break;
+		case 'k':
+			skip_pattern = optarg;
+			break;
+		case 's':
+			sort_key = -1;
+			if (strcmp(optarg, "tag")) {
+				for (nsort = 0; nsort < 5 && strcmp(optarg, sort_names[nsort]); nsort++)
+					;
+				if (nsort == 5) {
+					fprintf(stderr, "%s: bad sort key '%s' (tag, allocs, frees, diff, "
+					    "bytes, per-alloc)\n", mt_progname, optarg);
+					return 2;
+				}
+				sort_key = nsort;
+			}
+			break;
+		case 'c':
+			by_change = 1;
+			break;
+		case 'i':
+			add_pattern(&includes, &nincludes, optarg);
+			break;
+		case 'x':
+			add_pattern(&excludes, &nexcludes, optarg);
+			break;
+		case 'E':
+			use_regex = 1;
+			break;
+		case 'a':
+			totals = 1;
+			break;
+		case 'g':
+			growth = 1;
+			/* --growth K/N as well as --growth=K/N. */
+			if (!optarg && optind < argc && strchr(argv[optind], '/') &&
+			    strspn(argv[optind], "0123456789/") == strlen(argv[optind]))
+				optarg = argv[optind++];
+			if (optarg && parse_kn(optarg) < 0) {
+				fprintf(stderr, "%s: bad growth '%s' (K/N: grew in K of the last N "
+				    "intervals)\n", mt_progname, optarg);
+				return 2;
+			}
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (snap) {
+		for (i = 0; i < argc; i++) {
+			s = estrdup(argv[i]);
+			for (w = strtok_r(s, ",", &save); w; w = strtok_r(NULL, ",", &save))
+				add_pattern(&sources, &nsources, w);
+			free(s);
+		}
+		status = snapshot(sources, nsources);
+		for (k = 0; k < nsources; k++)
+			free(sources[k]);
+		free(sources);
+		return status;
+	}
+	if (use_regex) {
+		include_re = emalloc((nincludes + 1) * sizeof(*include_re));
+		exclude_re = emalloc((nexcludes + 1) * sizeof(*exclude_re));
+		for (k = 0; k < nincludes; k++)
+			include_re[k] = re_compile(includes[k]);
+		for (k = 0; k < nexcludes; k++)
+			exclude_re[k] = re_compile(excludes[k]);
+	}
+	dict = dict_new(skip_pattern);
+	pairer = pairer_new(pair_emit, NULL);
+	if (argc == 0)
+		status |= read_input(NULL);
+	for (i = 0; i < argc; i++)
+		status |= read_input(argv[i]);
+	pairer_finish(pairer);
+	if (saw_events && saw_log) {
+		fprintf(stderr, "%s: both snapshot logs and events in the input\n", mt_progname);
+		return 2;
+	}
+	if (saw_events) {
+		if (!interval) {
+			fprintf(stderr, "%s: events need --interval to make snapshots\n", mt_progname);
+			return 2;
+		}
+		snapshots_from_events();
+	}
+	if (!nsnaps) {
+		fprintf(stderr, "%s: no snapshots in the input\n", mt_progname);
+		return 2;
+	}
+	if (growth && nsnaps < 2) {
+		fprintf(stderr, "%s: growth needs two snapshots, the input has one\n", mt_progname);
+		return 2;
+	}
+	if (growth) {
+		if ((grew = print_growth()) == 2)
+			return 2;
+	} else {
+		print_table();
+	}
+	if (mt_close_stdout() || trouble || mt_status || status)
+		return 2;
+	return grew;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: %s --snapshot [--proc dir] [--time time] [source,...]\n"
+	    "       %s [-ac] [-s key] [-i pattern] [-x pattern] [--regex] [--growth [K/N]]\n"
+	    "                   [--interval time] [--tag key] [--skip regex] [file ...]\n",
+	    mt_progname, mt_progname);
+	exit(2);
+}

@@ -1,0 +1,189 @@
+#!/usr/bin/env bats
+# mt-pooldiff: PoolMon snapshots from fixture /proc trees (golden), the
+# table with its changes, the growth verdict on generated logs, and a
+# leaking process recorded for real.
+
+load helpers
+
+@test "snapshot of every source from a fixture /proc tree (golden)" {
+	golden mt-pooldiff snapshot-all
+}
+
+@test "snapshot with the default sources: allocinfo where the kernel has it (golden)" {
+	golden mt-pooldiff snapshot-default
+}
+
+@test "snapshot of a process that is not there: said, the rest written, exit 2 (golden)" {
+	golden mt-pooldiff snapshot-nopid
+}
+
+@test "snapshot of an unknown source: exit 2 (golden)" {
+	golden mt-pooldiff snapshot-badsource
+}
+
+@test "snapshot rows are fixed columns, one a line, tags without blanks" {
+	cd "$TESTS/fixtures/mt-pooldiff"
+	run -0 --separate-stderr mt-pooldiff --snapshot --proc root/proc pid:4242
+	# Every row has seven fields, whatever its tag.
+	run -0 awk '!/^#/ && NF != 7 { bad++ } END { exit bad > 0 }' <<<"$output"
+	has_line '^/opt/My\\040App/lib\\040app.so +file +- +- +1 +155648 +155648$'
+	# Bytes are Rss + Swap: 1588 kB + 100 kB.
+	has_line '^\[heap\] +heap +- +- +1 +1728512 +1728512$'
+}
+
+# A /proc tree for step $1 of a log: one cache leaking, two noisy ones,
+# one that grew once and then held, one steady, one that grows in all
+# intervals but one.
+proc_step() {
+	local i=$1 d=$BATS_TEST_TMPDIR/s$1/proc
+	mkdir -p "$d"
+	{
+		echo "slabinfo - version: 2.1"
+		echo "# name <active_objs> <num_objs> <objsize> ..."
+		printf 'leaky_cache %d %d 128 32 1 : tunables 0 0 0 : slabdata 1 1 0\n' $((1000 + 50 * i)) $((1000 + 50 * i))
+		printf 'noisy_a %d %d 64 64 1 : tunables 0 0 0 : slabdata 1 1 0\n' $((5000 + (i % 2) * 300)) 6000
+		printf 'noisy_b %d %d 256 16 1 : tunables 0 0 0 : slabdata 1 1 0\n' $((2000 + (i * 7 % 5) * 40)) 3000
+		printf 'once_cache %d %d 512 8 1 : tunables 0 0 0 : slabdata 1 1 0\n' $((i < 3 ? 100 : 900)) 1000
+		printf 'steady %d %d 96 42 1 : tunables 0 0 0 : slabdata 1 1 0\n' 777 800
+		# Grows in every interval but one (6 to 7).
+		printf 'mostly_cache %d %d 32 128 1 : tunables 0 0 0 : slabdata 1 1 0\n' $((300 + 20 * (i <= 6 ? i : i - 1))) 600
+	} >"$d/slabinfo"
+	printf 'MemTotal: 1000 kB\nSlab: %d kB\n' $((100 + i)) >"$d/meminfo"
+}
+
+# A log of $1 snapshots five minutes apart, as cron would append them.
+make_log() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		proc_step $i
+		mt-pooldiff --snapshot --proc "$BATS_TEST_TMPDIR/s$i/proc" --time @$((1795305600 + 300 * i)) slab
+	done >"$BATS_TEST_TMPDIR/pool.log"
+}
+
+@test "growth: the leaking cache out of noisy neighbours, not the one that grew once" {
+	make_log 12
+	run -1 --separate-stderr mt-pooldiff --growth "$BATS_TEST_TMPDIR/pool.log"
+	has_line '^#mt-pooldiff growth: 1 of 6 tags grew in at least 11 of the last 11 intervals, 2026-11-22T00:00:00Z to 2026-11-22T00:55:00Z$'
+	# 50 objects of 128 bytes every 5 minutes: 6400 B, 76800 B an hour.
+	has_line '^leaky_cache +slab +11/11 +128000 +198400 +\+70400 +\+76800$'
+	run grep -c '^#evidence' <<<"$output"
+	[ "$output" = 1 ]
+}
+
+@test "growth K/N: nearly every interval; a pool that grew once then held stays quiet" {
+	make_log 12
+	log=$BATS_TEST_TMPDIR/pool.log
+	# 10 of 11 takes mostly_cache too; the noisy ones grow in 6 and 7.
+	run -1 --separate-stderr mt-pooldiff --growth 10/11 "$log"
+	run -0 awk '!/^#/ && NF == 7 { print $1, $3 }' <<<"$output"
+	[ "$output" = "$(printf 'leaky_cache 11/11\nmostly_cache 10/11')" ]
+	# Loose enough, the noisy ones that end higher show (fastest first),
+	# never once_cache.
+	run -1 --separate-stderr mt-pooldiff --growth 6/11 "$log"
+	run -0 awk '!/^#/ && NF == 7 { print $1, $3 }' <<<"$output"
+	[ "$output" = "$(printf 'leaky_cache 11/11\nnoisy_b 7/11\nnoisy_a 6/11\nmostly_cache 10/11')" ]
+	# once_cache grew from step 2 to 3 and held: quiet over the last 2.
+	run -0 --separate-stderr mt-pooldiff --growth 1/2 -i 'once*' "$log"
+	[ "$output" = "#mt-pooldiff growth: 0 of 1 tags grew in at least 1 of the last 2 intervals, 2026-11-22T00:45:00Z to 2026-11-22T00:55:00Z" ]
+	run -1 --separate-stderr mt-pooldiff --growth 1/9 -i 'once*' "$log"
+	has_line '^once_cache +slab +1/9 +51200 +460800 '
+}
+
+@test "no growth: exit 0; too few snapshots or a bad K/N: exit 2" {
+	make_log 12
+	log=$BATS_TEST_TMPDIR/pool.log
+	run -0 --separate-stderr mt-pooldiff --growth -x leaky_cache "$log"
+	has_line '^#mt-pooldiff growth: 0 of 5 tags'
+	head -8 "$log" >"$BATS_TEST_TMPDIR/one.log"
+	run -2 --separate-stderr mt-pooldiff --growth "$BATS_TEST_TMPDIR/one.log"
+	[ "$stderr" = "mt-pooldiff: growth needs two snapshots, the input has one" ]
+	run -2 --separate-stderr mt-pooldiff --growth 5/3 "$log"
+	[ "$stderr" = "mt-pooldiff: bad growth '5/3' (K/N: grew in K of the last N intervals)" ]
+	run -2 --separate-stderr mt-pooldiff --growth 20/40 "$log"
+	[ "$stderr" = "mt-pooldiff: 40 intervals asked for, the input has 11" ]
+}
+
+@test "table: the latest snapshot with each change since the one before" {
+	make_log 4
+	log=$BATS_TEST_TMPDIR/pool.log
+	run -0 --separate-stderr mt-pooldiff "$log"
+	has_line '^#mt-pooldiff time=2026-11-22T00:15:00Z host=.* snapshots=4 changes-since=2026-11-22T00:10:00Z$'
+	# Step 3: leaky 1150 objects (+50), noisy_a 5300 (+300), once 900 (+800).
+	has_line '^leaky_cache +slab +- \(-\) +- \(-\) +1150 \(\+50\) +147200 \(\+6400\) +128$'
+	has_line '^noisy_a +slab +- \(-\) +- \(-\) +5300 \(\+300\) +339200 \(\+19200\) +64$'
+	has_line '^once_cache +slab +- \(-\) +- \(-\) +900 \(\+800\) +460800 \(\+409600\) +512$'
+	# Sorted by tag unless asked.
+	run -0 awk '!/^#/ { print $1 }' <<<"$output"
+	[ "$output" = "$(printf 'leaky_cache\nmostly_cache\nnoisy_a\nnoisy_b\nonce_cache\nsteady')" ]
+}
+
+@test "table: sort by value or change, include and exclude by glob or regex, totals" {
+	make_log 4
+	log=$BATS_TEST_TMPDIR/pool.log
+	run -0 --separate-stderr bash -c "mt-pooldiff -s bytes '$log' | awk '!/^#/ { print \$1 }' | head -2"
+	[ "$output" = "$(printf 'noisy_b\nonce_cache')" ]
+	run -0 --separate-stderr bash -c "mt-pooldiff -s bytes --by-change '$log' | awk '!/^#/ { print \$1 }' | head -2"
+	[ "$output" = "$(printf 'once_cache\nnoisy_a')" ]
+	run -0 --separate-stderr bash -c "mt-pooldiff -s diff -i 'noisy*' -i steady -x '*_b' '$log' | awk '!/^#/ { print \$1 }'"
+	[ "$output" = "$(printf 'noisy_a\nsteady')" ]
+	run -0 --separate-stderr bash -c "mt-pooldiff --regex -i '^(leaky|once)_' '$log' | awk '!/^#/ { print \$1 }'"
+	[ "$output" = "$(printf 'leaky_cache\nonce_cache')" ]
+	run -0 --separate-stderr mt-pooldiff --totals -i 'leaky*' -i 'once*' "$log"
+	has_line '^TOTAL +- +- \(-\) +- \(-\) +2050 \(\+850\) +608000 \(\+416000\) +296$'
+	run -2 --separate-stderr mt-pooldiff -s size "$log"
+	[ "$stderr" = "mt-pooldiff: bad sort key 'size' (tag, allocs, frees, diff, bytes, per-alloc)" ]
+}
+
+@test "a bad row or header in a log: file:line, the rest read, exit 2" {
+	make_log 3
+	log=$BATS_TEST_TMPDIR/pool.log
+	sed -i '4s/.*/leaky_cache slab - - x 1 1/; 17s/^#mt-pool 1 time=[^ ]*/#mt-pool 1 time=yesterday/' "$log"
+	run -2 --separate-stderr mt-pooldiff "$log"
+	[ "${stderr_lines[0]}" = "mt-pooldiff: $log:4: bad counter 'x'" ]
+	[ "${stderr_lines[1]}" = "mt-pooldiff: $log:17: bad snapshot time 'time=yesterday'" ]
+	has_line '^noisy_a '
+}
+
+@test "a leaking process recorded: names exactly the leaking function, with its rate" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o leak.mtr -- "$PROGS/poolleak" >prog.out 2>/dev/null
+	read -r leaked secs <prog.out
+	mt-symbolize leak.mtr >leak.txt
+	run -1 --separate-stderr mt-pooldiff --interval 200ms --growth leak.txt
+	run -0 awk '!/^#/ && NF == 7 { print $1, $2, $3 }' <<<"$output"
+	[ "$output" = "LeakyCache malloc 9/9" ]
+	# The rate: what the program leaked over the time it ran, within 15%.
+	run -1 --separate-stderr mt-pooldiff --interval 200ms --growth leak.txt
+	rate=$(awk '$1 == "LeakyCache" { print $7 + 0 }' <<<"$output")
+	want=$(awk -v l="$leaked" -v s="$secs" 'BEGIN { printf "%d", l / s * 3600 }')
+	awk -v r="$rate" -v w="$want" 'BEGIN { exit !(r > w * 0.85 && r < w * 1.15) }'
+	# The same from its lifetimes, and tagged by heap: the heap grows.
+	run -1 --separate-stderr bash -c "mt-lifetime -q leak.txt | mt-pooldiff --interval 200ms --growth"
+	has_line '^LeakyCache +malloc +9/9 '
+	run -0 --separate-stderr mt-pooldiff --interval 200ms --tag heap leak.txt
+	has_line '^malloc +malloc +'
+}
+
+@test "the table of a recorded process: Allocs and Frees counted, Diff and Bytes outstanding" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o leak.mtr -- "$PROGS/poolleak" >/dev/null 2>&1
+	run -0 --separate-stderr bash -c "mt-symbolize leak.mtr | mt-pooldiff --interval 1s -i '[A-Z]*'"
+	# At the end: 1000 leaked blocks of 48; noisy 1020 allocs all freed;
+	# GrowOnce's ten blocks freed at the end; GrowThenShrink 200 and 200.
+	has_line '^LeakyCache +malloc +1000 \(\+[0-9]+\) +0 \(\+0\) +1000 \(\+[0-9]+\) +48000 \(\+[0-9]+\) +48$'
+	has_line '^NoisyBuffers +malloc +1020 \(\+[0-9]+\) +1020 \(\+[0-9]+\) +0 \([-+][0-9]+\) +0 \([-+][0-9]+\) +0$'
+	has_line '^GrowOnce +malloc +10 \(\+0\) +10 \(\+10\) +0 \(-10\) +0 \(-1024000\) +0$'
+	has_line '^GrowThenShrink +malloc +200 \(\+[0-9]+\) +200 \(\+[0-9]+\) +0 '
+}
+
+@test "events without --interval, or nothing to read: exit 2" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'alloc\t5\t1\t1\tmalloc\t0x10\t8\t-\n' >e.txt
+	run -2 --separate-stderr mt-pooldiff e.txt
+	[ "$stderr" = "mt-pooldiff: events need --interval to make snapshots" ]
+	: >empty.txt
+	run -2 --separate-stderr mt-pooldiff empty.txt
+	[ "$stderr" = "mt-pooldiff: no snapshots in the input" ]
+	run -2 --separate-stderr mt-pooldiff --interval 0 e.txt
+	[ "$stderr" = "mt-pooldiff: bad interval '0'" ]
+}

@@ -33,7 +33,7 @@ LIBOBJ = lib/pair.o lib/stacks.o lib/diag.o lib/units.o lib/event.o lib/out.o li
 PRELOAD = lib/libmt-preload.so
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c,$(wildcard tests/progs/*.c)))
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so
-MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 man/mt-lifetime.1 man/mt-window.1 man/mt-group.1
+MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 man/mt-lifetime.1 man/mt-window.1 man/mt-group.1 man/mt-pooldiff.1
 
 # What a fresh Debian 12 needs, to build, to test, and to compare.
 APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
@@ -97,6 +97,7 @@ install: all
 	install -m 644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5
 	install -d $(DESTDIR)$(SHAREDIR)
 	install -m 755 share/mt-plot $(DESTDIR)$(SHAREDIR)
+	install -m 644 share/mt-pool.cron $(DESTDIR)$(SHAREDIR)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)))
@@ -104,7 +105,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBDIR)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANPAGES))))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(filter %.5,$(MANPAGES))))
-	rm -f $(DESTDIR)$(SHAREDIR)/mt-plot
+	rm -f $(DESTDIR)$(SHAREDIR)/mt-plot $(DESTDIR)$(SHAREDIR)/mt-pool.cron
 	-rmdir $(DESTDIR)$(SHAREDIR)
 
 clean:

@@ -113,9 +113,13 @@ static void usage(void) __attribute__((noreturn));
 static uint64_t clock_ns(void);
 static void emit(struct rec *r, struct proc *p);
 static struct proc *proc_by_pid(pid_t pid);
+static void put(struct mt_event *ev);
 
 static uint64_t start_ns;
 static struct trace_writer *writer;
+static struct trace_bound *bound;	/* --max-size */
+static uint64_t max_size;
+static int circular;
 static const char *out_name;
 static int write_failed;
 static uint64_t dropped;	/* events not written after a write error */
@@ -228,8 +232,7 @@ stack_id(struct proc *p, uint32_t off)
 	ev.ips = &arena[off + 1];
 	if (arena[off] & 1)
 		ev.flags |= EV_TRUNCATED;
-	if (!write_failed)
-		trace_write(writer, &ev);
+	put(&ev);
 	p->ids_key[h] = off;
 	p->ids_val[h] = id;
 	p->ids_len++;
@@ -243,6 +246,8 @@ put(struct mt_event *ev)
 		dropped++;
 		return;
 	}
+	if (bound && !bound_admit(bound, ev))
+		return;
 	trace_write(writer, ev);
 	if (trace_writer_error(writer)) {
 		write_failed = trace_writer_error(writer);
@@ -1171,6 +1176,8 @@ main(int argc, char *argv[])
 		{ "depth", required_argument, NULL, 's' },
 		{ "free-stacks", no_argument, NULL, 'F' },
 		{ "no-follow", no_argument, NULL, 'n' },
+		{ "max-size", required_argument, NULL, 'm' },
+		{ "circular", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1179,13 +1186,22 @@ main(int argc, char *argv[])
 	struct pollfd *pfd = NULL;
 	struct stat st;
 	size_t npfd, i, pfdcap = 0;
-	uint64_t last_flush = 0, last_busy = 0, t;
+	uint64_t last_flush = 0, last_busy = 0, t, written;
 	int ch, lfd, fd, no_follow = 0, busy, status;
 	long v;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "+Fhno:s:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+cFhm:no:s:", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'm':
+			if (parse_size(optarg, &max_size) < 0 || max_size < 65536) {
+				fprintf(stderr, "%s: bad size '%s' (64K or more)\n", mt_progname, optarg);
+				return 2;
+			}
+			break;
+		case 'c':
+			circular = 1;
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -1211,6 +1227,10 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc == 0)
 		usage();
+	if (circular && !max_size) {
+		fprintf(stderr, "%s: --circular needs --max-size\n", mt_progname);
+		return 2;
+	}
 	if (free_stacks)
 		strcat(flags, "f");
 	if (no_follow)
@@ -1272,6 +1292,8 @@ main(int argc, char *argv[])
 		}
 	}
 	writer = trace_writer_new(fd, 3);
+	if (max_size)
+		bound = bound_new(writer, fd, max_size, circular);
 	write_header();
 
 	for (;;) {
@@ -1321,8 +1343,13 @@ main(int argc, char *argv[])
 		poll(pfd, npfd, t - last_busy < 100000000u ? 1 : 10);
 	}
 	finish();
+	if (bound && !write_failed && (write_failed = bound_finish(bound)) != 0)
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(write_failed));
 	if (!write_failed && (write_failed = trace_end(writer)) != 0)
 		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(write_failed));
+	/* Circular frames go out past the writer: the file tells. */
+	written = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size :
+	    trace_writer_bytes(writer);
 	if (fd != STDOUT_FILENO && close(fd) != 0 && !write_failed) {
 		write_failed = errno;
 		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(errno));
@@ -1333,11 +1360,17 @@ main(int argc, char *argv[])
 	fprintf(stderr, "%s: %llu events, %llu processes, %llu bytes written to %s%s\n",
 	    mt_progname, (unsigned long long)trace_writer_events(writer),
 	    (unsigned long long)nprocs_traced,
-	    (unsigned long long)trace_writer_bytes(writer), out_name,
+	    (unsigned long long)written, out_name,
 	    write_failed ? " (incomplete)" : "");
 	if (dropped)
 		fprintf(stderr, "%s: %llu events were not written\n", mt_progname,
 		    (unsigned long long)dropped);
+	if (bound && bound_lost(bound))
+		fprintf(stderr, "%s: %llu events beyond --max-size %s, counted in lost records\n",
+		    mt_progname, (unsigned long long)bound_lost(bound),
+		    circular ? "dropped, the oldest first" : "not written");
+	if (bound)
+		bound_free(bound);
 	trace_writer_free(writer);
 	free(defname);
 	free(lib);
@@ -1351,7 +1384,7 @@ main(int argc, char *argv[])
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-Fn] [-o file] [-s depth] [--] command [arg ...]\n",
+	fprintf(stderr, "usage: %s [-cFn] [-m size] [-o file] [-s depth] [--] command [arg ...]\n",
 	    mt_progname);
 	exit(2);
 }

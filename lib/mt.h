@@ -220,6 +220,23 @@ int trace_writer_error(const struct trace_writer *w);
 uint64_t trace_writer_bytes(const struct trace_writer *w);
 uint64_t trace_writer_events(const struct trace_writer *w);
 int trace_writer_free(struct trace_writer *w);	/* flushes; 0 or an errno */
+/* For bounded recording: frames under the caller's control. */
+int trace_writer_full(const struct trace_writer *w, const struct mt_event *ev);
+size_t trace_writer_pending(const struct trace_writer *w);	/* raw bytes not yet a frame */
+void trace_writer_frame_max(struct trace_writer *w, size_t raw);
+/* Each frame to fn instead of the file (the header is not written). */
+void trace_writer_on_frame(struct trace_writer *w, void (*fn)(void *, const void *, size_t),
+    void *arg);
+
+/* bound.c: a trace kept within a size, sequential or circular */
+struct trace_bound;
+struct trace_bound *bound_new(struct trace_writer *w, int fd, uint64_t max, int circular);
+/* Before each trace_write: 0 when the record is not to be written. */
+int bound_admit(struct trace_bound *b, const struct mt_event *ev);
+/* Before trace_end: the lost records and, circular, the frames kept. */
+int bound_finish(struct trace_bound *b);
+uint64_t bound_lost(const struct trace_bound *b);	/* events not kept */
+void bound_free(struct trace_bound *b);
 
 struct trace_reader;
 /* data/len: bytes already read from fd (the sniffed magic, say) */

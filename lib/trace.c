@@ -173,6 +173,9 @@ struct trace_writer {
 	size_t heapnames_len;
 	char *textbuf;
 	size_t textcap;
+	size_t frame_max;	/* end a frame near this many raw bytes */
+	void (*on_frame)(void *, const void *, size_t);
+	void *on_frame_arg;
 };
 
 struct trace_writer *
@@ -201,6 +204,7 @@ trace_writer_new(int fd, int level)
 	frame_state_reset(&w->fs);
 	w->textcap = 4096;
 	w->textbuf = emalloc(w->textcap);
+	w->frame_max = FRAME_RAW_MAX;
 	memcpy(hdr, MT_TRACE_MAGIC, MT_TRACE_MAGIC_LEN);
 	hdr[8] = MT_TRACE_VERSION;
 	out_write(&w->out, hdr, sizeof(hdr));
@@ -256,6 +260,8 @@ trace_flush(struct trace_writer *w)
 		    w->raw, len);
 		if (ZSTD_isError(n))
 			w->error = EIO;
+		else if (w->on_frame)
+			w->on_frame(w->on_frame_arg, dst, n);
 		else
 			out_commit(&w->out, n);
 	}
@@ -382,10 +388,7 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 	switch (ev->type) {
 	case MT_ALLOC:
 	case MT_FREE:
-		/* Start a new frame while the tables have room for this record. */
-		if (w->fs.nallocs >= FRAME_ALLOCS_MAX ||
-		    w->fs.nthreads >= THREAD_SLOTS / 2 || w->fs.nheaps >= MAX_HEAPS ||
-		    w->heapnames_len + ev->heap.len > HEAPNAMES_MAX)
+		if (trace_writer_full(w, ev))
 			trace_flush(w);
 		if (ev->heap.len > HEAPNAMES_MAX / 2)
 			return;	/* no heap is named like that; keep the frame sane */
@@ -497,8 +500,39 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 		put_bytes(w, (struct mt_str){ w->textbuf, i });
 		break;
 	}
-	if (w->rawlen >= FRAME_RAW_MAX)
+	if (w->rawlen >= w->frame_max)
 		trace_flush(w);
+}
+
+/* A new frame must begin before ev: its tables have no room for it. */
+int
+trace_writer_full(const struct trace_writer *w, const struct mt_event *ev)
+{
+	if (ev->type != MT_ALLOC && ev->type != MT_FREE)
+		return 0;
+	return w->fs.nallocs >= FRAME_ALLOCS_MAX ||
+	    w->fs.nthreads >= THREAD_SLOTS / 2 || w->fs.nheaps >= MAX_HEAPS ||
+	    w->heapnames_len + ev->heap.len > HEAPNAMES_MAX;
+}
+
+size_t
+trace_writer_pending(const struct trace_writer *w)
+{
+	return w->rawlen;
+}
+
+void
+trace_writer_frame_max(struct trace_writer *w, size_t raw)
+{
+	w->frame_max = raw < 4096 ? 4096 : raw > FRAME_RAW_MAX ? FRAME_RAW_MAX : raw;
+}
+
+void
+trace_writer_on_frame(struct trace_writer *w, void (*fn)(void *, const void *, size_t),
+    void *arg)
+{
+	w->on_frame = fn;
+	w->on_frame_arg = arg;
 }
 
 int

@@ -101,3 +101,14 @@ golden() {
 	[ "$status" = "$(cat "$dir/$case.exit")" ]
 	rm -f "$out" "$err"
 }
+
+# Every stack an event names is defined before it, and every process that
+# has an event has its proc line before it.
+check_refs() {
+	mt-decode "$1" | awk -F'\t' '
+		$1 == "stack" { st[$2] = 1 }
+		$1 == "proc" { pr[$2] = 1 }
+		($1 == "alloc" && !($8 in st)) || ($1 == "free" && $7 != "-" && $7 != "" && !($7 in st)) {
+			print NR ": undefined stack: " $0; exit }
+		($1 == "alloc" || $1 == "free") && !($3 in pr) { print NR ": no proc line: " $0; exit }'
+}

@@ -185,7 +185,7 @@ free mmap 262144" ]
 
 @test "bad options: usage and exit 2" {
 	run -2 --separate-stderr mt-record
-	[ "$stderr" = "usage: mt-record [-Fn] [-o file] [-s depth] [--] command [arg ...]" ]
+	[ "$stderr" = "usage: mt-record [-cFn] [-m size] [-o file] [-s depth] [--] command [arg ...]" ]
 	run -2 --separate-stderr mt-record --depth x -- true
 	[ "$stderr" = "mt-record: bad depth 'x' (0 to 1024)" ]
 }
@@ -256,4 +256,66 @@ PY
 	LD_PRELOAD=$PROGS/libearly.so run -0 --separate-stderr mt-record -o e.mtr -- "$PROGS/demo"
 	[ "$(mt-decode e.mtr | awk -F'\t' '$1 == "alloc" && $7 >= 4000' | wc -l)" = 100 ]
 	[ "$(heap_totals e.mtr | cut -d' ' -f1)" = 109 ]
+}
+
+# Bounded recording: a program that runs far past the limit.
+
+@test "--max-size: sequential keeps the oldest within the size, the rest counted lost" {
+	cd "$BATS_TEST_TMPDIR"
+	read -r allocs frees bytes < <(valgrind_totals "$PROGS/pairs" 500000)
+	run -0 --separate-stderr mt-record --max-size 256K -o s.mtr -- "$PROGS/pairs" 500000
+	[ "$(stat -c %s s.mtr)" -le 262144 ]
+	[ "${stderr_lines[1]}" = "mt-record: $(mt-decode s.mtr | awk -F'\t' '$1 == "lost" { n += $4 } END { print n }') events beyond --max-size not written, counted in lost records" ]
+	run -0 --separate-stderr mt-decode -c s.mtr
+	# What was kept and what was lost add up to valgrind's count of calls.
+	kept=$(mt-decode s.mtr | grep -c '^alloc\|^free')
+	lost=$(mt-decode s.mtr | awk -F'\t' '$1 == "lost" && $5 == "max-size" { n += $4 } END { print n }')
+	[ "$((kept + lost))" = "$((allocs + frees))" ]
+	# More than half of the million events did not fit.
+	[ "$lost" -gt 500000 ] && [ "$kept" -gt 100000 ]
+	# The oldest are kept: the first allocation is the program's first;
+	# blocks whose free came after the limit are alive when it stopped.
+	[ -z "$(check_order s.mtr)" ] && [ -z "$(check_refs s.mtr)" ]
+	run -0 --separate-stderr mt-lifetime s.mtr
+	[[ $stderr == *" 0 survivors leaked at exit, "*" alive at the end; 0 frees of blocks allocated before recording; 0 double frees" ]]
+}
+
+@test "--max-size --circular: keeps the newest, with every stack and process they need" {
+	cd "$BATS_TEST_TMPDIR"
+	read -r allocs frees bytes < <(valgrind_totals "$PROGS/pairs" 500000)
+	run -0 --separate-stderr mt-record --max-size 256K --circular -o c.mtr -- "$PROGS/pairs" 500000
+	[ "$(stat -c %s c.mtr)" -le 262144 ]
+	run -0 --separate-stderr mt-decode -c c.mtr
+	kept=$(mt-decode c.mtr | grep -c '^alloc\|^free')
+	lost=$(mt-decode c.mtr | awk -F'\t' '$1 == "lost" && $5 == "circular" { n += $4 } END { print n }')
+	[ "$((kept + lost))" = "$((allocs + frees))" ]
+	# More than half of the million events did not fit.
+	[ "$lost" -gt 500000 ] && [ "$kept" -gt 100000 ]
+	[ -z "$(check_order c.mtr)" ] && [ -z "$(check_refs c.mtr)" ]
+	# The newest are kept: the process's exit is there, and the header first.
+	mt-decode c.mtr | head -1 | grep -q '^#mt-events'
+	mt-decode c.mtr | grep -q $'^exit\t[0-9]*\t[0-9]*\t0$'
+	# Frees whose allocation was dropped: as if made before recording.
+	run -0 --separate-stderr mt-lifetime c.mtr
+	[[ $stderr == *" 0 survivors leaked at exit, 0 alive at the end; "*" frees of blocks allocated before recording; 0 double frees" ]]
+	[[ $stderr != *"; 0 frees of blocks allocated before"* ]]
+}
+
+@test "--circular with fork and exec: the processes of the kept events are there" {
+	cd "$BATS_TEST_TMPDIR"
+	# The first process's events are dropped whole, the last ones kept.
+	run -0 --separate-stderr mt-record -m 64K -c -o f.mtr -- sh -c \
+	    "$PROGS/pairs 100000; $PROGS/forkexec >/dev/null; $PROGS/pairs 20000 & $PROGS/pairs 20000; wait"
+	run -0 --separate-stderr mt-decode -c f.mtr
+	[ "$(mt-decode f.mtr | awk -F'\t' '$1 == "lost" { n += $4 } END { print n }')" -gt 100000 ]
+	[ "$(mt-decode f.mtr | grep -c '^alloc')" -gt 1000 ]
+	[ -z "$(check_order f.mtr)" ] && [ -z "$(check_refs f.mtr)" ]
+	run -0 --separate-stderr mt-lifetime -q f.mtr
+}
+
+@test "--max-size: bad sizes, and --circular alone" {
+	run -2 --separate-stderr mt-record --max-size 10K -- true
+	[ "$stderr" = "mt-record: bad size '10K' (64K or more)" ]
+	run -2 --separate-stderr mt-record --circular -- true
+	[ "$stderr" = "mt-record: --circular needs --max-size" ]
 }

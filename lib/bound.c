@@ -1,0 +1,362 @@
+/*
+ * bound.c: a trace kept within a size, as xperf's sequential and
+ * circular buffers.  Sequential: events stop at the limit, the oldest
+ * kept.  Circular: whole frames are held in memory and the oldest are
+ * dropped to make room; the dictionary records (processes, maps, stacks)
+ * of dropped frames are carried and written before the frames kept, so
+ * every kept event finds what it refers to.  Either way the events not
+ * kept are counted per process and written as lost records.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mt.h"
+
+struct pid_count {
+	int64_t pid;
+	uint64_t n;
+};
+
+struct counts {
+	struct pid_count *v;
+	size_t n, cap;
+};
+
+struct held_frame {
+	char *data;
+	size_t len;
+	char *dict;		/* its dictionary records, as text lines */
+	size_t dictlen;
+	struct counts events;	/* its events by process */
+	uint64_t last_ts;
+};
+
+struct trace_bound {
+	struct trace_writer *w;
+	int fd;
+	uint64_t max;
+	int circular;
+	int stopped;		/* sequential: the limit was reached */
+	int finishing;
+	struct counts lost;
+	uint64_t nlost, lost_ts;
+	/* circular */
+	struct held_frame cur;	/* what the open frame holds */
+	size_t dictcap;
+	struct held_frame *frames;	/* oldest first, from head */
+	size_t head, nframes, framecap;
+	uint64_t held;		/* bytes of the frames held */
+	char *carried;		/* dictionary records of dropped frames */
+	size_t carriedlen, carriedcap;
+	char *fmt;
+	size_t fmtcap;
+};
+
+/* Room kept below the limit for what the end writes. */
+#define RESERVE 4096
+
+static void
+count(struct counts *c, int64_t pid, uint64_t n)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].pid == pid) {
+			c->v[i].n += n;
+			return;
+		}
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 8;
+		c->v = erealloc(c->v, c->cap * sizeof(*c->v));
+	}
+	c->v[c->n++] = (struct pid_count){ pid, n };
+}
+
+static void
+append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	if (*len + n > *cap) {
+		*cap = (*len + n) * 2;
+		*buf = erealloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, s, n);
+	*len += n;
+}
+
+static void
+drop_oldest(struct trace_bound *b)
+{
+	struct held_frame *f = &b->frames[b->head];
+	size_t i;
+
+	for (i = 0; i < f->events.n; i++) {
+		count(&b->lost, f->events.v[i].pid, f->events.v[i].n);
+		b->nlost += f->events.v[i].n;
+	}
+	append(&b->carried, &b->carriedlen, &b->carriedcap, f->dict, f->dictlen);
+	if (f->last_ts > b->lost_ts)
+		b->lost_ts = f->last_ts;
+	b->held -= f->len;
+	free(f->data);
+	free(f->dict);
+	free(f->events.v);
+	b->head++;
+	b->nframes--;
+}
+
+/* A whole frame from the writer: held, and the oldest dropped for room. */
+static void
+on_frame(void *arg, const void *data, size_t len)
+{
+	struct trace_bound *b = arg;
+	struct held_frame *f;
+
+	if (b->finishing)
+		return;
+	if (b->head > 0 && b->head + b->nframes == b->framecap) {
+		memmove(b->frames, b->frames + b->head, b->nframes * sizeof(*b->frames));
+		b->head = 0;
+	}
+	if (b->head + b->nframes == b->framecap) {
+		b->framecap = b->framecap ? b->framecap * 2 : 64;
+		b->frames = erealloc(b->frames, b->framecap * sizeof(*b->frames));
+	}
+	f = &b->frames[b->head + b->nframes++];
+	*f = b->cur;
+	f->data = emalloc(len);
+	memcpy(f->data, data, len);
+	f->len = len;
+	b->held += len;
+	memset(&b->cur, 0, sizeof(b->cur));
+	b->dictcap = 0;
+	/* The dictionary carried is written again: about a third of its text. */
+	while (b->nframes > 1 && b->held + b->carriedlen / 3 + RESERVE > b->max)
+		drop_oldest(b);
+}
+
+struct trace_bound *
+bound_new(struct trace_writer *w, int fd, uint64_t max, int circular)
+{
+	struct trace_bound *b = ecalloc(1, sizeof(*b));
+
+	b->w = w;
+	b->fd = fd;
+	b->max = max;
+	b->circular = circular;
+	/* Frames small enough that the limit holds many. */
+	trace_writer_frame_max(w, (size_t)(max / 8));
+	if (circular)
+		trace_writer_on_frame(w, on_frame, b);
+	return b;
+}
+
+static int
+is_event(const struct mt_event *ev)
+{
+	return ev->type == MT_ALLOC || ev->type == MT_FREE;
+}
+
+int
+bound_admit(struct trace_bound *b, const struct mt_event *ev)
+{
+	size_t n;
+
+	if (b->finishing)
+		return 1;
+	if (!b->circular) {
+		if (!b->stopped && trace_writer_bytes(b->w) + trace_writer_pending(b->w) + 64 +
+		    RESERVE > b->max) {
+			/* Exact only once the frame is out. */
+			trace_flush(b->w);
+			if (trace_writer_bytes(b->w) + 64 + RESERVE > b->max)
+				b->stopped = 1;
+		}
+		if (!b->stopped)
+			return 1;
+		if (is_event(ev)) {
+			count(&b->lost, ev->pid, 1);
+			b->nlost++;
+		} else if (ev->type == MT_LOST) {
+			count(&b->lost, ev->flags & EV_PID_NONE ? -1 : ev->pid, ev->size);
+			b->nlost += ev->size;
+		}
+		if (ev->ts > b->lost_ts && ev->type != MT_COMMENT && ev->type != MT_STACK &&
+		    ev->type != MT_MAP && ev->type != MT_SYM)
+			b->lost_ts = ev->ts;
+		return 0;
+	}
+	/* The record goes into the frame it is counted in. */
+	if (trace_writer_full(b->w, ev))
+		trace_flush(b->w);
+	if (is_event(ev)) {
+		count(&b->cur.events, ev->pid, 1);
+		if (ev->ts > b->cur.last_ts)
+			b->cur.last_ts = ev->ts;
+	} else {
+		n = event_format_size(ev);
+		if (n > b->fmtcap) {
+			b->fmtcap = n * 2;
+			b->fmt = erealloc(b->fmt, b->fmtcap);
+		}
+		n = event_format(ev, b->fmt, b->fmtcap);
+		append(&b->cur.dict, &b->cur.dictlen, &b->dictcap, b->fmt, n);
+	}
+	return 1;
+}
+
+static void
+put_lost(struct trace_bound *b, const char *reason)
+{
+	struct mt_event ev;
+	size_t i;
+
+	for (i = 0; i < b->lost.n; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.type = MT_LOST;
+		ev.ts = b->lost_ts;
+		ev.pid = b->lost.v[i].pid;
+		if (ev.pid < 0)
+			ev.flags |= EV_PID_NONE;
+		ev.size = b->lost.v[i].n;
+		ev.s1 = (struct mt_str){ reason, strlen(reason) };
+		trace_write(b->w, &ev);
+	}
+}
+
+/* One of our own lines parsed again, from a copy (parsing splits it). */
+static int
+parse_copy(struct mt_parser *p, const char *s, size_t len, char **line, size_t *cap,
+    struct mt_event *ev)
+{
+	if (len + 1 > *cap) {
+		*cap = (len + 1) * 2;
+		*line = erealloc(*line, *cap);
+	}
+	memcpy(*line, s, len);
+	(*line)[len] = '\0';
+	return event_parse(p, *line, len, ev);
+}
+
+/*
+ * The carried dictionary, reduced to what can still be referred to: every
+ * stack and symbol, every comment, and for each process not yet exited
+ * its latest proc record and the maps after it.
+ */
+static void
+put_carried(struct trace_bound *b)
+{
+	struct mt_parser p;
+	struct mt_event ev;
+	struct pid_image {
+		int64_t pid;
+		char *lines;
+		size_t len, cap;
+		int gone;
+	} *img = NULL;
+	size_t nimg = 0, i, len;
+	char *s = b->carried, *e, *end = b->carried + b->carriedlen, *line = NULL;
+	size_t linecap = 0;
+
+	parser_init(&p);
+	for (; s < end; s = e + 1) {
+		e = memchr(s, '\n', (size_t)(end - s));
+		len = (size_t)(e - s);
+		if (parse_copy(&p, s, len, &line, &linecap, &ev) < 0)
+			continue;
+		if (ev.type == MT_PROC || ev.type == MT_MAP || ev.type == MT_EXIT) {
+			for (i = 0; i < nimg && img[i].pid != ev.pid; i++)
+				;
+			if (i == nimg) {
+				img = erealloc(img, (nimg + 1) * sizeof(*img));
+				img[nimg++] = (struct pid_image){ ev.pid, NULL, 0, 0, 0 };
+			}
+			if (ev.type == MT_PROC)
+				img[i].len = 0;
+			img[i].gone = ev.type == MT_EXIT;
+			if (ev.type != MT_EXIT)
+				append(&img[i].lines, &img[i].len, &img[i].cap, s, len + 1);
+		} else if (ev.type == MT_LOST) {
+			count(&b->lost, ev.flags & EV_PID_NONE ? -1 : ev.pid, ev.size);
+			b->nlost += ev.size;
+		} else {
+			trace_write(b->w, &ev);
+		}
+	}
+	for (i = 0; i < nimg; i++) {
+		for (s = img[i].lines, end = s + img[i].len; !img[i].gone && s < end; s = e + 1) {
+			e = memchr(s, '\n', (size_t)(end - s));
+			if (parse_copy(&p, s, (size_t)(e - s), &line, &linecap, &ev) == 0)
+				trace_write(b->w, &ev);
+		}
+		free(img[i].lines);
+	}
+	free(img);
+	free(line);
+	parser_free(&p);
+}
+
+int
+bound_finish(struct trace_bound *b)
+{
+	size_t i, off;
+	ssize_t n;
+	int error;
+
+	if (!b->circular) {
+		b->finishing = 1;
+		put_lost(b, "max-size");
+		return 0;
+	}
+	/* The open frame joins the others; then the carried dictionary and
+	   the lost records, the frames held, and the end. */
+	if ((error = trace_flush(b->w)) != 0)
+		return error;
+	b->finishing = 1;
+	trace_writer_on_frame(b->w, NULL, NULL);
+	put_carried(b);
+	put_lost(b, "circular");
+	if ((error = trace_flush(b->w)) != 0)
+		return error;
+	for (i = 0; i < b->nframes; i++) {
+		struct held_frame *f = &b->frames[b->head + i];
+		for (off = 0; off < f->len; off += (size_t)n) {
+			n = write(b->fd, f->data + off, f->len - off);
+			if (n < 0 && errno == EINTR) {
+				n = 0;
+				continue;
+			}
+			if (n <= 0)
+				return n < 0 ? errno : EIO;
+		}
+	}
+	return 0;
+}
+
+uint64_t
+bound_lost(const struct trace_bound *b)
+{
+	return b->nlost;
+}
+
+void
+bound_free(struct trace_bound *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nframes; i++) {
+		free(b->frames[b->head + i].data);
+		free(b->frames[b->head + i].dict);
+		free(b->frames[b->head + i].events.v);
+	}
+	free(b->frames);
+	free(b->cur.dict);
+	free(b->cur.events.v);
+	free(b->carried);
+	free(b->lost.v);
+	free(b->fmt);
+	free(b);
+}

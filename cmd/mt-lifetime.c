@@ -136,6 +136,9 @@ main(int argc, char *argv[])
 		    PRIu64 " alive at the end; %" PRIu64 " frees of blocks allocated before "
 		    "recording; %" PRIu64 " double frees\n", mt_progname, st->lives, st->exit,
 		    st->live, st->before, st->doubles);
+	if (!quiet && st->unseen)
+		fprintf(stderr, "%s: %" PRIu64 " blocks allocated again without a free seen, "
+		    "ended at the new allocation\n", mt_progname, st->unseen);
 	status |= mt_status | (st->doubles > 0);
 	pairer_free_all(p);
 	return status;

@@ -1168,6 +1168,142 @@ finish(void)
 		    (unsigned long long)late);
 }
 
+/* Kernel recording: until the duration passes or a signal asks. */
+static volatile sig_atomic_t stop_asked;
+
+static void
+on_stop(int sig)
+{
+	stop_asked = 1;
+}
+
+static void
+put_kernel(struct mt_event *ev, void *arg)
+{
+	put(ev);
+}
+
+static int
+parse_events(const char *s, unsigned *events)
+{
+	const char *e;
+	size_t n;
+
+	*events = 0;
+	for (; *s; s = *e ? e + 1 : e) {
+		e = s + strcspn(s, ",");
+		n = (size_t)(e - s);
+		if (n == 7 && !strncmp(s, "kmalloc", n))
+			*events |= KT_KMALLOC;
+		else if (n == 5 && !strncmp(s, "cache", n))
+			*events |= KT_CACHE;
+		else if (n == 4 && !strncmp(s, "page", n))
+			*events |= KT_PAGE;
+		else
+			return -1;
+	}
+	return *events ? 0 : -1;
+}
+
+static int
+record_kernel(const char *output, struct ktrace_opts *ko, uint64_t duration)
+{
+	struct sigaction sa;
+	struct mt_event ev;
+	struct ktrace *k;
+	struct pollfd pfd;
+	char err[600], name[64];
+	uint64_t t, last_flush = 0, written;
+	struct stat st;
+	int fd;
+
+	if (output && strcmp(output, "-") == 0) {
+		fd = STDOUT_FILENO;
+		out_name = "<stdout>";
+	} else {
+		if (!output) {
+			snprintf(name, sizeof(name), "mt.kernel.%d.mtr", (int)getpid());
+			output = name;
+		}
+		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		out_name = output;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, output, strerror(errno));
+		return 2;
+	}
+	if (!ko->events)
+		ko->events = KT_KMALLOC | KT_CACHE;
+	start_ns = clock_ns();
+	ko->start_ns = start_ns;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (!(k = ktrace_open(ko, err, sizeof(err)))) {
+		fprintf(stderr, "%s: %s\n", mt_progname, err);
+		if (fd != STDOUT_FILENO) {
+			close(fd);
+			unlink(output);
+		}
+		return 2;
+	}
+	writer = trace_writer_new(fd, 3);
+	if (max_size)
+		bound = bound_new(writer, fd, max_size, circular);
+	write_header();
+	comment("# mt-record: kernel allocations:%s%s%s, page order >= %d, %s",
+	    ko->events & KT_KMALLOC ? " kmalloc" : "", ko->events & KT_CACHE ? " cache" : "",
+	    ko->events & KT_PAGE ? " page" : "", ko->min_order,
+	    ko->stacks ? "kernel stacks" : "call sites");
+	/* The kernel is one process: pid 0, the allocating task its thread. */
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_PROC;
+	ev.s1 = (struct mt_str){ "[kernel]", 8 };
+	ev.s2 = (struct mt_str){ "[kernel]", 8 };
+	put(&ev);
+	pfd = (struct pollfd){ .fd = ktrace_fd(k), .events = POLLIN };
+	while (!stop_asked) {
+		t = now_rel();
+		if (duration && t >= duration)
+			break;
+		if (!ktrace_read(k, put_kernel, NULL))
+			poll(&pfd, 1, 50);
+		if (t - last_flush > FLUSH_NS) {
+			flush_trace();
+			last_flush = t;
+		}
+	}
+	ktrace_close(k, put_kernel, NULL);
+	if (ktrace_unresolved(k))
+		comment("# mt-record: %llu call sites not in /proc/kallsyms have no stack",
+		    (unsigned long long)ktrace_unresolved(k));
+	if (bound && !write_failed && (write_failed = bound_finish(bound)) != 0)
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(write_failed));
+	if (!write_failed && (write_failed = trace_end(writer)) != 0)
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(write_failed));
+	written = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size :
+	    trace_writer_bytes(writer);
+	if (fd != STDOUT_FILENO && close(fd) != 0 && !write_failed) {
+		write_failed = errno;
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(errno));
+	}
+	fprintf(stderr, "%s: %llu kernel events, %llu bytes written to %s%s\n", mt_progname,
+	    (unsigned long long)trace_writer_events(writer), (unsigned long long)written,
+	    out_name, write_failed ? " (incomplete)" : "");
+	if (ktrace_lost(k))
+		fprintf(stderr, "%s: %llu events lost: the kernel's buffer overran\n",
+		    mt_progname, (unsigned long long)ktrace_lost(k));
+	if (bound && bound_lost(bound))
+		fprintf(stderr, "%s: %llu events beyond --max-size %s, counted in lost records\n",
+		    mt_progname, (unsigned long long)bound_lost(bound),
+		    circular ? "dropped, the oldest first" : "not written");
+	return write_failed ? 1 : 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1178,6 +1314,11 @@ main(int argc, char *argv[])
 		{ "no-follow", no_argument, NULL, 'n' },
 		{ "max-size", required_argument, NULL, 'm' },
 		{ "circular", no_argument, NULL, 'c' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "min-order", required_argument, NULL, 'O' },
+		{ "stacks", no_argument, NULL, 'S' },
+		{ "duration", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1186,13 +1327,42 @@ main(int argc, char *argv[])
 	struct pollfd *pfd = NULL;
 	struct stat st;
 	size_t npfd, i, pfdcap = 0;
-	uint64_t last_flush = 0, last_busy = 0, t, written;
+	uint64_t last_flush = 0, last_busy = 0, t, written, duration = 0;
+	struct ktrace_opts ko = { .min_order = 1 };
+	int kernel = 0;
 	int ch, lfd, fd, no_follow = 0, busy, status;
 	long v;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "+cFhm:no:s:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+cd:e:FhkSm:nO:o:s:", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'k':
+			kernel = 1;
+			break;
+		case 'e':
+			if (parse_events(optarg, &ko.events) < 0) {
+				fprintf(stderr, "%s: bad events '%s' (kmalloc, cache, page)\n",
+				    mt_progname, optarg);
+				return 2;
+			}
+			break;
+		case 'O':
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 0 || v > 20) {
+				fprintf(stderr, "%s: bad order '%s' (0 to 20)\n", mt_progname, optarg);
+				return 2;
+			}
+			ko.min_order = (int)v;
+			break;
+		case 'S':
+			ko.stacks = 1;
+			break;
+		case 'd':
+			if (parse_duration(optarg, &duration) < 0 || !duration) {
+				fprintf(stderr, "%s: bad duration '%s'\n", mt_progname, optarg);
+				return 2;
+			}
+			break;
 		case 'm':
 			if (parse_size(optarg, &max_size) < 0 || max_size < 65536) {
 				fprintf(stderr, "%s: bad size '%s' (64K or more)\n", mt_progname, optarg);
@@ -1225,12 +1395,20 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc == 0)
-		usage();
 	if (circular && !max_size) {
 		fprintf(stderr, "%s: --circular needs --max-size\n", mt_progname);
 		return 2;
 	}
+	if (kernel) {
+		if (argc > 0) {
+			fprintf(stderr, "%s: --kernel records the kernel, not a command\n",
+			    mt_progname);
+			return 2;
+		}
+		return record_kernel(output, &ko, duration);
+	}
+	if (argc == 0 || duration || ko.events || ko.stacks || ko.min_order != 1)
+		usage();
 	if (free_stacks)
 		strcat(flags, "f");
 	if (no_follow)
@@ -1384,7 +1562,8 @@ main(int argc, char *argv[])
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-cFn] [-m size] [-o file] [-s depth] [--] command [arg ...]\n",
-	    mt_progname);
+	fprintf(stderr, "usage: %s [-cFn] [-m size] [-o file] [-s depth] [--] command [arg ...]\n"
+	    "       %s -k [-cS] [-d duration] [-e events] [-m size] [-O order] [-o file]\n",
+	    mt_progname, mt_progname);
 	exit(2);
 }

@@ -460,6 +460,8 @@ symbolize(const char *path)
 	while (reader_next(r, &ev)) {
 		if (ev.type == MT_MAP)
 			add_map(&ev);
+		else if (ev.type == MT_SYM)
+			done_add(ev.addr);	/* named already (kernel traces) */
 		else if (ev.type == MT_STACK)
 			for (i = 0; i < ev.nips; i++)
 				if (done_add(ev.ips[i]))

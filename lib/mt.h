@@ -238,6 +238,28 @@ int bound_finish(struct trace_bound *b);
 uint64_t bound_lost(const struct trace_bound *b);	/* events not kept */
 void bound_free(struct trace_bound *b);
 
+/* ktrace.c: kernel allocations through tracefs (root only) */
+#define KT_KMALLOC 1	/* kmalloc/kfree: heap kmalloc */
+#define KT_CACHE 2	/* kmem_cache_alloc/free: heap cache:NAME */
+#define KT_PAGE 4	/* mm_page_alloc/free of order >= min_order: heap page */
+struct ktrace_opts {
+	unsigned events;
+	int min_order;
+	int stacks;		/* kernel stacks (else the call site alone) */
+	int buffer_kb;		/* per CPU; 0: a default */
+	uint64_t start_ns;	/* CLOCK_MONOTONIC of time 0 */
+};
+struct ktrace;
+/* NULL with err filled when tracing cannot be set up. */
+struct ktrace *ktrace_open(const struct ktrace_opts *o, char *err, size_t errlen);
+int ktrace_fd(const struct ktrace *k);	/* poll it for input */
+/* Hands every record read so far to emit; 1 when anything was read. */
+int ktrace_read(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg);
+uint64_t ktrace_lost(const struct ktrace *k);
+uint64_t ktrace_unresolved(const struct ktrace *k);
+/* Stops tracing, hands over what is left, leaves tracefs as it was. */
+void ktrace_close(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg);
+
 struct trace_reader;
 /* data/len: bytes already read from fd (the sniffed magic, say) */
 struct trace_reader *trace_reader_new(int fd, const void *data, size_t len);
@@ -298,6 +320,7 @@ struct mt_life {
 };
 struct mt_pair_stats {
 	uint64_t lives, exit, live, before, doubles;
+	uint64_t unseen;	/* blocks allocated again: their free was not seen */
 };
 struct mt_pairer;
 struct mt_pairer *pairer_new(void (*emit)(const struct mt_life *, void *), void *arg);

@@ -210,7 +210,8 @@ free_unknown(struct mt_pairer *p, const struct mt_event *ev, unsigned heap)
 	char tok[160];
 	int n;
 
-	if (f->used && f->addr == ev->addr && f->pid == ev->pid && f->heap == heap) {
+	if (f->used && f->addr == ev->addr && f->pid == ev->pid && f->heap == heap &&
+	    ev->pid != 0) {
 		n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
 		    ", freed at %" PRIu64 " and at %" PRIu64, ev->addr, f->alloc_ts,
 		    f->free_ts, ev->ts);
@@ -263,12 +264,22 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 	    (int32_t)ev->pid, (int32_t)ev->tid, (uint16_t)heap, 1, 0 };
 	old = block_slot_of(p, (int32_t)ev->pid, heap, ev->addr);
 	if (old->used) {
-		/* Allocated twice without a free between: the old one ends
-		   unseen; say so, keep the new. */
-		char tok[96];
-		int n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
-		    " and at %" PRIu64, ev->addr, old->ts, ev->ts);
-		mt_warn_at(reader_name(p->input), reader_lineno(p->input), "allocation of a live block", tok, (size_t)n);
+		/*
+		 * Allocated again without a free between: the old block was
+		 * freed unseen by the time of the new, and ends there.  The
+		 * kernel (pid 0) frees on paths without tracepoints (bulk and
+		 * RCU frees): counted, not warned.
+		 */
+		p->stats.unseen++;
+		if (ev->pid != 0) {
+			char tok[96];
+			int n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
+			    " and at %" PRIu64, ev->addr, old->ts, ev->ts);
+			mt_warn_at(reader_name(p->input), reader_lineno(p->input),
+			    "allocation of a live block", tok, (size_t)n);
+		}
+		emit(p, old->ts, ev->ts, old->pid, old->tid, old->heap, old->addr, old->size,
+		    old->stack, NULL);
 	} else {
 		p->nblocks++;
 	}

@@ -1,0 +1,677 @@
+/*
+ * ktrace.c: kernel allocations through tracefs, as records of the event
+ * format.  Everything is set in an instance of our own (events, options,
+ * clock, buffer), so removing the instance leaves tracing as it was;
+ * tracefs is mounted if it is not, and unmounted after.  The instance's
+ * trace_pipe is read as text: pointers printed unhashed (hash-ptr off),
+ * call sites as symbol+offset turned back into addresses with
+ * /proc/kallsyms, which also names every address a stack holds.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "mt.h"
+
+#define TRACEFS_MAGIC 0x74726163
+#define MAX_FRAMES 64
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+	char *module;		/* "[kernel.kallsyms]" or "[name]" */
+};
+
+/* An event waiting for the stack the kernel writes after it. */
+struct pending {
+	struct mt_event ev;
+	char heap[128];
+	int cpu;
+	int done;
+	uint64_t ips[MAX_FRAMES];
+	size_t nips;
+};
+
+struct ktrace {
+	char root[256];		/* the tracefs mount */
+	char dir[320];		/* our instance */
+	int mounted;		/* by us */
+	int pipe;
+	struct ktrace_opts o;
+	struct ksym *syms;	/* text symbols by address */
+	size_t nsyms;
+	struct u64map by_name;	/* hash of name -> struct ksym * (first of that name) */
+	struct u64map stacks;	/* hash of frames -> id */
+	struct u64map named;	/* addresses given a sym line */
+	uint64_t next_stack;
+	char *buf;
+	size_t len, cap;
+	struct pending *q;	/* oldest first */
+	size_t qhead, qlen, qcap;
+	int stack_cpu;		/* the pending event a "<stack trace>" belongs to */
+	struct pending *stack_for;
+	void (*emit)(struct mt_event *, void *);
+	void *arg;
+	uint64_t last_ts;
+	uint64_t lost;
+	uint64_t unresolved;	/* call sites kallsyms did not know */
+};
+
+static struct ktrace *active;	/* for the exit-time clean-up */
+
+static uint64_t
+hash_str(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h | 1;
+}
+
+static int
+write_file(const char *dir, const char *file, const char *fmt, ...)
+{
+	char path[512], val[256];
+	va_list ap;
+	int fd, n, err = 0;
+
+	va_start(ap, fmt);
+	n = vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if ((fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
+		return errno;
+	if (write(fd, val, (size_t)n) != n)
+		err = errno ? errno : EIO;
+	close(fd);
+	return err;
+}
+
+static int
+exists(const char *dir, const char *file)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return access(path, F_OK) == 0;
+}
+
+static int
+by_addr(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void
+load_kallsyms(struct ktrace *k)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], name[256], mod[200], type;
+	unsigned long long addr;
+	size_t cap = 0, i;
+	void **v;
+	int n;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		mod[0] = '\0';
+		n = sscanf(line, "%llx %c %255s %199s", &addr, &type, name, mod);
+		if (n < 3 || !addr || !strchr("tTwW", type))
+			continue;
+		if (k->nsyms == cap) {
+			cap = cap ? cap * 2 : 65536;
+			k->syms = erealloc(k->syms, cap * sizeof(*k->syms));
+		}
+		k->syms[k->nsyms].addr = addr;
+		k->syms[k->nsyms].name = estrdup(name);
+		k->syms[k->nsyms].module = estrdup(n == 4 ? mod : "[kernel.kallsyms]");
+		k->nsyms++;
+	}
+	fclose(f);
+	qsort(k->syms, k->nsyms, sizeof(*k->syms), by_addr);
+	for (i = 0; i < k->nsyms; i++) {
+		v = u64map_get(&k->by_name, hash_str(k->syms[i].name, strlen(k->syms[i].name)), 1);
+		if (!*v)
+			*v = &k->syms[i];
+	}
+}
+
+/* The symbol holding a return address: the call is the byte before. */
+static const struct ksym *
+sym_at(const struct ktrace *k, uint64_t ip)
+{
+	size_t lo = 0, hi = k->nsyms, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (k->syms[mid].addr <= ip - 1)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &k->syms[lo - 1] : NULL;
+}
+
+/* "func+0x10d/0x140" back to an address; 0 when unknown. */
+static uint64_t
+call_site(struct ktrace *k, const char *s, size_t n)
+{
+	const char *plus = memchr(s, '+', n);
+	const struct ksym *sym;
+	void **v;
+
+	if (!plus)
+		return 0;
+	v = u64map_get(&k->by_name, hash_str(s, (size_t)(plus - s)), 0);
+	if (!v || (sym = *v, strlen(sym->name) != (size_t)(plus - s) ||
+	    memcmp(sym->name, s, (size_t)(plus - s))))
+		return 0;
+	return sym->addr + strtoull(plus + 1, NULL, 16);
+}
+
+static void
+name_address(struct ktrace *k, uint64_t ip)
+{
+	struct mt_event ev;
+	const struct ksym *s;
+	void **v = u64map_get(&k->named, ip, 1);
+	char off[64];
+
+	if (*v)
+		return;
+	*v = (void *)1;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_SYM;
+	ev.addr = ip;
+	if ((s = sym_at(k, ip))) {
+		ev.s1 = (struct mt_str){ s->name, strlen(s->name) };
+		ev.s3 = (struct mt_str){ s->module, strlen(s->module) };
+	} else {
+		snprintf(off, sizeof(off), "??");
+		ev.s1 = (struct mt_str){ off, strlen(off) };
+		ev.s3 = (struct mt_str){ "[kernel.kallsyms]", 17 };
+	}
+	ev.s2 = (struct mt_str){ "-", 1 };
+	k->emit(&ev, k->arg);
+}
+
+/* The stack's id, its sym and stack lines written the first time. */
+static uint64_t
+stack_of(struct ktrace *k, const uint64_t *ips, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	struct mt_event ev;
+	void **v;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ ips[i]) * 1099511628211ULL;
+	v = u64map_get(&k->stacks, h | 1, 1);
+	if (*v)
+		return (uint64_t)(uintptr_t)*v;
+	for (i = 0; i < n; i++)
+		name_address(k, ips[i]);
+	*v = (void *)(uintptr_t)++k->next_stack;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_STACK;
+	ev.stack = k->next_stack;
+	ev.nips = n;
+	ev.ips = (uint64_t *)(uintptr_t)ips;
+	k->emit(&ev, k->arg);
+	return k->next_stack;
+}
+
+static void
+release(struct ktrace *k, struct pending *p)
+{
+	if (p->nips)
+		p->ev.stack = stack_of(k, p->ips, p->nips);
+	else
+		p->ev.flags |= EV_STACK_NONE;
+	p->ev.heap = (struct mt_str){ p->heap, strlen(p->heap) };
+	if (p->ev.ts < k->last_ts)
+		p->ev.ts = k->last_ts;
+	k->last_ts = p->ev.ts;
+	k->emit(&p->ev, k->arg);
+}
+
+/* Events go out in the order read, once their stack is known. */
+static void
+drain_queue(struct ktrace *k, int all)
+{
+	while (k->qlen) {
+		struct pending *p = &k->q[k->qhead];
+		if (!p->done && !all)
+			break;
+		if (k->stack_for == p)
+			k->stack_for = NULL;
+		release(k, p);
+		k->qhead = (k->qhead + 1) % k->qcap;
+		k->qlen--;
+	}
+}
+
+static struct pending *
+queue_add(struct ktrace *k)
+{
+	struct pending *p;
+	size_t i;
+
+	if (k->qlen == k->qcap) {
+		struct pending *n = emalloc((k->qcap ? k->qcap * 2 : 64) * sizeof(*n));
+		for (i = 0; i < k->qlen; i++)
+			n[i] = k->q[(k->qhead + i) % k->qcap];
+		free(k->q);
+		k->q = n;
+		k->qhead = 0;
+		k->qcap = k->qcap ? k->qcap * 2 : 64;
+		k->stack_for = NULL;
+	}
+	p = &k->q[(k->qhead + k->qlen++) % k->qcap];
+	memset(p, 0, sizeof(*p));
+	return p;
+}
+
+/* The value of "key=" among the fields, and its length. */
+static const char *
+field(const char *f, const char *key, size_t *n)
+{
+	size_t kl = strlen(key);
+	const char *p;
+
+	for (p = f; (p = strstr(p, key)); p += kl)
+		if ((p == f || p[-1] == ' ') && p[kl] == '=') {
+			p += kl + 1;
+			*n = strcspn(p, " ");
+			return p;
+		}
+	return NULL;
+}
+
+static uint64_t
+field_num(const char *f, const char *key, int base, int *ok)
+{
+	size_t n;
+	const char *p = field(f, key, &n);
+
+	if (!p) {
+		*ok = 0;
+		return 0;
+	}
+	return strtoull(p, NULL, base);
+}
+
+static void
+parse_event(struct ktrace *k, int tid, int cpu, uint64_t ts, const char *name, size_t nlen,
+    const char *f)
+{
+	struct pending *p;
+	const char *v;
+	size_t n;
+	int ok = 1, alloc, i;
+	uint64_t site = 0, addr, size = 0, order;
+	struct mt_event *ev;
+
+	/* A later event of the CPU: the one before had no stack coming. */
+	for (i = 0; i < (int)k->qlen; i++) {
+		struct pending *q = &k->q[(k->qhead + (size_t)i) % k->qcap];
+		if (q->cpu == cpu)
+			q->done = 1;
+	}
+	p = queue_add(k);
+	ev = &p->ev;
+	p->cpu = cpu;
+	p->done = !k->o.stacks;
+	ev->ts = ts;
+	ev->pid = 0;
+	ev->tid = tid;
+#define IS(s) (nlen == strlen(s) && !memcmp(name, s, nlen))
+	if (IS("kmalloc") || IS("kfree")) {
+		alloc = IS("kmalloc");
+		snprintf(p->heap, sizeof(p->heap), "kmalloc");
+	} else if (IS("kmem_cache_alloc") || IS("kmem_cache_free")) {
+		alloc = IS("kmem_cache_alloc");
+		v = field(f, "name", &n);
+		snprintf(p->heap, sizeof(p->heap), "cache:%.*s", v ? (int)(n < 100 ? n : 100) : 1,
+		    v ? v : "?");
+	} else if (IS("mm_page_alloc") || IS("mm_page_free") || IS("mm_page_free_batched")) {
+		alloc = IS("mm_page_alloc");
+		snprintf(p->heap, sizeof(p->heap), "page");
+		addr = field_num(f, "pfn", 16, &ok) << 12;
+		order = IS("mm_page_free_batched") ? 0 : field_num(f, "order", 10, &ok);
+		if (!ok || !addr || order > 20) {
+			k->qlen--;	/* a failed allocation */
+			return;
+		}
+		ev->type = alloc ? MT_ALLOC : MT_FREE;
+		ev->addr = addr;
+		ev->size = alloc ? 4096ULL << order : 0;
+		return;
+	} else {
+		k->qlen--;
+		return;
+	}
+#undef IS
+	addr = field_num(f, "ptr", 16, &ok);
+	if (alloc)
+		size = field_num(f, "bytes_alloc", 10, &ok);
+	if ((v = field(f, "call_site", &n)) && !(site = call_site(k, v, n)))
+		k->unresolved++;
+	/* NULL and ZERO_SIZE_PTR: nothing was allocated or freed. */
+	if (!ok || addr <= 16) {
+		k->qlen--;
+		return;
+	}
+	ev->type = alloc ? MT_ALLOC : MT_FREE;
+	ev->addr = addr;
+	ev->size = size;
+	if (site && alloc && !k->o.stacks) {
+		p->ips[0] = site;
+		p->nips = 1;
+	}
+}
+
+/* "comm-123    [001] d..1.  8127.261180: kmalloc: call_site=..." */
+static void
+parse_line(struct ktrace *k, char *line)
+{
+	char *p, *q, *b;
+	long tid, cpu;
+	unsigned long long sec, usec;
+	uint64_t ts, lost;
+
+	if (line[0] == ' ' && (p = strstr(line, "=> ")) && strspn(line, " ") == (size_t)(p - line)) {
+		struct pending *s = k->stack_for;
+		const char *lt = strrchr(p, '<');
+		uint64_t ip = lt ? strtoull(lt + 1, NULL, 16) : 0;
+		/* The tracing machinery's own frame is not the caller's. */
+		if (s && ip && strncmp(p + 3, "trace_event_raw_event_", 22) &&
+		    strncmp(p + 3, "trace_", 6) && s->nips < MAX_FRAMES)
+			s->ips[s->nips++] = ip;
+		return;
+	}
+	if (sscanf(line, "CPU:%ld [LOST %llu EVENTS]", &cpu, (unsigned long long *)&lost) == 2) {
+		struct mt_event ev;
+		drain_queue(k, 1);
+		memset(&ev, 0, sizeof(ev));
+		ev.type = MT_LOST;
+		ev.ts = k->last_ts;
+		ev.pid = 0;
+		ev.size = lost;
+		ev.s1 = (struct mt_str){ "overrun", 7 };
+		k->lost += lost;
+		k->emit(&ev, k->arg);
+		return;
+	}
+	k->stack_for = NULL;
+	/* The CPU in brackets, the task's pid before it. */
+	for (b = line; (b = strchr(b, '[')); b++) {
+		if (!isdigit((unsigned char)b[1]))
+			continue;
+		cpu = strtol(b + 1, &q, 10);
+		if (*q == ']' && q[1] == ' ')
+			break;
+	}
+	if (!b)
+		return;
+	for (p = b; p > line && p[-1] == ' '; p--)
+		;
+	while (p > line && isdigit((unsigned char)p[-1]))
+		p--;
+	if (p == line || p[-1] != '-')
+		return;
+	tid = strtol(p, NULL, 10);
+	p = q + 2;
+	p += strcspn(p, " ");	/* the flags */
+	if (sscanf(p, " %llu.%llu:", &sec, &usec) != 2 || !(p = strchr(p, ':')))
+		return;
+	ts = (uint64_t)sec * 1000000000 + (uint64_t)usec * 1000;
+	ts = ts > k->o.start_ns ? ts - k->o.start_ns : 0;
+	p += 2;
+	if (!strncmp(p, "<stack trace>", 13)) {
+		size_t i;
+		for (i = k->qlen; i-- > 0;) {
+			struct pending *e = &k->q[(k->qhead + i) % k->qcap];
+			if (e->cpu == cpu && !e->done) {
+				e->done = 1;
+				k->stack_for = e;
+				break;
+			}
+		}
+		return;
+	}
+	q = strchr(p, ':');
+	if (!q || q[1] != ' ')
+		return;
+	parse_event(k, (int)tid, (int)cpu, ts, p, (size_t)(q - p), q + 2);
+}
+
+int
+ktrace_read(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg)
+{
+	ssize_t n;
+	char *nl, *s;
+	int got = 0;
+
+	k->emit = emit;
+	k->arg = arg;
+	for (;;) {
+		if (k->cap - k->len < 65536) {
+			k->cap = k->cap ? k->cap * 2 : 1 << 20;
+			k->buf = erealloc(k->buf, k->cap);
+		}
+		n = read(k->pipe, k->buf + k->len, k->cap - k->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got = 1;
+		k->len += (size_t)n;
+		k->buf[k->len] = '\0';
+		for (s = k->buf; (nl = memchr(s, '\n', k->len - (size_t)(s - k->buf))); s = nl + 1) {
+			*nl = '\0';
+			parse_line(k, s);
+		}
+		k->len -= (size_t)(s - k->buf);
+		memmove(k->buf, s, k->len);
+		drain_queue(k, 0);
+	}
+	return got;
+}
+
+static void
+remove_instance(struct ktrace *k)
+{
+	if (k->dir[0]) {
+		write_file(k->dir, "tracing_on", "0");
+		if (k->pipe >= 0)
+			close(k->pipe);
+		k->pipe = -1;
+		/* Events off first: an instance with events on may refuse to go. */
+		write_file(k->dir, "events/enable", "0");
+		rmdir(k->dir);
+		k->dir[0] = '\0';
+	}
+	if (k->mounted) {
+		umount(k->root);
+		k->mounted = 0;
+	}
+}
+
+static void
+cleanup_at_exit(void)
+{
+	if (active)
+		remove_instance(active);
+}
+
+/* Instances of recorders that were killed before they could clean up. */
+static void
+remove_stale(const char *root)
+{
+	char path[1024];
+	struct dirent *d;
+	DIR *dir;
+	long pid;
+
+	snprintf(path, sizeof(path), "%s/instances", root);
+	if (!(dir = opendir(path)))
+		return;
+	while ((d = readdir(dir)))
+		if (sscanf(d->d_name, "mt-record-%ld", &pid) == 1 && pid > 0 &&
+		    kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+			snprintf(path, sizeof(path), "%.256s/instances/%.256s", root, d->d_name);
+			write_file(path, "events/enable", "0");
+			rmdir(path);
+		}
+	closedir(dir);
+}
+
+struct ktrace *
+ktrace_open(const struct ktrace_opts *o, char *err, size_t errlen)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	struct ktrace *k = ecalloc(1, sizeof(*k));
+	struct statfs sf;
+	size_t i;
+	int e = 0;
+
+	k->o = *o;
+	k->pipe = -1;
+	for (i = 0; i < 2; i++)
+		if (statfs(roots[i], &sf) == 0 && sf.f_type == TRACEFS_MAGIC)
+			break;
+	if (i == 2) {
+		if (mount("nodev", roots[0], "tracefs", 0, NULL) < 0) {
+			snprintf(err, errlen, "cannot mount tracefs on %s: %s%s", roots[0],
+			    strerror(errno), errno == EPERM ? " (kernel tracing needs root)" : "");
+			free(k);
+			return NULL;
+		}
+		k->mounted = 1;
+		i = 0;
+	}
+	snprintf(k->root, sizeof(k->root), "%s", roots[i]);
+	active = k;
+	atexit(cleanup_at_exit);
+	remove_stale(k->root);
+	snprintf(k->dir, sizeof(k->dir), "%s/instances/mt-record-%d", k->root, (int)getpid());
+	if (mkdir(k->dir, 0700) < 0) {
+		snprintf(err, errlen, "cannot make a tracing instance %s: %s%s", k->dir,
+		    strerror(errno), errno == EACCES || errno == EPERM ?
+		    " (kernel tracing needs root)" : "");
+		k->dir[0] = '\0';
+		remove_instance(k);
+		free(k);
+		active = NULL;
+		return NULL;
+	}
+	/* Real pointers: hashed ones cannot be told apart reliably. */
+	if (exists(k->dir, "options/hash-ptr"))
+		e = write_file(k->dir, "options/hash-ptr", "0");
+	if (!e)
+		e = write_file(k->dir, "trace_clock", "mono");
+	if (!e)
+		e = write_file(k->dir, "buffer_size_kb", "%d", o->buffer_kb ? o->buffer_kb : 16384);
+	/* Not what our own writing of the trace allocates. */
+	if (!e && exists(k->dir, "set_event_notrace_pid"))
+		e = write_file(k->dir, "set_event_notrace_pid", "%d", (int)getpid());
+	if (!e && o->stacks) {
+		e = write_file(k->dir, "options/stacktrace", "1");
+		if (!e)
+			e = write_file(k->dir, "options/sym-addr", "1");
+	}
+	if (!e && (o->events & KT_KMALLOC) &&
+	    !(e = write_file(k->dir, "events/kmem/kmalloc/enable", "1")))
+		e = write_file(k->dir, "events/kmem/kfree/enable", "1");
+	if (!e && (o->events & KT_CACHE) &&
+	    !(e = write_file(k->dir, "events/kmem/kmem_cache_alloc/enable", "1")))
+		e = write_file(k->dir, "events/kmem/kmem_cache_free/enable", "1");
+	if (!e && (o->events & KT_PAGE)) {
+		e = write_file(k->dir, "events/kmem/mm_page_alloc/filter", "order >= %d", o->min_order);
+		if (!e)
+			e = write_file(k->dir, "events/kmem/mm_page_free/filter", "order >= %d",
+			    o->min_order);
+		if (!e)
+			e = write_file(k->dir, "events/kmem/mm_page_alloc/enable", "1");
+		if (!e)
+			e = write_file(k->dir, "events/kmem/mm_page_free/enable", "1");
+		if (!e && o->min_order == 0)
+			e = write_file(k->dir, "events/kmem/mm_page_free_batched/enable", "1");
+	}
+	if (!e) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/trace_pipe", k->dir);
+		if ((k->pipe = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+			e = errno;
+	}
+	if (e) {
+		snprintf(err, errlen, "cannot set up tracing in %s: %s", k->dir, strerror(e));
+		remove_instance(k);
+		active = NULL;
+		free(k);
+		return NULL;
+	}
+	load_kallsyms(k);
+	return k;
+}
+
+int
+ktrace_fd(const struct ktrace *k)
+{
+	return k->pipe;
+}
+
+uint64_t
+ktrace_lost(const struct ktrace *k)
+{
+	return k->lost;
+}
+
+uint64_t
+ktrace_unresolved(const struct ktrace *k)
+{
+	return k->unresolved;
+}
+
+/* Tracing off, what the buffer still holds read, the instance removed. */
+void
+ktrace_close(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg)
+{
+	size_t i;
+
+	if (k->dir[0]) {
+		write_file(k->dir, "tracing_on", "0");
+		ktrace_read(k, emit, arg);
+		drain_queue(k, 1);
+	}
+	remove_instance(k);
+	active = NULL;
+	for (i = 0; i < k->nsyms; i++) {
+		free(k->syms[i].name);
+		free(k->syms[i].module);
+	}
+	free(k->syms);
+	u64map_free(&k->by_name, NULL);
+	u64map_free(&k->stacks, NULL);
+	u64map_free(&k->named, NULL);
+	free(k->buf);
+	free(k->q);
+	free(k);
+}

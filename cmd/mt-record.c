@@ -239,6 +239,15 @@ stack_id(struct proc *p, uint32_t off)
 	return id;
 }
 
+static int kernel_mode;
+
+static void
+say_stopped(void)
+{
+	fprintf(stderr, "%s: %s: %s: recording stopped%s\n", mt_progname, out_name,
+	    strerror(write_failed), kernel_mode ? "" : ", the program runs on");
+}
+
 static void
 put(struct mt_event *ev)
 {
@@ -251,8 +260,7 @@ put(struct mt_event *ev)
 	trace_write(writer, ev);
 	if (trace_writer_error(writer)) {
 		write_failed = trace_writer_error(writer);
-		fprintf(stderr, "%s: %s: %s: recording stopped, the program runs on\n",
-		    mt_progname, out_name, strerror(write_failed));
+		say_stopped();
 	}
 }
 
@@ -940,8 +948,7 @@ flush_trace(void)
 	if (write_failed)
 		return;
 	if ((write_failed = trace_flush(writer)) != 0)
-		fprintf(stderr, "%s: %s: %s: recording stopped, the program runs on\n",
-		    mt_progname, out_name, strerror(write_failed));
+		say_stopped();
 }
 
 static void
@@ -1168,6 +1175,36 @@ finish(void)
 		    (unsigned long long)late);
 }
 
+/* The end of the trace and the file; the bytes the file holds. */
+static uint64_t
+close_trace(int fd)
+{
+	struct stat st;
+	uint64_t written;
+
+	if (bound && !write_failed && (write_failed = bound_finish(bound)) != 0)
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(write_failed));
+	if (!write_failed && (write_failed = trace_end(writer)) != 0)
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(write_failed));
+	/* Circular frames go out past the writer: the file tells. */
+	written = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size :
+	    trace_writer_bytes(writer);
+	if (fd != STDOUT_FILENO && close(fd) != 0 && !write_failed) {
+		write_failed = errno;
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(errno));
+	}
+	return written;
+}
+
+static void
+say_bound(void)
+{
+	if (bound && bound_lost(bound))
+		fprintf(stderr, "%s: %llu events beyond --max-size %s, counted in lost records\n",
+		    mt_progname, (unsigned long long)bound_lost(bound),
+		    circular ? "dropped, the oldest first" : "not written");
+}
+
 /* Kernel recording: until the duration passes or a signal asks. */
 static volatile sig_atomic_t stop_asked;
 
@@ -1214,7 +1251,6 @@ record_kernel(const char *output, struct ktrace_opts *ko, uint64_t duration)
 	struct pollfd pfd;
 	char err[600], name[64];
 	uint64_t t, last_flush = 0, written;
-	struct stat st;
 	int fd;
 
 	if (output && strcmp(output, "-") == 0) {
@@ -1232,6 +1268,7 @@ record_kernel(const char *output, struct ktrace_opts *ko, uint64_t duration)
 		fprintf(stderr, "%s: %s: %s\n", mt_progname, output, strerror(errno));
 		return 2;
 	}
+	kernel_mode = 1;
 	if (!ko->events)
 		ko->events = KT_KMALLOC | KT_CACHE;
 	start_ns = clock_ns();
@@ -1281,26 +1318,14 @@ record_kernel(const char *output, struct ktrace_opts *ko, uint64_t duration)
 	if (ktrace_unresolved(k))
 		comment("# mt-record: %llu call sites not in /proc/kallsyms have no stack",
 		    (unsigned long long)ktrace_unresolved(k));
-	if (bound && !write_failed && (write_failed = bound_finish(bound)) != 0)
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(write_failed));
-	if (!write_failed && (write_failed = trace_end(writer)) != 0)
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(write_failed));
-	written = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size :
-	    trace_writer_bytes(writer);
-	if (fd != STDOUT_FILENO && close(fd) != 0 && !write_failed) {
-		write_failed = errno;
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(errno));
-	}
+	written = close_trace(fd);
 	fprintf(stderr, "%s: %llu kernel events, %llu bytes written to %s%s\n", mt_progname,
 	    (unsigned long long)trace_writer_events(writer), (unsigned long long)written,
 	    out_name, write_failed ? " (incomplete)" : "");
 	if (ktrace_lost(k))
 		fprintf(stderr, "%s: %llu events lost: the kernel's buffer overran\n",
 		    mt_progname, (unsigned long long)ktrace_lost(k));
-	if (bound && bound_lost(bound))
-		fprintf(stderr, "%s: %llu events beyond --max-size %s, counted in lost records\n",
-		    mt_progname, (unsigned long long)bound_lost(bound),
-		    circular ? "dropped, the oldest first" : "not written");
+	say_bound();
 	return write_failed ? 1 : 0;
 }
 
@@ -1521,17 +1546,7 @@ main(int argc, char *argv[])
 		poll(pfd, npfd, t - last_busy < 100000000u ? 1 : 10);
 	}
 	finish();
-	if (bound && !write_failed && (write_failed = bound_finish(bound)) != 0)
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(write_failed));
-	if (!write_failed && (write_failed = trace_end(writer)) != 0)
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(write_failed));
-	/* Circular frames go out past the writer: the file tells. */
-	written = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size :
-	    trace_writer_bytes(writer);
-	if (fd != STDOUT_FILENO && close(fd) != 0 && !write_failed) {
-		write_failed = errno;
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, out_name, strerror(errno));
-	}
+	written = close_trace(fd);
 	if (!proc_by_pid(root_pid))
 		fprintf(stderr, "%s: %s was not traced: LD_PRELOAD had no effect on it "
 		    "(a static or set-user-ID program?)\n", mt_progname, argv[0]);
@@ -1543,10 +1558,7 @@ main(int argc, char *argv[])
 	if (dropped)
 		fprintf(stderr, "%s: %llu events were not written\n", mt_progname,
 		    (unsigned long long)dropped);
-	if (bound && bound_lost(bound))
-		fprintf(stderr, "%s: %llu events beyond --max-size %s, counted in lost records\n",
-		    mt_progname, (unsigned long long)bound_lost(bound),
-		    circular ? "dropped, the oldest first" : "not written");
+	say_bound();
 	if (bound)
 		bound_free(bound);
 	trace_writer_free(writer);

@@ -319,3 +319,168 @@ PY
 	run -2 --separate-stderr mt-record --circular -- true
 	[ "$stderr" = "mt-record: --circular needs --max-size" ]
 }
+
+# Kernel recording, where tracefs works (root, a kernel with tracefs).
+
+kernel_skip() {
+	[ "$(id -u)" = 0 ] || skip "kernel tracing needs root (running as uid $(id -u))"
+	grep -qw tracefs /proc/filesystems || skip "this kernel has no tracefs"
+}
+
+# What tracefs looks like from outside our instance: instances, the
+# top-level switches, every option, the kmem events' enables and filters.
+tracefs_state() {
+	local t
+	grep -w tracefs /proc/mounts | awk '{ print $2 }'
+	for t in $(grep -w tracefs /proc/mounts | awk '{ print $2 }'); do
+		(cd "$t" && ls instances && cat tracing_on current_tracer trace_clock set_event \
+			buffer_size_kb set_event_pid &&
+			for f in options/* events/kmem/*/enable events/kmem/*/filter; do
+				echo "$f $(cat "$f")"
+			done)
+	done
+}
+
+# Kernel work of every kind the test looks for: files, pipes, sockets.
+kernel_work() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		cat /etc/hostname >/dev/null
+		echo x | cat >/dev/null
+		echo hi >/dev/udp/127.0.0.1/9 || :
+	done
+	python3 -c '
+import socket, threading
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+c = socket.create_connection(s.getsockname()); a, _ = s.accept()
+t = threading.Thread(target=c.sendall, args=(b"x" * 4000000,)); t.start(); n = 0
+while n < 4000000: n += len(a.recv(1 << 20))
+t.join()'
+}
+
+# Until mt-record's instance is there: tracing has begun.
+wait_instance() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		ls /sys/kernel/tracing/instances 2>/dev/null | grep -q "^mt-record-$1$" && return
+		sleep 0.05
+	done
+	return 1
+}
+
+@test "--kernel: kmalloc and cache allocations with their call sites, frees paired; tracefs as it was" {
+	kernel_skip
+	cd "$BATS_TEST_TMPDIR"
+	before=$(tracefs_state)
+	mt-record --kernel -d 3s -o k.mtr 2>k.err &
+	rec=$!
+	wait_instance $rec
+	kernel_work
+	wait $rec
+	diff -u <(echo "$before") <(tracefs_state)
+	run -0 --separate-stderr mt-decode -c k.mtr
+	mt-decode k.mtr >k.txt
+	# A pipe's kmalloc from alloc_pipe_info, a file from alloc_empty_file
+	# (the filp cache), a socket from sk_prot_alloc: named from kallsyms.
+	for f in alloc_pipe_info alloc_empty_file sk_prot_alloc; do
+		grep -q $'^sym\t0xffffffff[0-9a-f]*\t'"$f"$'\t-\t\\[kernel.kallsyms\\]$' k.txt
+	done
+	awk -F'\t' '$1 == "alloc" && $5 == "kmalloc" && $8 != "-"' k.txt | grep -q .
+	awk -F'\t' '$1 == "alloc" && $5 == "cache:filp"' k.txt | grep -q .
+	# Frees paired: lifetimes with both times, for kmalloc and caches.
+	mt-lifetime -q k.txt >k.life
+	[ "$(awk -F'\t' '$1 == "life" && $6 == "kmalloc" && $2 != "-" && $3 != "-"' k.life | wc -l)" -gt 100 ]
+	[ "$(awk -F'\t' '$1 == "life" && $6 == "cache:filp" && $2 != "-" && $3 != "-"' k.life | wc -l)" -gt 100 ]
+	# The allocating function through the whole toolchain.
+	run -0 --separate-stderr bash -c "mt-symbolize k.mtr | mt-lifetime -q | mt-group --by heap,function --format tsv"
+	has_line $'^cache:filp\talloc_empty_file\t'
+	has_line $'^kmalloc\talloc_pipe_info\t'
+}
+
+@test "--kernel --events page --min-order 1 --stacks: contiguous allocations with kernel stacks" {
+	kernel_skip
+	cd "$BATS_TEST_TMPDIR"
+	before=$(tracefs_state)
+	mt-record --kernel --events page,kmalloc --min-order 1 --stacks -d 3s -o p.mtr 2>p.err &
+	rec=$!
+	wait_instance $rec
+	kernel_work
+	wait $rec
+	[ "$(tracefs_state)" = "$before" ]
+	mt-decode p.mtr >p.txt
+	# Every page allocation is of order 1 or more: 8 KiB and up, a power of 2.
+	awk -F'\t' '$1 == "alloc" && $5 == "page"' p.txt | grep -q .
+	run -0 awk -F'\t' '$1 == "alloc" && $5 == "page" {
+		x = $7; while (x > 1 && x % 2 == 0) x /= 2
+		if ($7 < 8192 || x != 1) bad++ } END { exit bad > 0 }' p.txt
+	# Stacks of several frames, named, the syscall entry outermost.
+	[ "$(awk -F'\t' '$1 == "stack" && NF > 5' p.txt | wc -l)" -gt 10 ]
+	grep -q $'^sym\t0x[0-9a-f]*\tentry_SYSCALL_64_after_hwframe\t' p.txt
+	run -0 --separate-stderr bash -c "mt-symbolize p.mtr | mt-lifetime -q | mt-group --by heap --format tsv"
+	has_line $'^page\t'
+}
+
+@test "--kernel stopped by SIGINT or SIGTERM: a whole trace, tracefs as it was" {
+	kernel_skip
+	cd "$BATS_TEST_TMPDIR"
+	before=$(tracefs_state)
+	for sig in INT TERM; do
+		mt-record --kernel -o s.mtr 2>s.err &
+		rec=$!
+		wait_instance $rec
+		kernel_work
+		kill -$sig $rec
+		wait $rec
+		[ "$(tracefs_state)" = "$before" ]
+		run -0 --separate-stderr mt-decode -c s.mtr
+		grep -q '^mt-record: [0-9]* kernel events, [0-9]* bytes written to s.mtr$' s.err
+	done
+}
+
+@test "--kernel with tracefs not mounted: mounted for the recording, unmounted after" {
+	kernel_skip
+	mountpoint -q /sys/kernel/tracing || skip "tracefs is not mounted at /sys/kernel/tracing"
+	cd "$BATS_TEST_TMPDIR"
+	before=$(tracefs_state)
+	umount /sys/kernel/tracing || skip "tracefs is busy here: cannot unmount it"
+	run mt-record --kernel -d 300ms -o u.mtr
+	mounted=$(grep -c ' /sys/kernel/tracing tracefs' /proc/mounts || :)
+	mount -t tracefs nodev /sys/kernel/tracing
+	[ "$status" = 0 ]
+	[ "$mounted" = 0 ]
+	[ "$(tracefs_state)" = "$before" ]
+	run -0 --separate-stderr mt-decode -c u.mtr
+}
+
+@test "--kernel without root: says why, exit 2, tracefs untouched" {
+	kernel_skip
+	cd "$BATS_TEST_TMPDIR"
+	before=$(tracefs_state)
+	# A copy nobody can run, wherever the tests are.
+	mkdir -m 755 /tmp/mt-nobody.$$
+	cp "$(command -v mt-record)" /tmp/mt-nobody.$$/mt-record
+	chmod 755 /tmp/mt-nobody.$$/mt-record
+	run -2 --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+	    /tmp/mt-nobody.$$/mt-record --kernel -d 1s -o /dev/null
+	rm -r /tmp/mt-nobody.$$
+	[[ $stderr == "mt-record: cannot make a tracing instance /sys/kernel/tracing/instances/mt-record-"*": Permission denied (kernel tracing needs root)" ]]
+	[ "$(tracefs_state)" = "$before" ]
+}
+
+@test "--kernel: bad events, orders and a command" {
+	run -2 --separate-stderr mt-record --kernel --events kmalloc,slab
+	[ "$stderr" = "mt-record: bad events 'kmalloc,slab' (kmalloc, cache, page)" ]
+	run -2 --separate-stderr mt-record --kernel --min-order 30
+	[ "$stderr" = "mt-record: bad order '30' (0 to 20)" ]
+	run -2 --separate-stderr mt-record --kernel -- ls
+	[ "$stderr" = "mt-record: --kernel records the kernel, not a command" ]
+}
+
+@test "--kernel writing to a full disk: said, recording goes on to its end, tracefs as it was" {
+	kernel_skip
+	before=$(tracefs_state)
+	run -1 --separate-stderr mt-record --kernel -d 1500ms -o /dev/full
+	[ "${stderr_lines[0]}" = "mt-record: /dev/full: No space left on device: recording stopped" ]
+	[[ ${stderr_lines[1]} == "mt-record: "*" kernel events, 0 bytes written to /dev/full (incomplete)" ]]
+	diff -u <(echo "$before") <(tracefs_state)
+}

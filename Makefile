@@ -31,7 +31,7 @@ PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-wind
 LIBOBJ = lib/pair.o lib/stacks.o lib/bound.o lib/ktrace.o lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
 	lib/trace.o lib/reader.o lib/map.o lib/regex.o
 PRELOAD = lib/libmt-preload.so
-TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c,$(wildcard tests/progs/*.c)))
+TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c,$(wildcard tests/progs/*.c)))
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so
 MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 man/mt-lifetime.1 man/mt-window.1 man/mt-group.1 man/mt-pooldiff.1
 
@@ -40,7 +40,7 @@ APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
 	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils gnuplot-nox bc
 
-all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode
+all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode tests/progs/ktrace-text
 
 lib/%.o: lib/%.c lib/mt.h
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -109,11 +109,11 @@ uninstall:
 	-rmdir $(DESTDIR)$(SHAREDIR)
 
 clean:
-	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png
+	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png
 
 .PHONY: all deps demo check lint-man install uninstall clean
 
-tests/progs/mtr-encode: tests/progs/mtr-encode.c lib/libmt.a
+tests/progs/mtr-encode tests/progs/ktrace-text: %: %.c lib/libmt.a lib/mt.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
 tests/progs/lib%.so: tests/progs/lib%.c
@@ -122,9 +122,10 @@ tests/progs/lib%.so: tests/progs/lib%.c
 # libFuzzer targets: clang with the fuzzer, ASan and UBSan runtimes.
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \
 	$(DEPS_CFLAGS) -D_GNU_SOURCE
-FUZZ_SRC = lib/diag.c lib/units.c lib/event.c lib/out.c lib/lines.c lib/trace.c lib/reader.c
+FUZZ_SRC = lib/diag.c lib/units.c lib/event.c lib/out.c lib/lines.c lib/trace.c lib/reader.c \
+	lib/ktrace.c lib/map.c
 
-fuzz: tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse
+fuzz: tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace
 
 tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRC) lib/mt.h
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC) $(DEPS_LIBS) -lm

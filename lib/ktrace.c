@@ -118,9 +118,9 @@ by_addr(const void *a, const void *b)
 }
 
 static void
-load_kallsyms(struct ktrace *k)
+load_kallsyms(struct ktrace *k, const char *path)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
+	FILE *f = fopen(path, "re");
 	char line[512], name[256], mod[200], type;
 	unsigned long long addr;
 	size_t cap = 0, i;
@@ -408,6 +408,7 @@ parse_line(struct ktrace *k, char *line)
 	}
 	if (sscanf(line, "CPU:%ld [LOST %llu EVENTS]", &cpu, (unsigned long long *)&lost) == 2) {
 		struct mt_event ev;
+		k->stack_for = NULL;
 		drain_queue(k, 1);
 		memset(&ev, 0, sizeof(ev));
 		ev.type = MT_LOST;
@@ -419,6 +420,9 @@ parse_line(struct ktrace *k, char *line)
 		k->emit(&ev, k->arg);
 		return;
 	}
+	/* The stack before this line is whole. */
+	if (k->stack_for)
+		k->stack_for->done = 1;
 	k->stack_for = NULL;
 	/* The CPU in brackets, the task's pid before it. */
 	for (b = line; (b = strchr(b, '[')); b++) {
@@ -449,7 +453,6 @@ parse_line(struct ktrace *k, char *line)
 		for (i = k->qlen; i-- > 0;) {
 			struct pending *e = &k->q[(k->qhead + i) % k->qcap];
 			if (e->cpu == cpu && !e->done) {
-				e->done = 1;
 				k->stack_for = e;
 				break;
 			}
@@ -462,35 +465,46 @@ parse_line(struct ktrace *k, char *line)
 	parse_event(k, (int)tid, (int)cpu, ts, p, (size_t)(q - p), q + 2);
 }
 
-int
-ktrace_read(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg)
+/* Whole lines of data parsed, the rest kept for the next. */
+void
+ktrace_feed(struct ktrace *k, const char *data, size_t n,
+    void (*emit)(struct mt_event *, void *), void *arg)
 {
-	ssize_t n;
 	char *nl, *s;
-	int got = 0;
 
 	k->emit = emit;
 	k->arg = arg;
+	if (k->cap - k->len < n + 1) {
+		k->cap = (k->len + n + 1) * 2;
+		k->buf = erealloc(k->buf, k->cap);
+	}
+	memcpy(k->buf + k->len, data, n);
+	k->len += n;
+	k->buf[k->len] = '\0';
+	for (s = k->buf; (nl = memchr(s, '\n', k->len - (size_t)(s - k->buf))); s = nl + 1) {
+		*nl = '\0';
+		parse_line(k, s);
+	}
+	k->len -= (size_t)(s - k->buf);
+	memmove(k->buf, s, k->len);
+	drain_queue(k, 0);
+}
+
+int
+ktrace_read(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg)
+{
+	char buf[65536];
+	ssize_t n;
+	int got = 0;
+
 	for (;;) {
-		if (k->cap - k->len < 65536) {
-			k->cap = k->cap ? k->cap * 2 : 1 << 20;
-			k->buf = erealloc(k->buf, k->cap);
-		}
-		n = read(k->pipe, k->buf + k->len, k->cap - k->len - 1);
+		n = read(k->pipe, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
 		got = 1;
-		k->len += (size_t)n;
-		k->buf[k->len] = '\0';
-		for (s = k->buf; (nl = memchr(s, '\n', k->len - (size_t)(s - k->buf))); s = nl + 1) {
-			*nl = '\0';
-			parse_line(k, s);
-		}
-		k->len -= (size_t)(s - k->buf);
-		memmove(k->buf, s, k->len);
-		drain_queue(k, 0);
+		ktrace_feed(k, buf, (size_t)n, emit, arg);
 	}
 	return got;
 }
@@ -628,7 +642,18 @@ ktrace_open(const struct ktrace_opts *o, char *err, size_t errlen)
 		free(k);
 		return NULL;
 	}
-	load_kallsyms(k);
+	load_kallsyms(k, "/proc/kallsyms");
+	return k;
+}
+
+struct ktrace *
+ktrace_text(const struct ktrace_opts *o, const char *kallsyms)
+{
+	struct ktrace *k = ecalloc(1, sizeof(*k));
+
+	k->o = *o;
+	k->pipe = -1;
+	load_kallsyms(k, kallsyms);
 	return k;
 }
 
@@ -659,8 +684,10 @@ ktrace_close(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *ar
 	if (k->dir[0]) {
 		write_file(k->dir, "tracing_on", "0");
 		ktrace_read(k, emit, arg);
-		drain_queue(k, 1);
 	}
+	k->emit = emit;
+	k->arg = arg;
+	drain_queue(k, 1);
 	remove_instance(k);
 	active = NULL;
 	for (i = 0; i < k->nsyms; i++) {

@@ -255,6 +255,10 @@ struct ktrace *ktrace_open(const struct ktrace_opts *o, char *err, size_t errlen
 int ktrace_fd(const struct ktrace *k);	/* poll it for input */
 /* Hands every record read so far to emit; 1 when anything was read. */
 int ktrace_read(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg);
+/* Without tracefs: trace_pipe text fed by the caller (tests, fuzzing). */
+struct ktrace *ktrace_text(const struct ktrace_opts *o, const char *kallsyms);
+void ktrace_feed(struct ktrace *k, const char *data, size_t n,
+    void (*emit)(struct mt_event *, void *), void *arg);
 uint64_t ktrace_lost(const struct ktrace *k);
 uint64_t ktrace_unresolved(const struct ktrace *k);
 /* Stops tracing, hands over what is left, leaves tracefs as it was. */

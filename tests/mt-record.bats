@@ -484,3 +484,61 @@ wait_instance() {
 	[[ ${stderr_lines[1]} == "mt-record: "*" kernel events, 0 bytes written to /dev/full (incomplete)" ]]
 	diff -u <(echo "$before") <(tracefs_state)
 }
+
+# The kernel trace parser on trace_pipe text recorded on a real machine
+# (tests/fixtures/mt-record/trace_pipe.txt, with the kallsyms lines it
+# needs), where tracefs need not work: checked against the text itself.
+
+@test "kernel trace text: every allocation and free, sizes, times and call sites as the text says" {
+	cd "$TESTS/fixtures/mt-record"
+	run -0 --separate-stderr "$PROGS/ktrace-text" kallsyms <trace_pipe.txt
+	out=$output
+	# The events the text has, in order: kind, time, pointer, size.
+	want=$(perl -ne '
+		next unless /^\s*.+-(\d+)\s+\[\d+\] \S+\s+(\d+)\.(\d+): (\w+): (.*)$/;
+		my ($tid, $t, $ev, $f) = ($1, $2 * 1000000000 + $3 * 1000, $4, $5);
+		my %f = $f =~ /(\w+)=(\S+)/g;
+		if ($ev =~ /^(kmalloc|kmem_cache_alloc)$/ && hex($f{ptr}) > 16) {
+			print "alloc $t $tid ", hex($f{ptr}), " $f{bytes_alloc}\n" }
+		elsif ($ev =~ /^(kfree|kmem_cache_free)$/ && hex($f{ptr}) > 16) {
+			print "free $t $tid ", hex($f{ptr}), "\n" }
+		elsif ($ev eq "mm_page_alloc" && hex($f{pfn})) {
+			print "alloc $t $tid ", hex($f{pfn}) * 4096, " ", 4096 << $f{order}, "\n" }
+		elsif ($ev eq "mm_page_free" && hex($f{pfn})) {
+			print "free $t $tid ", hex($f{pfn}) * 4096, "\n" }' trace_pipe.txt)
+	got=$(perl -F'\t' -lane 'print "alloc $F[1] $F[3] ", hex($F[5]), " $F[6]" if $F[0] eq "alloc";
+		print "free $F[1] $F[3] ", hex($F[5]) if $F[0] eq "free"' <<<"$out")
+	diff -u <(echo "$want") <(echo "$got")
+	[ "$(wc -l <<<"$want")" -gt 200 ]
+	# Heaps: kmalloc, the cache by name, page.
+	[ "$(grep -c $'^alloc\t[0-9]*\t0\t[0-9]*\tkmalloc\t' <<<"$out")" = "$(grep -c ': kmalloc: ' trace_pipe.txt)" ]
+	# The lost line.
+	grep -qx $'lost\t[0-9]*\t0\t42\toverrun' <<<"$out"
+	# Call sites: each kmalloc's one-frame stack is named as the text names it.
+	want=$(perl -ne 'print "$1\n" if /: kmalloc: call_site=(\w+)\+/' trace_pipe.txt)
+	got=$(perl -F'\t' -lane '$sym{$F[1]} = $F[2] if $F[0] eq "sym";
+		$st{$F[1]} = $F[2] if $F[0] eq "stack";
+		print $sym{$st{$F[7]}} if $F[0] eq "alloc" && $F[4] eq "kmalloc"' <<<"$out")
+	diff -u <(echo "$want") <(echo "$got")
+}
+
+@test "kernel trace text with stacks: each allocation's frames as the text lists them" {
+	cd "$TESTS/fixtures/mt-record"
+	run -0 --separate-stderr "$PROGS/ktrace-text" -s kallsyms <trace_pipe.txt
+	out=$output
+	# Allocations whose stack block follows them whole, frames without
+	# the tracing machinery's own; the LOST line cuts one off.
+	want=$(perl -ne '
+		if (/: (kmalloc|kmem_cache_alloc|mm_page_alloc): /) { print "$cur\n" if defined $cur; $cur = ""; $in = 0; next }
+		if (/<stack trace>/) { $in = defined $cur && $cur eq ""; next }
+		if ($in && /^ => (\S+) <([0-9a-f]+)>/) { $cur .= " 0x$2" unless $1 =~ /^trace_/; next }
+		if (/^CPU:/) { $cur = "-" if defined $cur && $cur eq "" }
+		if (/\]\s/) { print "$cur\n" if defined $cur; undef $cur; $in = 0 }
+		END { print "$cur\n" if defined $cur }' trace_pipe.txt | sed 's/^$/-/')
+	got=$(perl -F'\t' -lane 'if ($F[0] eq "stack") { $st{$F[1]} = join(" ", "", @F[2..$#F]) }
+		print $F[7] eq "-" ? "-" : $st{$F[7]} if $F[0] eq "alloc"' <<<"$out")
+	diff -u <(echo "$want") <(echo "$got")
+	# Every frame has its sym line before its stack line.
+	run -0 perl -F'\t' -lane '$s{$F[1]} = 1 if $F[0] eq "sym";
+		if ($F[0] eq "stack") { for (@F[2..$#F]) { die "no sym for $_\n" unless $s{$_} } }' <<<"$out"
+}

@@ -51,7 +51,7 @@ fi
 
 echo "== fuzzing"
 if step "build fuzzers" make -s fuzz; then
-	for f in tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse; do
+	for f in tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace; do
 		mkdir -p "$log/corpus-$(basename "$f")"
 		cp tests/fuzz/corpus/* "$log/corpus-$(basename "$f")/" 2>/dev/null
 		# Traces of the current format, made now from the fixtures.
@@ -61,6 +61,7 @@ if step "build fuzzers" make -s fuzz; then
 			>"$log/corpus-$(basename "$f")/roundtrip3.mtr"
 		head -c 300 "$log/corpus-$(basename "$f")/roundtrip3.mtr" \
 			>"$log/corpus-$(basename "$f")/cut.mtr"
+		head -120 tests/fixtures/mt-record/trace_pipe.txt >"$log/corpus-$(basename "$f")/trace_pipe.txt"
 		step "$(basename "$f") for ${FUZZ_SECONDS:-20}s" "$f" -max_total_time="${FUZZ_SECONDS:-20}" \
 			-timeout=10 -rss_limit_mb=2048 "$log/corpus-$(basename "$f")"
 	done

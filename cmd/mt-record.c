@@ -1325,6 +1325,7 @@ record_kernel(const char *output, struct ktrace_opts *ko, uint64_t duration)
 	if (ktrace_lost(k))
 		fprintf(stderr, "%s: %llu events lost: the kernel's buffer overran\n",
 		    mt_progname, (unsigned long long)ktrace_lost(k));
+	ktrace_free(k);
 	say_bound();
 	return write_failed ? 1 : 0;
 }

@@ -79,6 +79,8 @@ count(struct counts *c, int64_t pid, uint64_t n)
 static void
 append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 {
+	if (n == 0)
+		return;
 	if (*len + n > *cap) {
 		*cap = (*len + n) * 2;
 		*buf = erealloc(*buf, *cap);

@@ -679,8 +679,6 @@ ktrace_unresolved(const struct ktrace *k)
 void
 ktrace_close(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg)
 {
-	size_t i;
-
 	if (k->dir[0]) {
 		write_file(k->dir, "tracing_on", "0");
 		ktrace_read(k, emit, arg);
@@ -690,6 +688,13 @@ ktrace_close(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *ar
 	drain_queue(k, 1);
 	remove_instance(k);
 	active = NULL;
+}
+
+void
+ktrace_free(struct ktrace *k)
+{
+	size_t i;
+
 	for (i = 0; i < k->nsyms; i++) {
 		free(k->syms[i].name);
 		free(k->syms[i].module);

@@ -263,6 +263,7 @@ uint64_t ktrace_lost(const struct ktrace *k);
 uint64_t ktrace_unresolved(const struct ktrace *k);
 /* Stops tracing, hands over what is left, leaves tracefs as it was. */
 void ktrace_close(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg);
+void ktrace_free(struct ktrace *k);
 
 struct trace_reader;
 /* data/len: bytes already read from fd (the sniffed magic, say) */

@@ -185,7 +185,8 @@ free mmap 262144" ]
 
 @test "bad options: usage and exit 2" {
 	run -2 --separate-stderr mt-record
-	[ "$stderr" = "usage: mt-record [-cFn] [-m size] [-o file] [-s depth] [--] command [arg ...]" ]
+	[ "$stderr" = "usage: mt-record [-cFn] [-m size] [-o file] [-s depth] [--] command [arg ...]
+       mt-record -k [-cS] [-d duration] [-e events] [-m size] [-O order] [-o file]" ]
 	run -2 --separate-stderr mt-record --depth x -- true
 	[ "$stderr" = "mt-record: bad depth 'x' (0 to 1024)" ]
 }

@@ -25,5 +25,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ktrace_feed(k, (const char *)data, size, sink, NULL);
 	ktrace_close(k, sink, NULL);
+	ktrace_free(k);
 	return 0;
 }

@@ -43,5 +43,6 @@ main(int argc, char *argv[])
 	while ((n = read(STDIN_FILENO, buf, 1000)) > 0)
 		ktrace_feed(k, buf, (size_t)n, put, NULL);
 	ktrace_close(k, put, NULL);
+	ktrace_free(k);
 	return out_finish(&out);
 }

@@ -82,6 +82,11 @@ demo: deps all
 	./cmd/mt-lifetime -q demo-wpa.mtr | ./cmd/mt-window --series 5ms | \
 		share/mt-plot -o demo-wpa.png -t "MemoryTestApp: memory outstanding"
 	@echo "the graph WPA draws: demo-wpa.png"
+	@echo
+	@echo "== PoolMon: a process leaking from one function among noisy ones; the verdict"
+	./cmd/mt-record -o demo-pool.mtr -- tests/progs/poolleak
+	./cmd/mt-symbolize demo-pool.mtr | ./cmd/mt-pooldiff --interval 200ms --growth; \
+		test $$? = 1
 
 check: deps all
 	@sh tests/run-tests.sh
@@ -109,7 +114,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(SHAREDIR)
 
 clean:
-	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png
+	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr
 
 .PHONY: all deps demo check lint-man install uninstall clean
 

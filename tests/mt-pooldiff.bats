@@ -187,3 +187,20 @@ make_log() {
 	run -2 --separate-stderr mt-pooldiff --interval 0 e.txt
 	[ "$stderr" = "mt-pooldiff: bad interval '0'" ]
 }
+
+@test "snapshots of a live process that leaks: its [heap] grows in every interval, /proc says" {
+	cd "$BATS_TEST_TMPDIR"
+	# Its first second: the heap takes the leak and the functions that
+	# grow; in the second, freed blocks are reused.
+	"$PROGS/poolleak" >/dev/null &
+	pid=$!
+	for i in 1 2 3 4; do
+		sleep 0.15
+		mt-pooldiff --snapshot pid:$pid >>live.log
+	done
+	wait $pid
+	run -1 --separate-stderr mt-pooldiff --growth live.log
+	has_line '^\[heap\] +heap +3/3 '
+	# Bytes of [heap] are Rss + Swap of the mapping, in every snapshot.
+	[ "$(grep -c '^\[heap\] ' live.log)" = 4 ]
+}

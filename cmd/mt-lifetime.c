@@ -15,7 +15,7 @@
 
 static void usage(void) __attribute__((noreturn));
 
-static struct mt_out out;
+static struct mt_sink out;
 
 /*
  * One life line.  ta or size or stack of UINT64_MAX: '-'; tf of
@@ -25,7 +25,6 @@ static void
 put_life(const struct mt_life *l, void *arg)
 {
 	struct mt_event ev;
-	size_t n;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = MT_LIFE;
@@ -56,8 +55,7 @@ put_life(const struct mt_life *l, void *arg)
 		ev.s2.s = l->fate;
 		ev.s2.len = strlen(l->fate);
 	}
-	n = event_format_size(&ev);
-	out_commit(&out, event_format(&ev, out_reserve(&out, n), n));
+	sink_put(&out, &ev);
 }
 
 static int
@@ -80,14 +78,14 @@ lifetime(struct mt_pairer *p, const char *path)
 			break;
 		case MT_PROC:
 			pairer_proc(p, ev.pid);
-			reader_write(r, &out);
+			sink_pass(&out, r, &ev);
 			break;
 		case MT_EXIT:
-			reader_write(r, &out);
+			sink_pass(&out, r, &ev);
 			pairer_image_end(p, ev.pid, "exit");
 			break;
 		default:
-			reader_write(r, &out);
+			sink_pass(&out, r, &ev);
 			break;
 		}
 	}
@@ -101,16 +99,20 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "binary", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int ch, i, status = 0, quiet = 0;
+	int ch, i, status = 0, quiet = 0, binary = 0;
 	struct mt_pairer *p;
 	const struct mt_pair_stats *st;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "bqh", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'b':
+			binary = 1;
+			break;
 		case 'q':
 			quiet = 1;
 			break;
@@ -121,7 +123,11 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 
-	out_init(&out, STDOUT_FILENO, 1 << 20);
+	if (binary && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: binary output to a terminal\n", mt_progname);
+		return 2;
+	}
+	sink_init(&out, STDOUT_FILENO, binary);
 	p = pairer_new(put_life, NULL);
 	if (argc == 0)
 		status |= lifetime(p, NULL);
@@ -129,7 +135,7 @@ main(int argc, char *argv[])
 		status |= lifetime(p, argv[i]);
 	/* The survivors of images that had not ended when recording stopped. */
 	pairer_finish(p);
-	status |= out_finish(&out);
+	status |= sink_finish(&out);
 	st = pairer_stats(p);
 	if (!quiet)
 		fprintf(stderr, "%s: %" PRIu64 " lifetimes; %" PRIu64 " survivors leaked at exit, %"
@@ -147,6 +153,6 @@ main(int argc, char *argv[])
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [-q] [file ...]\n", mt_progname);
+	fprintf(stderr, "usage: %s [-bq] [file ...]\n", mt_progname);
 	exit(1);
 }

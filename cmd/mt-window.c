@@ -26,7 +26,7 @@ static size_t npids;
 static char **heaps;
 static size_t nheaps;
 static struct mt_regex *match_re, *exclude_re;
-static struct mt_out out;
+static struct mt_sink out;
 
 /* Dictionaries: process names by pid, stacks by id, symbols by address. */
 struct proc_name {
@@ -203,8 +203,8 @@ static void
 series_write(uint64_t end)
 {
 	uint64_t k, kmax = (end - t0 + step - 1) / step;
+	struct mt_event ev;
 	size_t i;
-	char *p;
 
 	for (i = 0; i < nseries; i++) {
 		struct series *s = &series[i];
@@ -214,9 +214,15 @@ series_write(uint64_t end)
 				b += s->bytes[k];
 				c += s->count[k];
 			}
-			p = out_reserve(&out, 128 + strlen(s->heap));
-			out_commit(&out, (size_t)sprintf(p, "sample\t%" PRIu64 "\t%" PRId64
-			    "\t%s\t%" PRId64 "\t%" PRId64 "\n", t0 + k * step, s->pid, s->heap, b, c));
+			/* Every lifetime counted at its end was counted at its start. */
+			memset(&ev, 0, sizeof(ev));
+			ev.type = MT_SAMPLE;
+			ev.ts = t0 + k * step;
+			ev.pid = s->pid;
+			ev.heap = (struct mt_str){ s->heap, strlen(s->heap) };
+			ev.size = (uint64_t)b;
+			ev.stack = (uint64_t)c;
+			sink_put(&out, &ev);
 		}
 	}
 }
@@ -250,9 +256,13 @@ last_time(const char *path)
 static void
 put_window(void)
 {
-	char *p = out_reserve(&out, 64);
+	struct mt_event ev;
 
-	out_commit(&out, (size_t)sprintf(p, "window\t%" PRIu64 "\t%" PRIu64 "\n", t0, t1));
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_WINDOW;
+	ev.ts = t0;
+	ev.ts2 = t1;
+	sink_put(&out, &ev);
 }
 
 static int
@@ -262,7 +272,6 @@ window(const char *path)
 	struct mt_event ev;
 	uint64_t ta, tf;
 	int ai, fi, first = 1;
-	char *p;
 
 	if (!(r = reader_open(path)))
 		return 1;
@@ -270,7 +279,7 @@ window(const char *path)
 		if (first && !step) {
 			first = 0;
 			if (ev.type == MT_COMMENT && ev.s1.len >= 10 && !memcmp(ev.s1.s, "#mt-events", 10)) {
-				reader_write(r, &out);
+				sink_pass(&out, r, &ev);
 				put_window();
 				continue;
 			}
@@ -303,7 +312,7 @@ window(const char *path)
 		}
 		if (ev.type != MT_LIFE) {
 			if (!step)
-				reader_write(r, &out);
+				sink_pass(&out, r, &ev);
 			continue;
 		}
 		ta = ev.flags & EV_TS_NONE ? 0 : ev.ts;
@@ -327,9 +336,7 @@ window(const char *path)
 			continue;
 		}
 		/* The fate field, if any, goes with the line as it was. */
-		p = out_reserve(&out, event_format_size(&ev) + 16);
-		size_t n = event_format(&ev, p, event_format_size(&ev) + 16);
-		out_commit(&out, n);
+		sink_put(&out, &ev);
 	}
 	return reader_close(r);
 }
@@ -358,18 +365,22 @@ main(int argc, char *argv[])
 		{ "match", required_argument, NULL, 'm' },
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "series", required_argument, NULL, 's' },
+		{ "binary", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char tmpname[] = "/tmp/mt-window.XXXXXX", *end_s;
 	const char *input = NULL;
 	uint64_t end = 0;
-	int ch, status = 0, fd;
+	int ch, status = 0, fd, binary = 0;
 	long v;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "f:t:l:p:H:m:x:s:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "bf:t:l:p:H:m:x:s:h", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'b':
+			binary = 1;
+			break;
 		case 'f':
 			from_opt = duration("--from", optarg);
 			break;
@@ -446,18 +457,22 @@ main(int argc, char *argv[])
 		fprintf(stderr, "%s: empty window: --to must come after --from\n", mt_progname);
 		return 2;
 	}
-	out_init(&out, STDOUT_FILENO, 1 << 20);
+	if (binary && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: binary output to a terminal\n", mt_progname);
+		return 2;
+	}
+	sink_init(&out, STDOUT_FILENO, binary);
 	status |= window(input);
 	if (step)
 		series_write(t1);
-	status |= out_finish(&out);
+	status |= sink_finish(&out);
 	return status | mt_status;
 }
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: %s [--from time] [--to time | --last time] [--pid pid] "
+	fprintf(stderr, "usage: %s [-b] [--from time] [--to time | --last time] [--pid pid] "
 	    "[--heap heap] [--match regex] [--exclude regex] [--series step] [file]\n",
 	    mt_progname);
 	exit(2);

@@ -299,6 +299,17 @@ const char *reader_name(const struct mt_reader *r);
 uint64_t reader_lineno(const struct mt_reader *r);
 int reader_close(struct mt_reader *r);	/* 0, or 1 if anything was wrong */
 
+/* sink.c: a filter's output, event text or (binary) a .mtr stream */
+struct mt_sink {
+	struct mt_out out;
+	struct trace_writer *w;
+};
+void sink_init(struct mt_sink *s, int fd, int binary);
+void sink_put(struct mt_sink *s, const struct mt_event *ev);	/* a record made */
+/* A record read from r, unchanged (its own line when text). */
+void sink_pass(struct mt_sink *s, struct mt_reader *r, const struct mt_event *ev);
+int sink_finish(struct mt_sink *s);	/* 0, or 1 with the error said */
+
 /* stacks.c: a stream's processes, stacks and symbols (links libpcre2-8) */
 struct mt_stackinfo {
 	char **frames;		/* function names, innermost first, inlines included */

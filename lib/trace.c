@@ -13,8 +13,9 @@
  * previous one (in 16-byte units when aligned); a free names its
  * allocation by how many allocations back it was made when that
  * allocation is in the same frame, else by its address.  Stack frames are
- * deltas from the frame before.  Records the codec has no binary form for
- * (sym, life, ...) are kept as their text line.
+ * deltas from the frame before.  A lifetime is its end time, how long it
+ * lived, and the rest as an allocation has it.  Records the codec has no
+ * binary form for (sym, window, ...) are kept as their text line.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,8 +27,53 @@
 
 enum {
 	R_ALLOC = 1, R_FREE_ADDR, R_FREE_REF, R_PROC, R_MAP, R_STACK, R_EXIT,
-	R_LOST, R_TEXT, R_THREAD, R_HEAP, R_FREE_RANGE, R_END,
+	R_LOST, R_TEXT, R_THREAD, R_HEAP, R_FREE_RANGE, R_END, R_LIFE,
 };
+
+/* The flags of a life record (S_MISC), after its tag. */
+#define LF_TS_NONE	0x01
+#define LF_TS2_NONE	0x02
+#define LF_TID_NONE	0x04
+#define LF_SIZE_NONE	0x08
+#define LF_STACK_NONE	0x10
+#define LF_CLASS(f)	(((f) >> 5) & 3)	/* aifi aifo aofi aofo */
+#define LF_FATE(f)	(((f) >> 7) & 3)	/* none, exit, end */
+#define LF_IMPACT	0x200	/* not what the class makes it: it follows */
+#define LF_ALL		0x3ff
+
+static const char *const life_classes[4] = { "aifi", "aifo", "aofi", "aofo" };
+static const char *const life_fates[3] = { "", "exit", "end" };
+
+/* What a lifetime's class makes its impact over the whole trace. */
+static int64_t
+life_impact(unsigned cls, uint64_t size, unsigned flags)
+{
+	if (flags & LF_SIZE_NONE)
+		return 0;
+	return cls == 1 ? (int64_t)size : cls == 2 ? -(int64_t)size : 0;
+}
+
+/* aifi aifo aofi aofo: 0 to 3, by the letters (a call a record costs). */
+static int
+life_class(struct mt_str s)
+{
+	if (s.len != 4 || s.s[0] != 'a' || s.s[2] != 'f' ||
+	    (s.s[1] != 'i' && s.s[1] != 'o') || (s.s[3] != 'i' && s.s[3] != 'o'))
+		return -1;
+	return (s.s[1] == 'o') << 1 | (s.s[3] == 'o');
+}
+
+static int
+life_fate(struct mt_str s)
+{
+	if (s.len == 0)
+		return 0;
+	if (s.len == 4 && !memcmp(s.s, "exit", 4))
+		return 1;
+	if (s.len == 3 && !memcmp(s.s, "end", 3))
+		return 2;
+	return -1;
+}
 #define TAG_TYPE(t)	((t) & 0x0f)
 #define TAG_HEAP(t)	(((t) >> 4) & 3)
 #define TAG_THREAD	0x40	/* a thread index follows */
@@ -452,6 +498,54 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 		}
 		put_byte(w, S_TAG, tag);
 		break;
+	case MT_LIFE: {
+		int cls = life_class(ev->s1);
+		int fate = life_fate(ev->s2);
+		unsigned f;
+
+		/* A class or fate of our own: its text line keeps it. */
+		if (cls < 0 || fate < 0 || ev->heap.len > HEAPNAMES_MAX / 2)
+			goto text;
+		if (trace_writer_full(w, ev))
+			trace_flush(w);
+		f = (ev->flags & EV_TS_NONE ? LF_TS_NONE : 0) |
+		    (ev->flags & EV_TS2_NONE ? LF_TS2_NONE : 0) |
+		    (ev->flags & EV_TID_NONE ? LF_TID_NONE : 0) |
+		    (ev->flags & EV_SIZE_NONE ? LF_SIZE_NONE : 0) |
+		    (ev->flags & EV_STACK_NONE ? LF_STACK_NONE : 0) |
+		    (unsigned)cls << 5 | (unsigned)fate << 7;
+		if (ev->impact != life_impact((unsigned)cls, ev->size, f))
+			f |= LF_IMPACT;
+		thread = thread_index(w, ev->pid, f & LF_TID_NONE ? 0 : ev->tid);
+		heap = heap_index(w, ev->heap, &hidx);
+		tag = (uint8_t)(R_LIFE | heap << 4);
+		if (thread != w->fs.cur_thread) {
+			tag |= TAG_THREAD;
+			w->fs.cur_thread = thread;
+			put(w, S_THREAD, thread);
+		}
+		put(w, S_MISC, f);
+		if (heap == HEAP_OTHER)
+			put(w, S_MISC, hidx);
+		/* The end, then how long before it the lifetime began. */
+		if (!(f & LF_TS2_NONE)) {
+			put_ts(w, ev->ts2);
+			if (!(f & LF_TS_NONE))
+				put(w, S_TS, zigzag((int64_t)(ev->ts2 - ev->ts)));
+		} else if (!(f & LF_TS_NONE)) {
+			put_ts(w, ev->ts);
+		}
+		put(w, S_ADDR, zigzag((int64_t)(ev->addr - w->fs.last_addr)));
+		w->fs.last_addr = ev->addr;
+		if (!(f & LF_SIZE_NONE))
+			put(w, S_SIZE, ev->size);
+		if (!(f & LF_STACK_NONE))
+			put(w, S_STACK, ev->stack);
+		if (f & LF_IMPACT)
+			put(w, S_MISC, zigzag(ev->impact));
+		put_byte(w, S_TAG, tag);
+		break;
+	}
 	case MT_STACK:
 		put_byte(w, S_TAG, R_STACK);
 		put(w, S_MISC, ev->stack);
@@ -490,6 +584,7 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 		put_bytes(w, ev->s1);
 		break;
 	default:
+	text:
 		i = event_format_size(ev);
 		if (i > w->textcap) {
 			w->textcap = i;
@@ -508,7 +603,7 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 int
 trace_writer_full(const struct trace_writer *w, const struct mt_event *ev)
 {
-	if (ev->type != MT_ALLOC && ev->type != MT_FREE)
+	if (ev->type != MT_ALLOC && ev->type != MT_FREE && ev->type != MT_LIFE)
 		return 0;
 	return w->fs.nallocs >= FRAME_ALLOCS_MAX ||
 	    w->fs.nthreads >= THREAD_SLOTS / 2 || w->fs.nheaps >= MAX_HEAPS ||
@@ -903,6 +998,61 @@ decode(struct trace_reader *r, struct mt_event *ev)
 				return -1;
 		}
 		return 0;
+	case R_LIFE: {
+		uint64_t f, d2;
+
+		ev->type = MT_LIFE;
+		if (tag & TAG_THREAD) {
+			if (get(r, S_THREAD, &v) || v >= r->fs.nthreads)
+				return -1;
+			r->fs.cur_thread = (uint32_t)v;
+		}
+		if (r->fs.cur_thread >= r->fs.nthreads || get(r, S_MISC, &f) || f > LF_ALL ||
+		    LF_FATE(f) > 2)
+			return -1;
+		ev->pid = r->threads[r->fs.cur_thread].pid;
+		ev->tid = f & LF_TID_NONE ? 0 : r->threads[r->fs.cur_thread].tid;
+		if (TAG_HEAP(tag) == HEAP_OTHER) {
+			if (get(r, S_MISC, &v) || v >= r->fs.nheaps)
+				return -1;
+			ev->heap = r->heaps[v];
+		} else {
+			ev->heap = mt_heap_names[TAG_HEAP(tag)];
+		}
+		if (!(f & LF_TS2_NONE)) {
+			if (get_ts(r, &ev->ts2))
+				return -1;
+			if (!(f & LF_TS_NONE)) {
+				if (get(r, S_TS, &d2))
+					return -1;
+				ev->ts = ev->ts2 - (uint64_t)unzigzag(d2);
+			}
+		} else if (!(f & LF_TS_NONE) && get_ts(r, &ev->ts)) {
+			return -1;
+		}
+		if (get(r, S_ADDR, &v))
+			return -1;
+		r->fs.last_addr += (uint64_t)unzigzag(v);
+		ev->addr = r->fs.last_addr;
+		if (!(f & LF_SIZE_NONE) && get(r, S_SIZE, &ev->size))
+			return -1;
+		if (!(f & LF_STACK_NONE) && get(r, S_STACK, &ev->stack))
+			return -1;
+		ev->impact = life_impact((unsigned)LF_CLASS(f), ev->size, (unsigned)f);
+		if (f & LF_IMPACT) {
+			if (get(r, S_MISC, &v))
+				return -1;
+			ev->impact = unzigzag(v);
+		}
+		ev->flags = (f & LF_TS_NONE ? EV_TS_NONE : 0) | (f & LF_TS2_NONE ? EV_TS2_NONE : 0) |
+		    (f & LF_TID_NONE ? EV_TID_NONE : 0) | (f & LF_SIZE_NONE ? EV_SIZE_NONE : 0) |
+		    (f & LF_STACK_NONE ? EV_STACK_NONE : 0);
+		ev->s1 = (struct mt_str){ life_classes[LF_CLASS(f)], 4 };
+		if (LF_FATE(f))
+			ev->s2 = (struct mt_str){ life_fates[LF_FATE(f)],
+				strlen(life_fates[LF_FATE(f)]) };
+		return 0;
+	}
 	case R_STACK:
 		ev->type = MT_STACK;
 		if (get(r, S_MISC, &ev->stack) || get(r, S_MISC, &n) || (n >> 1) > MAX_IPS)

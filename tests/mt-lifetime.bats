@@ -83,3 +83,27 @@ survivors_at_exit() {
 	setarch -R mt-record -o s.mtr -- sort in.txt -o /dev/null 2>/dev/null
 	[ "$(survivors_at_exit s.mtr)" = "$(in_use_at_exit sort in.txt -o /dev/null)" ]
 }
+
+@test "--binary: a .mtr stream that decodes to the very text, a tenth of its size" {
+	mt-record -o t.mtr -- "$PROGS/memtestapp" >/dev/null 2>&1
+	mt-symbolize t.mtr >t.txt
+	mt-lifetime -q t.txt >l.txt
+	run -0 --separate-stderr bash -c "mt-lifetime -bq t.txt >l.mtr"
+	head -c 8 l.mtr | cmp -s - <(printf '\211MTR\r\n\032\n')
+	mt-decode l.mtr | cmp - l.txt
+	[ "$(stat -c %s l.mtr)" -lt "$(($(stat -c %s l.txt) / 5))" ]
+	# Survivors, unknown sizes and impacts of a window survive the trip too.
+	mt-window --from 100ms --to 300ms l.txt >w.txt
+	mt-window -b --from 100ms --to 300ms l.mtr | mt-decode | cmp - w.txt
+	mt-window -b --series 10ms l.mtr | mt-decode | cmp - <(mt-window --series 10ms l.txt)
+	# And the table is the same, binary between the filters or not.
+	cmp <(mt-lifetime -b t.mtr | mt-window -b | mt-group) <(mt-lifetime t.mtr | mt-window | mt-group)
+}
+
+@test "--binary cut short: the next filter says where, keeps what came before" {
+	mt-record -o t.mtr -- "$PROGS/demo" >/dev/null 2>&1
+	mt-lifetime -bq t.mtr >l.mtr
+	head -c $(($(stat -c %s l.mtr) - 5)) l.mtr >cut.mtr
+	run -1 --separate-stderr mt-window cut.mtr
+	[[ $stderr == "mt-window: cut.mtr: "* ]]
+}

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The analysis path against heaptrack_print, on the same run of workload
 # (b) of run.sh (python3 building and round-tripping 300k dicts) recorded
-# by each: `mt-lifetime app.mtr | mt-window | mt-group` against
+# by each: `mt-lifetime app.mtr | mt-window | mt-group`, with text and
+# with -b (a .mtr stream) between the filters, against
 # `heaptrack_print` on heaptrack's trace.  Medians of RUNS runs (default
 # 5) of the wall time; each stage's peak RSS beside heaptrack_print's.
 . "$(dirname "$0")/common.sh"
@@ -10,15 +11,17 @@ PYTHONMALLOC=malloc cmd/mt-record -o "$work/py.mtr" -- /usr/bin/python3 tests/be
 PYTHONMALLOC=malloc heaptrack -o "$work/ht" /usr/bin/python3 tests/bench/py_dicts.py >/dev/null 2>&1
 events=$(cmd/mt-decode "$work/py.mtr" | grep -c '^alloc\|^free')
 
+# $1: -b for a .mtr stream between the filters, or nothing for text.
 pipeline() {
-	/usr/bin/time -f %M -o "$work/rss.lifetime" cmd/mt-lifetime -q "$work/py.mtr" |
-	/usr/bin/time -f %M -o "$work/rss.window" cmd/mt-window --from 1s --to 2s |
+	/usr/bin/time -f %M -o "$work/rss.lifetime" cmd/mt-lifetime $1 -q "$work/py.mtr" |
+	/usr/bin/time -f %M -o "$work/rss.window" cmd/mt-window $1 --from 1s --to 2s |
 	/usr/bin/time -f %M -o "$work/rss.group" cmd/mt-group --by process,heap,type,function >/dev/null
 }
-mt=$(timed pipeline)
+text=$(timed pipeline "")
+mt=$(timed pipeline -b)
 ht=$(timed sh -c "/usr/bin/time -f %M -o '$work/rss.ht' heaptrack_print '$work'/ht.* >/dev/null")
-printf '%d events: mt-lifetime | mt-window | mt-group %.2f s, heaptrack_print %.2f s (%.2fx)\n' \
-	"$events" "$mt" "$ht" "$(echo "$mt / $ht" | bc -l)"
+printf '%d events: mt-lifetime | mt-window | mt-group: text %.2f s (%.2fx), -b %.2f s (%.2fx); heaptrack_print %.2f s\n' \
+	"$events" "$text" "$(echo "$text / $ht" | bc -l)" "$mt" "$(echo "$mt / $ht" | bc -l)" "$ht"
 printf 'peak RSS: mt-lifetime %d MiB, mt-window %d MiB, mt-group %d MiB; heaptrack_print %d MiB\n' \
 	$(($(cat "$work/rss.lifetime") / 1024)) $(($(cat "$work/rss.window") / 1024)) \
 	$(($(cat "$work/rss.group") / 1024)) $(($(cat "$work/rss.ht") / 1024))

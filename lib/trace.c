@@ -900,6 +900,35 @@ split_frame(struct trace_reader *r)
 	return hdr + off == r->framelen ? 0 : -1;
 }
 
+/* The thread a record names, when its tag says it changes. */
+static int
+get_thread(struct trace_reader *r, uint8_t tag)
+{
+	uint64_t v;
+
+	if (tag & TAG_THREAD) {
+		if (get(r, S_THREAD, &v) || v >= r->fs.nthreads)
+			return -1;
+		r->fs.cur_thread = (uint32_t)v;
+	}
+	return 0;
+}
+
+static int
+get_heap(struct trace_reader *r, uint8_t tag, struct mt_str *heap)
+{
+	uint64_t v;
+
+	if (TAG_HEAP(tag) != HEAP_OTHER) {
+		*heap = mt_heap_names[TAG_HEAP(tag)];
+		return 0;
+	}
+	if (get(r, S_MISC, &v) || v >= r->fs.nheaps)
+		return -1;
+	*heap = r->heaps[v];
+	return 0;
+}
+
 /* Decodes the next record of the frame; 0 or -1 when the bytes make no record. */
 static int
 decode(struct trace_reader *r, struct mt_event *ev)
@@ -936,22 +965,14 @@ decode(struct trace_reader *r, struct mt_event *ev)
 	case R_FREE_RANGE:
 		if (get_ts(r, &ev->ts))
 			return -1;
-		if (tag & TAG_THREAD) {
-			if (get(r, S_THREAD, &v) || v >= r->fs.nthreads)
-				return -1;
-			r->fs.cur_thread = (uint32_t)v;
-		}
+		if (get_thread(r, tag))
+			return -1;
 		if (r->fs.cur_thread >= r->fs.nthreads)
 			return -1;
 		ev->pid = r->threads[r->fs.cur_thread].pid;
 		ev->tid = r->threads[r->fs.cur_thread].tid;
-		if (TAG_HEAP(tag) == HEAP_OTHER) {
-			if (get(r, S_MISC, &v) || v >= r->fs.nheaps)
-				return -1;
-			ev->heap = r->heaps[v];
-		} else {
-			ev->heap = mt_heap_names[TAG_HEAP(tag)];
-		}
+		if (get_heap(r, tag, &ev->heap))
+			return -1;
 		if (TAG_TYPE(tag) == R_ALLOC) {
 			ev->type = MT_ALLOC;
 			if (get(r, S_ADDR, &v) || get(r, S_SIZE, &ev->size))
@@ -1002,23 +1023,15 @@ decode(struct trace_reader *r, struct mt_event *ev)
 		uint64_t f, d2;
 
 		ev->type = MT_LIFE;
-		if (tag & TAG_THREAD) {
-			if (get(r, S_THREAD, &v) || v >= r->fs.nthreads)
-				return -1;
-			r->fs.cur_thread = (uint32_t)v;
-		}
+		if (get_thread(r, tag))
+			return -1;
 		if (r->fs.cur_thread >= r->fs.nthreads || get(r, S_MISC, &f) || f > LF_ALL ||
 		    LF_FATE(f) > 2)
 			return -1;
 		ev->pid = r->threads[r->fs.cur_thread].pid;
 		ev->tid = f & LF_TID_NONE ? 0 : r->threads[r->fs.cur_thread].tid;
-		if (TAG_HEAP(tag) == HEAP_OTHER) {
-			if (get(r, S_MISC, &v) || v >= r->fs.nheaps)
-				return -1;
-			ev->heap = r->heaps[v];
-		} else {
-			ev->heap = mt_heap_names[TAG_HEAP(tag)];
-		}
+		if (get_heap(r, tag, &ev->heap))
+			return -1;
 		if (!(f & LF_TS2_NONE)) {
 			if (get_ts(r, &ev->ts2))
 				return -1;

@@ -24,10 +24,9 @@ static struct mt_sink out;
 static void
 put_life(const struct mt_life *l, void *arg)
 {
-	struct mt_event ev;
+	/* Every field a life record has is set below; the rest stay 0. */
+	static struct mt_event ev = { .type = MT_LIFE };
 
-	memset(&ev, 0, sizeof(ev));
-	ev.type = MT_LIFE;
 	/* Over the whole trace: allocations made before it are AO, blocks
 	   never freed FO; the rest is AIFI. */
 	if (l->ta == UINT64_MAX) {
@@ -38,6 +37,7 @@ put_life(const struct mt_life *l, void *arg)
 		ev.impact = (int64_t)l->size;
 	} else {
 		ev.s1.s = "aifi";
+		ev.impact = 0;
 	}
 	ev.s1.len = 4;
 	ev.ts = l->ta;
@@ -51,10 +51,8 @@ put_life(const struct mt_life *l, void *arg)
 	ev.addr = l->addr;
 	ev.size = l->size;
 	ev.stack = l->stack;
-	if (l->fate) {
-		ev.s2.s = l->fate;
-		ev.s2.len = strlen(l->fate);
-	}
+	ev.s2.s = l->fate;
+	ev.s2.len = l->fate ? strlen(l->fate) : 0;
 	sink_put(&out, &ev);
 }
 

@@ -48,8 +48,10 @@ struct mt_pairer {
 	size_t nblocks, blockcap;
 	struct range *ranges;	/* sorted by (pid, heap, lo) */
 	size_t nranges, rangecap;
-	char *heapname[HEAPS_MAX];
+	const char *heapname[HEAPS_MAX];	/* mt_heap_names' own, or a copy */
 	size_t heaplen[HEAPS_MAX];
+	uint8_t heapcopy[HEAPS_MAX];
+	int known_id[3];	/* of mt_heap_names' heaps, or -1 */
 	uint8_t range_heap[HEAPS_MAX];	/* mmap, reserve: freed by range */
 	size_t nheaps;
 	int64_t *seen;		/* pids whose image has begun */
@@ -67,6 +69,7 @@ pairer_new(void (*emit)(const struct mt_life *, void *), void *arg)
 	p->emit = emit;
 	p->arg = arg;
 	p->freed = ecalloc(FREED_SLOTS, sizeof(*p->freed));
+	p->known_id[0] = p->known_id[1] = p->known_id[2] = -1;
 	return p;
 }
 
@@ -86,19 +89,35 @@ static unsigned
 heap_id(struct mt_pairer *p, struct mt_str h)
 {
 	size_t i;
+	int k;
+	char *copy;
 
+	/* A trace's reader names the known heaps with the library's bytes. */
+	for (k = 0; k < 3; k++)
+		if (h.s == mt_heap_names[k].s && p->known_id[k] >= 0)
+			return (unsigned)p->known_id[k];
 	for (i = 0; i < p->nheaps; i++)
 		if (p->heaplen[i] == h.len && !memcmp(p->heapname[i], h.s, h.len))
-			return (unsigned)i;
-	if (p->nheaps == HEAPS_MAX)
-		return HEAPS_MAX - 1;
-	p->heapname[p->nheaps] = emalloc(h.len + 1);
-	memcpy(p->heapname[p->nheaps], h.s, h.len);
-	p->heapname[p->nheaps][h.len] = '\0';
-	p->heaplen[p->nheaps] = h.len;
-	p->range_heap[p->nheaps] = !strcmp(p->heapname[p->nheaps], "mmap") ||
-	    !strcmp(p->heapname[p->nheaps], "reserve");
-	return (unsigned)p->nheaps++;
+			break;
+	if (i == p->nheaps) {
+		if (p->nheaps == HEAPS_MAX)
+			return HEAPS_MAX - 1;
+		/* The known names as the library has them: writers know them by
+		   their address. */
+		if ((k = heap_known(&h)) >= 0) {
+			p->heapname[i] = mt_heap_names[k].s;
+		} else {
+			copy = estrndup(h.s, h.len);
+			p->heapname[i] = copy;
+			p->heapcopy[i] = 1;
+		}
+		p->heaplen[i] = h.len;
+		p->range_heap[i] = k == 1 || k == 2;
+		if (k >= 0)
+			p->known_id[k] = (int)i;
+		p->nheaps++;
+	}
+	return (unsigned)i;
 }
 
 /* Blocks: open addressing with backward-shift deletion, no tombstones. */
@@ -412,7 +431,8 @@ pairer_free_all(struct mt_pairer *p)
 	size_t i;
 
 	for (i = 0; i < p->nheaps; i++)
-		free(p->heapname[i]);
+		if (p->heapcopy[i])
+			free((char *)(uintptr_t)p->heapname[i]);
 	free(p->blocks);
 	free(p->ranges);
 	free(p->seen);

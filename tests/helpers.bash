@@ -108,7 +108,7 @@ check_refs() {
 	mt-decode "$1" | awk -F'\t' '
 		$1 == "stack" { st[$2] = 1 }
 		$1 == "proc" { pr[$2] = 1 }
-		($1 == "alloc" && !($8 in st)) || ($1 == "free" && $7 != "-" && $7 != "" && !($7 in st)) {
+		($1 == "alloc" && $8 != "-" && !($8 in st)) || ($1 == "free" && $7 != "-" && $7 != "" && !($7 in st)) {
 			print NR ": undefined stack: " $0; exit }
 		($1 == "alloc" || $1 == "free") && !($3 in pr) { print NR ": no proc line: " $0; exit }'
 }

@@ -543,3 +543,22 @@ wait_instance() {
 	run -0 perl -F'\t' -lane '$s{$F[1]} = 1 if $F[0] eq "sym";
 		if ($F[0] eq "stack") { for (@F[2..$#F]) { die "no sym for $_\n" unless $s{$_} } }' <<<"$out"
 }
+
+@test "--kernel --max-size, sequential and circular: within the size, the rest counted lost" {
+	kernel_skip
+	cd "$BATS_TEST_TMPDIR"
+	for c in "" --circular; do
+		mt-record --kernel --stacks --max-size 64K $c -d 3s -o b.mtr 2>b.err &
+		rec=$!
+		wait_instance $rec
+		kernel_work
+		kernel_work
+		wait $rec
+		[ "$(stat -c %s b.mtr)" -le 65536 ]
+		run -0 --separate-stderr mt-decode -c b.mtr
+		[ -z "$(check_refs b.mtr)" ]
+		reason=${c:+circular}
+		[ "$(mt-decode b.mtr | awk -F'\t' -v r="${reason:-max-size}" '$1 == "lost" && $5 == r { n += $4 } END { print n + 0 }')" -gt 0 ]
+		grep -q "^mt-record: [0-9]* events beyond --max-size" b.err
+	done
+}

@@ -614,6 +614,27 @@ log_row(const char *file, uint64_t lineno, const char *line, size_t len)
 	snapshot_row(tag_get(f[0], strlen(f[0]), f[1], strlen(f[1])), c);
 }
 
+/* A pool record of mt-events(5): the records of one time make a snapshot. */
+static void
+pool_record(const struct mt_event *ev)
+{
+	static int64_t cur = NONE;
+	int64_t t = (trace_start == NONE ? 0 : trace_start) + (int64_t)ev->ts, c[NCOUNTERS];
+	char tag[4096];
+
+	if (t != cur || !nsnaps) {
+		snapshot_begin(t, trace_host);
+		cur = t;
+	}
+	saw_log = 1;
+	c[C_ALLOCS] = (int64_t)ev->count[0];
+	c[C_FREES] = (int64_t)ev->count[1];
+	c[C_DIFF] = c[C_ALLOCS] - c[C_FREES];
+	c[C_BYTES] = (int64_t)ev->count[2];
+	tag_escape(ev->heap.s, ev->heap.len, tag, sizeof(tag));
+	snapshot_row(tag_get(tag, strlen(tag), ev->s1.s, ev->s1.len), c);
+}
+
 static size_t
 bucket_of(uint64_t t)
 {
@@ -738,6 +759,9 @@ read_input(const char *path)
 			break;
 		case MT_UNKNOWN:
 			log_row(reader_name(r), reader_lineno(r), ev.s1.s, ev.s1.len);
+			break;
+		case MT_POOL:
+			pool_record(&ev);
 			break;
 		case MT_ALLOC:
 			saw_events = 1;

@@ -204,3 +204,18 @@ make_log() {
 	# Bytes of [heap] are Rss + Swap of the mapping, in every snapshot.
 	[ "$(grep -c '^\[heap\] ' live.log)" = 4 ]
 }
+
+@test "pool records of mt-events(5): the records of one time make a snapshot" {
+	cd "$BATS_TEST_TMPDIR"
+	printf '#mt-events\t1\tstart=1795305600000000000\thost=h\n' >p.txt
+	printf 'pool\t%s\t%s\tslab\t%s\t%s\t%s\n' \
+		0 foo 10 2 800  0 bar 5 5 0 \
+		300000000000 foo 20 2 1800  300000000000 bar 9 8 100 \
+		600000000000 foo 30 2 2800  600000000000 bar 9 9 0 >>p.txt
+	run -0 --separate-stderr mt-pooldiff p.txt
+	has_line '^#mt-pooldiff time=2026-11-22T00:10:00Z host=h snapshots=3 changes-since=2026-11-22T00:05:00Z$'
+	has_line '^foo +slab +30 \(\+10\) +2 \(\+0\) +28 \(\+10\) +2800 \(\+1000\) +100$'
+	has_line '^bar +slab +9 \(\+0\) +9 \(\+1\) +0 \(-1\) +0 \(-100\) +0$'
+	run -1 --separate-stderr mt-pooldiff --growth p.txt
+	has_line '^foo +slab +2/2 +800 +2800 +\+2000 +\+12000$'
+}

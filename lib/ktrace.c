@@ -20,6 +20,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mt.h"
@@ -31,6 +32,17 @@ struct ksym {
 	uint64_t addr;
 	char *name;
 	char *module;		/* "[kernel.kallsyms]" or "[name]" */
+};
+
+/* The events read raw, and where their fields are (from their format files). */
+enum { K_KMALLOC, K_KFREE, K_CACHE_ALLOC, K_CACHE_FREE, K_PAGE_ALLOC, K_PAGE_FREE,
+	K_PAGE_FREE_BATCHED, K_STACK, K_NFMT };
+enum { F_CALL, F_PTR, F_BYTES, F_NAME, F_PFN, F_ORDER, F_SIZE, F_CALLER, F_NFIELDS };
+
+struct kfmt {
+	int id;			/* -1: not known */
+	int off[F_NFIELDS];	/* -1: the event has no such field */
+	int size[F_NFIELDS];
 };
 
 /* An event waiting for the stack the kernel writes after it. */
@@ -66,6 +78,15 @@ struct ktrace {
 	uint64_t last_ts;
 	uint64_t lost;
 	uint64_t unresolved;	/* call sites kallsyms did not know */
+	/* Binary: the per-CPU ring buffer pages, read raw. */
+	int raw;
+	int ncpus;
+	int *cpufd;
+	size_t page_size, data_off;
+	struct kfmt fmt[K_NFMT];
+	struct pending *got;	/* parsed this far, to be put in time order */
+	size_t ngot, gotcap;
+	long *last_of_cpu;	/* index in got of each CPU's last event */
 };
 
 static struct ktrace *active;	/* for the exit-time clean-up */
@@ -465,6 +486,340 @@ parse_line(struct ktrace *k, char *line)
 	parse_event(k, (int)tid, (int)cpu, ts, p, (size_t)(q - p), q + 2);
 }
 
+
+/* ---- Raw: the ring buffer's pages, no text made by the kernel ---- */
+
+static const char *const fmt_paths[K_NFMT] = {
+	"kmem/kmalloc", "kmem/kfree", "kmem/kmem_cache_alloc", "kmem/kmem_cache_free",
+	"kmem/mm_page_alloc", "kmem/mm_page_free", "kmem/mm_page_free_batched",
+	"ftrace/kernel_stack",
+};
+static const char *const field_names[F_NFIELDS] = {
+	"call_site", "ptr", "bytes_alloc", "name", "pfn", "order", "size", "caller",
+};
+
+/* "field:const void * ptr;	offset:16;	size:8;	signed:0;" lines of a format file. */
+static void
+read_format(const char *root, const char *path, struct kfmt *f)
+{
+	char file[600], line[512], *semi, *name;
+	int i, off, size;
+	FILE *fp;
+
+	f->id = -1;
+	for (i = 0; i < F_NFIELDS; i++)
+		f->off[i] = f->size[i] = -1;
+	snprintf(file, sizeof(file), "%s/events/%s/format", root, path);
+	if (!(fp = fopen(file, "re")))
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "ID: %d", &i) == 1) {
+			f->id = i;
+			continue;
+		}
+		if (!strstr(line, "field:") || !(semi = strchr(line, ';')) ||
+		    sscanf(semi, "; offset:%d; size:%d;", &off, &size) != 2)
+			continue;
+		*semi = '\0';
+		/* The last word is the name, an array's with its length. */
+		name = strrchr(line, ' ');
+		name = name ? name + 1 : line;
+		name[strcspn(name, "[")] = '\0';
+		for (i = 0; i < F_NFIELDS; i++)
+			if (!strcmp(name, field_names[i])) {
+				f->off[i] = off;
+				f->size[i] = size;
+			}
+	}
+	fclose(fp);
+}
+
+/* A field of an event's data, little-endian as the machine is; 0 if absent. */
+static uint64_t
+raw_field(const struct kfmt *f, int which, const uint8_t *d, size_t len, int *ok)
+{
+	uint64_t v = 0;
+	int off = f->off[which], size = f->size[which];
+
+	if (off < 0 || size <= 0 || size > 8 || (size_t)(off + size) > len) {
+		*ok = 0;
+		return 0;
+	}
+	memcpy(&v, d + off, (size_t)size);
+	return v;
+}
+
+/* root: where events/ is; cpus: where per_cpu/ is (the instance). */
+static int
+raw_setup(struct ktrace *k, const char *root, const char *cpus)
+{
+	char path[600], line[256];
+	int i, off, size;
+	FILE *fp;
+
+	for (i = 0; i < K_NFMT; i++)
+		read_format(root, fmt_paths[i], &k->fmt[i]);
+	/* Where a page's events begin and how long a page is. */
+	snprintf(path, sizeof(path), "%s/events/header_page", root);
+	if (!(fp = fopen(path, "re")))
+		return -1;
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, " field: char data; offset:%d; size:%d;", &off, &size) == 2) {
+			k->data_off = (size_t)off;
+			k->page_size = (size_t)(off + size);
+		}
+	fclose(fp);
+	if (!k->page_size || k->data_off != 16 || k->fmt[K_KMALLOC].id < 0 ||
+	    k->fmt[K_STACK].id < 0)
+		return -1;
+	for (k->ncpus = 0;; k->ncpus++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", cpus, k->ncpus);
+		if (access(path, F_OK) < 0)
+			break;
+	}
+	if (!k->ncpus)
+		return -1;
+	k->cpufd = emalloc((size_t)k->ncpus * sizeof(*k->cpufd));
+	k->last_of_cpu = emalloc((size_t)k->ncpus * sizeof(*k->last_of_cpu));
+	for (i = 0; i < k->ncpus; i++) {
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", cpus, i);
+		if ((k->cpufd[i] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+			while (i-- > 0)
+				close(k->cpufd[i]);
+			free(k->cpufd);
+			k->cpufd = NULL;
+			return -1;
+		}
+	}
+	k->raw = 1;
+	return 0;
+}
+
+static struct pending *
+got_add(struct ktrace *k)
+{
+	if (k->ngot == k->gotcap) {
+		k->gotcap = k->gotcap ? k->gotcap * 2 : 1024;
+		k->got = erealloc(k->got, k->gotcap * sizeof(*k->got));
+	}
+	memset(&k->got[k->ngot], 0, sizeof(*k->got));
+	return &k->got[k->ngot++];
+}
+
+/* One event's data: an allocation, a free, or the stack of the one before. */
+static void
+raw_event(struct ktrace *k, int cpu, uint64_t ts, const uint8_t *d, size_t len)
+{
+	const struct kfmt *f;
+	struct pending *p;
+	uint16_t type;
+	int32_t pid;
+	int e, ok = 1, alloc;
+	uint64_t addr, v, n = 0, i;
+
+	if (len < 8)
+		return;
+	memcpy(&type, d, 2);
+	memcpy(&pid, d + 4, 4);
+	for (e = 0; e < K_NFMT && k->fmt[e].id != type; e++)
+		;
+	if (e == K_NFMT)
+		return;
+	f = &k->fmt[e];
+	if (e == K_STACK) {
+		/* The stack of the CPU's last event, written right after it. */
+		if (k->last_of_cpu[cpu] < 0 || !k->o.stacks)
+			return;
+		p = &k->got[k->last_of_cpu[cpu]];
+		k->last_of_cpu[cpu] = -1;
+		n = raw_field(f, F_SIZE, d, len, &ok);
+		if (!ok || f->off[F_CALLER] < 0)
+			return;
+		for (i = 0; i < n && p->nips < MAX_FRAMES; i++) {
+			size_t at = (size_t)f->off[F_CALLER] + i * 8;
+			if (at + 8 > len)
+				break;
+			memcpy(&v, d + at, 8);
+			/* The tracing machinery's own frames are not the caller's. */
+			const struct ksym *sym = sym_at(k, v);
+			if (v && !(sym && !strncmp(sym->name, "trace_", 6)))
+				p->ips[p->nips++] = v;
+		}
+		return;
+	}
+	alloc = e == K_KMALLOC || e == K_CACHE_ALLOC || e == K_PAGE_ALLOC;
+	if (e == K_PAGE_ALLOC || e == K_PAGE_FREE || e == K_PAGE_FREE_BATCHED) {
+		addr = raw_field(f, F_PFN, d, len, &ok) << 12;
+		n = e == K_PAGE_FREE_BATCHED ? 0 : raw_field(f, F_ORDER, d, len, &ok);
+		if (!ok || !addr || n > 20 || (int)n < k->o.min_order)
+			return;
+	} else {
+		addr = raw_field(f, F_PTR, d, len, &ok);
+		if (!ok || addr <= 16)
+			return;
+	}
+	p = got_add(k);
+	p->cpu = cpu;
+	p->ev.type = alloc ? MT_ALLOC : MT_FREE;
+	p->ev.ts = ts > k->o.start_ns ? ts - k->o.start_ns : 0;
+	p->ev.pid = 0;
+	p->ev.tid = pid;
+	p->ev.addr = addr;
+	if (e == K_PAGE_ALLOC || e == K_PAGE_FREE || e == K_PAGE_FREE_BATCHED) {
+		snprintf(p->heap, sizeof(p->heap), "page");
+		p->ev.size = alloc ? 4096ULL << n : 0;
+	} else {
+		if (e == K_CACHE_ALLOC || e == K_CACHE_FREE) {
+			uint32_t loc;
+			size_t o, l;
+			ok = 1;
+			loc = (uint32_t)raw_field(f, F_NAME, d, len, &ok);
+			o = loc & 0xffff;
+			l = loc >> 16;
+			if (ok && o + l <= len && l > 0)
+				snprintf(p->heap, sizeof(p->heap), "cache:%.*s", (int)strnlen(
+				    (const char *)d + o, l < 100 ? l : 100), (const char *)d + o);
+			else
+				snprintf(p->heap, sizeof(p->heap), "cache:?");
+		} else {
+			snprintf(p->heap, sizeof(p->heap), "kmalloc");
+		}
+		ok = 1;
+		p->ev.size = alloc ? raw_field(f, F_BYTES, d, len, &ok) : 0;
+		v = raw_field(f, F_CALL, d, len, &ok);
+		if (alloc && v && !k->o.stacks) {
+			p->ips[0] = v;
+			p->nips = 1;
+		}
+	}
+	k->last_of_cpu[cpu] = (long)(k->ngot - 1);
+}
+
+static void
+raw_lost(struct ktrace *k, uint64_t n)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_LOST;
+	ev.ts = k->last_ts;
+	ev.size = n;
+	ev.s1 = (struct mt_str){ "overrun", 7 };
+	k->lost += n;
+	k->emit(&ev, k->arg);
+}
+
+#define RB_MISSED_EVENTS (1UL << 31)
+#define RB_MISSED_STORED (1UL << 30)
+
+/* A page of a CPU's buffer: the time of its first event, then events. */
+static void
+raw_page(struct ktrace *k, int cpu, const uint8_t *pg, size_t n)
+{
+	uint64_t ts, commit, missed = 0;
+	uint32_t h, a, type_len, delta;
+	size_t len, at, dlen;
+
+	if (n < k->data_off)
+		return;
+	memcpy(&ts, pg, 8);
+	memcpy(&commit, pg + 8, 8);
+	len = (size_t)(commit & ~(RB_MISSED_EVENTS | RB_MISSED_STORED) & 0xffffffffUL);
+	if (commit & RB_MISSED_EVENTS) {
+		missed = 1;
+		if ((commit & RB_MISSED_STORED) && k->data_off + len + 8 <= n)
+			memcpy(&missed, pg + k->data_off + len, 8);
+		raw_lost(k, missed);
+	}
+	if (k->data_off + len > n)
+		len = n - k->data_off;
+	pg += k->data_off;
+	for (at = 0; at + 4 <= len;) {
+		memcpy(&h, pg + at, 4);
+		type_len = h & 31;
+		delta = h >> 5;
+		a = 0;
+		if (at + 8 <= len)
+			memcpy(&a, pg + at + 4, 4);
+		switch (type_len) {
+		case 29:	/* padding: the rest of the page, or a discarded event */
+			if (!delta)
+				return;
+			at += 4 + (size_t)a;
+			continue;
+		case 30:	/* the time goes on by more than 27 bits hold */
+			ts += delta + ((uint64_t)a << 27);
+			at += 8;
+			continue;
+		case 31:	/* an absolute time */
+			ts = (ts & ~((1ULL << 59) - 1)) | (delta + ((uint64_t)a << 27));
+			at += 8;
+			continue;
+		case 0:
+			if (a < 4 || at + 4 + a > len)
+				return;
+			ts += delta;
+			dlen = a - 4;
+			raw_event(k, cpu, ts, pg + at + 8, dlen);
+			at += 4 + (size_t)a;
+			continue;
+		default:
+			dlen = (size_t)type_len * 4;
+			if (at + 4 + dlen > len)
+				return;
+			ts += delta;
+			raw_event(k, cpu, ts, pg + at + 4, dlen);
+			at += 4 + dlen;
+			continue;
+		}
+	}
+}
+
+static int
+by_time(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->ev.ts != y->ev.ts)
+		return x->ev.ts < y->ev.ts ? -1 : 1;
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/*
+ * Every CPU's buffer read to its end, the events put in time order and
+ * those older than the watermark given out: a CPU read earlier in the
+ * round may still show an older event in the next.
+ */
+static int
+raw_read(struct ktrace *k, uint64_t watermark)
+{
+	uint8_t *pg = emalloc(k->page_size);
+	size_t i, j;
+	ssize_t n;
+	int cpu, got = 0;
+
+	for (cpu = 0; cpu < k->ncpus; cpu++) {
+		k->last_of_cpu[cpu] = -1;
+		for (;;) {
+			n = read(k->cpufd[cpu], pg, k->page_size);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got = 1;
+			raw_page(k, cpu, pg, (size_t)n);
+		}
+	}
+	free(pg);
+	qsort(k->got, k->ngot, sizeof(*k->got), by_time);
+	for (i = 0; i < k->ngot && k->got[i].ev.ts < watermark; i++)
+		release(k, &k->got[i]);
+	for (j = 0; i < k->ngot; i++, j++)
+		k->got[j] = k->got[i];
+	k->ngot = j;
+	return got;
+}
+
 /* Whole lines of data parsed, the rest kept for the next. */
 void
 ktrace_feed(struct ktrace *k, const char *data, size_t n,
@@ -490,12 +845,24 @@ ktrace_feed(struct ktrace *k, const char *data, size_t n,
 	drain_queue(k, 0);
 }
 
+/* Events this long ago (ns) are in order: no CPU can still show older. */
+#define RAW_SLACK 20000000
+
 int
 ktrace_read(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg)
 {
 	char buf[65536];
 	ssize_t n;
 	int got = 0;
+	struct timespec now;
+
+	if (k->raw) {
+		k->emit = emit;
+		k->arg = arg;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		return raw_read(k, (uint64_t)now.tv_sec * 1000000000 + (uint64_t)now.tv_nsec -
+		    RAW_SLACK - k->o.start_ns);
+	}
 
 	for (;;) {
 		n = read(k->pipe, buf, sizeof(buf));
@@ -512,6 +879,11 @@ ktrace_read(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg
 static void
 remove_instance(struct ktrace *k)
 {
+	for (int i = 0; k->cpufd && i < k->ncpus; i++)
+		close(k->cpufd[i]);
+	free(k->cpufd);
+	k->cpufd = NULL;
+	k->raw = 0;
 	if (k->dir[0]) {
 		write_file(k->dir, "tracing_on", "0");
 		if (k->pipe >= 0)
@@ -643,6 +1015,24 @@ ktrace_open(const struct ktrace_opts *o, char *err, size_t errlen)
 		return NULL;
 	}
 	load_kallsyms(k, "/proc/kallsyms");
+	/* The pages themselves where their layout is as we know it; else text. */
+	if (!getenv("MT_KTRACE_TEXT"))
+		raw_setup(k, k->root, k->dir);
+	return k;
+}
+
+struct ktrace *
+ktrace_raw_files(const struct ktrace_opts *o, const char *kallsyms, const char *root)
+{
+	struct ktrace *k = ecalloc(1, sizeof(*k));
+
+	k->o = *o;
+	k->pipe = -1;
+	load_kallsyms(k, kallsyms);
+	if (raw_setup(k, root, root) < 0) {
+		ktrace_free(k);
+		return NULL;
+	}
 	return k;
 }
 
@@ -679,12 +1069,14 @@ ktrace_unresolved(const struct ktrace *k)
 void
 ktrace_close(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg)
 {
-	if (k->dir[0]) {
+	if (k->dir[0])
 		write_file(k->dir, "tracing_on", "0");
-		ktrace_read(k, emit, arg);
-	}
 	k->emit = emit;
 	k->arg = arg;
+	if (k->raw)
+		raw_read(k, UINT64_MAX);
+	else if (k->pipe >= 0)
+		ktrace_read(k, emit, arg);
 	drain_queue(k, 1);
 	remove_instance(k);
 	active = NULL;
@@ -705,5 +1097,7 @@ ktrace_free(struct ktrace *k)
 	u64map_free(&k->named, NULL);
 	free(k->buf);
 	free(k->q);
+	free(k->got);
+	free(k->last_of_cpu);
 	free(k);
 }

@@ -257,6 +257,9 @@ int ktrace_fd(const struct ktrace *k);	/* poll it for input */
 int ktrace_read(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg);
 /* Without tracefs: trace_pipe text fed by the caller (tests, fuzzing). */
 struct ktrace *ktrace_text(const struct ktrace_opts *o, const char *kallsyms);
+/* root holds events/ (format files) and per_cpu/cpuN/trace_pipe_raw pages. */
+struct ktrace *ktrace_raw_files(const struct ktrace_opts *o, const char *kallsyms,
+    const char *root);
 void ktrace_feed(struct ktrace *k, const char *data, size_t n,
     void (*emit)(struct mt_event *, void *), void *arg);
 uint64_t ktrace_lost(const struct ktrace *k);

@@ -562,3 +562,40 @@ wait_instance() {
 		grep -q "^mt-record: [0-9]* events beyond --max-size" b.err
 	done
 }
+
+# The ring buffer's pages, read raw as mt-record reads them live, against
+# the kernel's own text of the same events (its trace file, read before
+# the pages were taken), recorded on a real machine with kernel stacks.
+@test "kernel ring buffer pages read raw: the very records of the kernel's own text of them" {
+	tar -xJf "$TESTS/fixtures/mt-record/raw.tar.xz" -C "$BATS_TEST_TMPDIR"
+	cd "$BATS_TEST_TMPDIR"
+	# The text has times in microseconds, rounded; the pages nanoseconds.
+	for s in -s ""; do
+		run -0 --separate-stderr "$PROGS/ktrace-text" $s -r . kallsyms
+		raw=$(perl -F'\t' -lane 'if ($F[0] =~ /^(alloc|free)$/) { $F[1] = int(($F[1] + 500) / 1000) * 1000 }
+			print join("\t", @F)' <<<"$output")
+		run -0 --separate-stderr "$PROGS/ktrace-text" $s kallsyms <trace.txt
+		diff -u <(echo "$output") <(echo "$raw")
+		[ "$(grep -c '^alloc' <<<"$raw")" -gt 500 ]
+	done
+	# Cut pages: what they hold up to the cut, no crash.
+	head -c 5000 per_cpu/cpu1/trace_pipe_raw >cut
+	mv cut per_cpu/cpu1/trace_pipe_raw
+	run -0 --separate-stderr "$PROGS/ktrace-text" -s -r . kallsyms
+	[ "$(grep -c '^alloc' <<<"$output")" -gt 0 ]
+}
+
+@test "--kernel reading the kernel's text (MT_KTRACE_TEXT): the same kinds of records, tracefs as it was" {
+	kernel_skip
+	cd "$BATS_TEST_TMPDIR"
+	before=$(tracefs_state)
+	MT_KTRACE_TEXT=1 mt-record --kernel -d 2s -o t.mtr 2>t.err &
+	rec=$!
+	wait_instance $rec
+	kernel_work
+	wait $rec
+	diff -u <(echo "$before") <(tracefs_state)
+	run -0 --separate-stderr mt-decode -c t.mtr
+	mt-decode t.mtr | awk -F'\t' '$1 == "alloc" && $5 == "cache:filp"' | grep -q .
+	[ "$(mt-decode t.mtr | awk -F'\t' '$1 == "alloc" || $1 == "free"' | wc -l)" -gt 1000 ]
+}

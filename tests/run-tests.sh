@@ -62,6 +62,8 @@ if step "build fuzzers" make -s fuzz; then
 		head -c 300 "$log/corpus-$(basename "$f")/roundtrip3.mtr" \
 			>"$log/corpus-$(basename "$f")/cut.mtr"
 		head -120 tests/fixtures/mt-record/trace_pipe.txt >"$log/corpus-$(basename "$f")/trace_pipe.txt"
+		tar -xJOf tests/fixtures/mt-record/raw.tar.xz per_cpu/cpu1/trace_pipe_raw 2>/dev/null |
+			head -c 8192 >"$log/corpus-$(basename "$f")/pages.raw"
 		step "$(basename "$f") for ${FUZZ_SECONDS:-20}s" "$f" -max_total_time="${FUZZ_SECONDS:-20}" \
 			-timeout=10 -rss_limit_mb=2048 "$log/corpus-$(basename "$f")"
 	done

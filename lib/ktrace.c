@@ -581,6 +581,8 @@ raw_setup(struct ktrace *k, const char *root, const char *cpus)
 		return -1;
 	k->cpufd = emalloc((size_t)k->ncpus * sizeof(*k->cpufd));
 	k->last_of_cpu = emalloc((size_t)k->ncpus * sizeof(*k->last_of_cpu));
+	for (i = 0; i < k->ncpus; i++)
+		k->last_of_cpu[i] = -1;
 	for (i = 0; i < k->ncpus; i++) {
 		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", cpus, i);
 		if ((k->cpufd[i] = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
@@ -632,6 +634,7 @@ raw_event(struct ktrace *k, int cpu, uint64_t ts, const uint8_t *d, size_t len)
 			return;
 		p = &k->got[k->last_of_cpu[cpu]];
 		k->last_of_cpu[cpu] = -1;
+		p->done = 1;
 		n = raw_field(f, F_SIZE, d, len, &ok);
 		if (!ok || f->off[F_CALLER] < 0)
 			return;
@@ -658,8 +661,12 @@ raw_event(struct ktrace *k, int cpu, uint64_t ts, const uint8_t *d, size_t len)
 		if (!ok || addr <= 16)
 			return;
 	}
+	/* The CPU's event before had no stack coming. */
+	if (k->last_of_cpu[cpu] >= 0)
+		k->got[k->last_of_cpu[cpu]].done = 1;
 	p = got_add(k);
 	p->cpu = cpu;
+	p->done = !k->o.stacks;
 	p->ev.type = alloc ? MT_ALLOC : MT_FREE;
 	p->ev.ts = ts > k->o.start_ns ? ts - k->o.start_ns : 0;
 	p->ev.pid = 0;
@@ -799,7 +806,6 @@ raw_read(struct ktrace *k, uint64_t watermark)
 	int cpu, got = 0;
 
 	for (cpu = 0; cpu < k->ncpus; cpu++) {
-		k->last_of_cpu[cpu] = -1;
 		for (;;) {
 			n = read(k->cpufd[cpu], pg, k->page_size);
 			if (n < 0 && errno == EINTR)
@@ -812,10 +818,18 @@ raw_read(struct ktrace *k, uint64_t watermark)
 	}
 	free(pg);
 	qsort(k->got, k->ngot, sizeof(*k->got), by_time);
-	for (i = 0; i < k->ngot && k->got[i].ev.ts < watermark; i++)
+	/* A CPU's last event may have its stack in the page not read yet. */
+	for (i = 0; i < k->ngot && k->got[i].ev.ts < watermark &&
+	    (k->got[i].done || watermark == UINT64_MAX ||
+	    k->got[i].ev.ts + 1000000000 < watermark); i++)
 		release(k, &k->got[i]);
-	for (j = 0; i < k->ngot; i++, j++)
+	for (cpu = 0; cpu < k->ncpus; cpu++)
+		k->last_of_cpu[cpu] = -1;
+	for (j = 0; i < k->ngot; i++, j++) {
 		k->got[j] = k->got[i];
+		if (!k->got[j].done)
+			k->last_of_cpu[k->got[j].cpu] = (long)j;
+	}
 	k->ngot = j;
 	return got;
 }
@@ -895,7 +909,9 @@ remove_instance(struct ktrace *k)
 		k->dir[0] = '\0';
 	}
 	if (k->mounted) {
-		umount(k->root);
+		/* The kernel lets go of a removed instance's buffers a little later. */
+		for (int i = 0; i < 50 && umount(k->root) < 0 && errno == EBUSY; i++)
+			usleep(20000);
 		k->mounted = 0;
 	}
 }

@@ -445,6 +445,7 @@ wait_instance() {
 	before=$(tracefs_state)
 	umount /sys/kernel/tracing || skip "tracefs is busy here: cannot unmount it"
 	run mt-record --kernel -d 300ms -o u.mtr
+	echo "$output"
 	mounted=$(grep -c ' /sys/kernel/tracing tracefs' /proc/mounts || :)
 	mount -t tracefs nodev /sys/kernel/tracing
 	[ "$status" = 0 ]
@@ -481,6 +482,7 @@ wait_instance() {
 	kernel_skip
 	before=$(tracefs_state)
 	run -1 --separate-stderr mt-record --kernel -d 1500ms -o /dev/full
+	echo "$stderr"
 	[ "${stderr_lines[0]}" = "mt-record: /dev/full: No space left on device: recording stopped" ]
 	[[ ${stderr_lines[1]} == "mt-record: "*" kernel events, 0 bytes written to /dev/full (incomplete)" ]]
 	diff -u <(echo "$before") <(tracefs_state)

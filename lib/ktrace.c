@@ -165,7 +165,8 @@ load_kallsyms(struct ktrace *k, const char *path)
 		k->nsyms++;
 	}
 	fclose(f);
-	qsort(k->syms, k->nsyms, sizeof(*k->syms), by_addr);
+	if (k->nsyms)
+		qsort(k->syms, k->nsyms, sizeof(*k->syms), by_addr);
 	for (i = 0; i < k->nsyms; i++) {
 		v = u64map_get(&k->by_name, hash_str(k->syms[i].name, strlen(k->syms[i].name)), 1);
 		if (!*v)
@@ -817,7 +818,8 @@ raw_read(struct ktrace *k, uint64_t watermark)
 		}
 	}
 	free(pg);
-	qsort(k->got, k->ngot, sizeof(*k->got), by_time);
+	if (k->ngot)
+		qsort(k->got, k->ngot, sizeof(*k->got), by_time);
 	/* A CPU's last event may have its stack in the page not read yet. */
 	for (i = 0; i < k->ngot && k->got[i].ev.ts < watermark &&
 	    (k->got[i].done || watermark == UINT64_MAX ||

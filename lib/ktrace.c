@@ -190,6 +190,16 @@ sym_at(const struct ktrace *k, uint64_t ip)
 	return lo ? &k->syms[lo - 1] : NULL;
 }
 
+/*
+ * The tracing machinery's own frames, innermost in a stack the kernel
+ * records (trace_event_raw_event_kmalloc...), are not the caller's.
+ */
+static int
+tracing_frame(const struct ksym *s)
+{
+	return s && !strncmp(s->name, "trace_", 6);
+}
+
 /* "func+0x10d/0x140" back to an address; 0 when unknown. */
 static uint64_t
 call_site(struct ktrace *k, const char *s, size_t n)
@@ -423,8 +433,7 @@ parse_line(struct ktrace *k, char *line)
 		const char *lt = strrchr(p, '<');
 		uint64_t ip = lt ? strtoull(lt + 1, NULL, 16) : 0;
 		/* The tracing machinery's own frame is not the caller's. */
-		if (s && ip && strncmp(p + 3, "trace_event_raw_event_", 22) &&
-		    strncmp(p + 3, "trace_", 6) && s->nips < MAX_FRAMES)
+		if (s && ip && !(s->nips == 0 && tracing_frame(sym_at(k, ip))) && s->nips < MAX_FRAMES)
 			s->ips[s->nips++] = ip;
 		return;
 	}
@@ -644,9 +653,7 @@ raw_event(struct ktrace *k, int cpu, uint64_t ts, const uint8_t *d, size_t len)
 			if (at + 8 > len)
 				break;
 			memcpy(&v, d + at, 8);
-			/* The tracing machinery's own frames are not the caller's. */
-			const struct ksym *sym = sym_at(k, v);
-			if (v && !(sym && !strncmp(sym->name, "trace_", 6)))
+			if (v && !(p->nips == 0 && tracing_frame(sym_at(k, v))))
 				p->ips[p->nips++] = v;
 		}
 		return;

@@ -56,6 +56,36 @@ put_life(const struct mt_life *l, void *arg)
 	sink_put(&out, &ev);
 }
 
+/*
+ * Allocations and frees of the known heaps read from a trace hold no
+ * pointer into the reader's buffers: they wait here a few records, their
+ * hash table slots fetched from memory meanwhile, all at once.
+ */
+#define AHEAD 32
+static struct mt_event ahead[AHEAD];
+static size_t nahead;
+
+static void
+pair_ahead(struct mt_pairer *p)
+{
+	size_t i;
+
+	for (i = 0; i < nahead; i++)
+		if (ahead[i].type == MT_ALLOC)
+			pairer_alloc(p, &ahead[i]);
+		else
+			pairer_free(p, &ahead[i]);
+	nahead = 0;
+}
+
+static int
+can_wait(const struct mt_event *ev)
+{
+	return (ev->type == MT_ALLOC || ev->type == MT_FREE) &&
+	    (ev->heap.s == mt_heap_names[0].s || ev->heap.s == mt_heap_names[1].s ||
+	    ev->heap.s == mt_heap_names[2].s);
+}
+
 static int
 lifetime(struct mt_pairer *p, const char *path)
 {
@@ -67,6 +97,14 @@ lifetime(struct mt_pairer *p, const char *path)
 		return 1;
 	pairer_input(p, r);
 	while (reader_next(r, &ev)) {
+		if (can_wait(&ev)) {
+			pairer_prefetch(p, &ev);
+			ahead[nahead++] = ev;
+			if (nahead == AHEAD)
+				pair_ahead(p);
+			continue;
+		}
+		pair_ahead(p);
 		switch (ev.type) {
 		case MT_ALLOC:
 			pairer_alloc(p, &ev);
@@ -87,6 +125,7 @@ lifetime(struct mt_pairer *p, const char *path)
 			break;
 		}
 	}
+	pair_ahead(p);
 	status = reader_close(r);
 	pairer_input(p, NULL);
 	return status;

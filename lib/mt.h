@@ -345,6 +345,8 @@ struct mt_pairer;
 struct mt_pairer *pairer_new(void (*emit)(const struct mt_life *, void *), void *arg);
 void pairer_input(struct mt_pairer *p, struct mt_reader *r);	/* names warnings */
 void pairer_alloc(struct mt_pairer *p, const struct mt_event *ev);
+/* Before pairer_alloc or pairer_free of ev, some records ahead: its probe's memory. */
+void pairer_prefetch(struct mt_pairer *p, const struct mt_event *ev);
 void pairer_free(struct mt_pairer *p, const struct mt_event *ev);
 void pairer_proc(struct mt_pairer *p, int64_t pid);	/* a proc line: an exec ends the old image */
 void pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate);

@@ -243,6 +243,19 @@ free_unknown(struct mt_pairer *p, const struct mt_event *ev, unsigned heap)
 	    ev->size ? ev->size : UINT64_MAX, UINT64_MAX, NULL);
 }
 
+/* The cache line an allocation or free will probe, asked for early. */
+void
+pairer_prefetch(struct mt_pairer *p, const struct mt_event *ev)
+{
+	unsigned heap = heap_id(p, ev->heap);
+
+	if (p->range_heap[heap] || !p->blockcap)
+		return;
+	__builtin_prefetch(&p->blocks[block_slot(p, (int32_t)ev->pid, heap, ev->addr)]);
+	if (ev->type == MT_FREE)
+		__builtin_prefetch(freed_slot(p, ev->pid, ev->addr), 1);
+}
+
 void
 pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 {

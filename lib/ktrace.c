@@ -71,7 +71,6 @@ struct ktrace {
 	size_t len, cap;
 	struct pending *q;	/* oldest first */
 	size_t qhead, qlen, qcap;
-	int stack_cpu;		/* the pending event a "<stack trace>" belongs to */
 	struct pending *stack_for;
 	void (*emit)(struct mt_event *, void *);
 	void *arg;

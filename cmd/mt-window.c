@@ -45,15 +45,6 @@ static struct u64map stacks;	/* id -> struct stack */
 static struct u64map syms;	/* address -> its frames, a line each:
 				   function TAB file TAB module */
 
-static char *
-dup_str(struct mt_str s)
-{
-	char *p = emalloc(s.len + 1);
-
-	memcpy(p, s.s, s.len);
-	p[s.len] = '\0';
-	return p;
-}
 
 static struct stack *
 stack_find(uint64_t id)
@@ -176,7 +167,7 @@ series_add(const struct mt_event *ev, uint64_t ta, uint64_t tf, int64_t size)
 		s = &series[nseries++];
 		memset(s, 0, sizeof(*s));
 		s->pid = ev->pid;
-		s->heap = dup_str(ev->heap);
+		s->heap = estrndup(ev->heap.s, ev->heap.len);
 	}
 	/* Live at sample t0 + k*step when ta <= t < tf. */
 	k0 = ta <= t0 ? 0 : (ta - t0 + step - 1) / step;
@@ -289,7 +280,7 @@ window(const char *path)
 		case MT_PROC:
 			procs = erealloc(procs, (nprocs + 1) * sizeof(*procs));
 			procs[nprocs].pid = ev.pid;
-			procs[nprocs++].exe = dup_str(ev.s1);
+			procs[nprocs++].exe = estrndup(ev.s1.s, ev.s1.len);
 			break;
 		case MT_STACK: {
 			void **v = u64map_get(&stacks, ev.stack, 1);

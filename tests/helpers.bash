@@ -112,3 +112,10 @@ check_refs() {
 			print NR ": undefined stack: " $0; exit }
 		($1 == "alloc" || $1 == "free") && !($3 in pr) { print NR ": no proc line: " $0; exit }'
 }
+
+# A bounded trace's allocations and frees kept, and those its lost records
+# of reason $2 count, as "kept lost".
+kept_lost() {
+	echo "$(mt-decode "$1" | grep -c '^alloc\|^free')" \
+	    "$(mt-decode "$1" | awk -F'\t' -v r="$2" '$1 == "lost" && $5 == r { n += $4 } END { print n + 0 }')"
+}

@@ -269,8 +269,7 @@ PY
 	[ "${stderr_lines[1]}" = "mt-record: $(mt-decode s.mtr | awk -F'\t' '$1 == "lost" { n += $4 } END { print n }') events beyond --max-size not written, counted in lost records" ]
 	run -0 --separate-stderr mt-decode -c s.mtr
 	# What was kept and what was lost add up to valgrind's count of calls.
-	kept=$(mt-decode s.mtr | grep -c '^alloc\|^free')
-	lost=$(mt-decode s.mtr | awk -F'\t' '$1 == "lost" && $5 == "max-size" { n += $4 } END { print n }')
+	read -r kept lost < <(kept_lost s.mtr max-size)
 	[ "$((kept + lost))" = "$((allocs + frees))" ]
 	# More than half of the million events did not fit.
 	[ "$lost" -gt 500000 ] && [ "$kept" -gt 100000 ]
@@ -287,8 +286,7 @@ PY
 	run -0 --separate-stderr mt-record --max-size 256K --circular -o c.mtr -- "$PROGS/pairs" 500000
 	[ "$(stat -c %s c.mtr)" -le 262144 ]
 	run -0 --separate-stderr mt-decode -c c.mtr
-	kept=$(mt-decode c.mtr | grep -c '^alloc\|^free')
-	lost=$(mt-decode c.mtr | awk -F'\t' '$1 == "lost" && $5 == "circular" { n += $4 } END { print n }')
+	read -r kept lost < <(kept_lost c.mtr circular)
 	[ "$((kept + lost))" = "$((allocs + frees))" ]
 	# More than half of the million events did not fit.
 	[ "$lost" -gt 500000 ] && [ "$kept" -gt 100000 ]
@@ -560,7 +558,8 @@ wait_instance() {
 		run -0 --separate-stderr mt-decode -c b.mtr
 		[ -z "$(check_refs b.mtr)" ]
 		reason=${c:+circular}
-		[ "$(mt-decode b.mtr | awk -F'\t' -v r="${reason:-max-size}" '$1 == "lost" && $5 == r { n += $4 } END { print n + 0 }')" -gt 0 ]
+		read -r kept lost < <(kept_lost b.mtr "${reason:-max-size}")
+		[ "$lost" -gt 0 ]
 		grep -q "^mt-record: [0-9]* events beyond --max-size" b.err
 	done
 }

@@ -192,11 +192,7 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 	char **f, *s, *end = line + len, *tab;
 	size_t n = 0, i;
 
-	memset(ev, 0, offsetof(struct mt_event, s1));
-	ev->s1.s = ev->s2.s = ev->s3.s = NULL;
-	ev->s1.len = ev->s2.len = ev->s3.len = 0;
-	ev->nips = 0;
-	ev->ips = NULL;
+	event_clear(ev);
 	p->nfield = 0;
 	if (len == 0)
 		return fail(p, "empty line", NULL);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define MT_EVENTS_VERSION 1	/* the text format, see mt-events(5) */
 #define MT_TRACE_VERSION 1	/* the .mtr container */
@@ -114,6 +115,21 @@ int event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev
 /* Formats ev as one line with its newline into buf; returns its length. */
 size_t event_format(const struct mt_event *ev, char *buf, size_t bufsize);
 size_t event_format_size(const struct mt_event *ev);
+/*
+ * Zeroes an event in 64-byte pieces: GCC makes a whole-struct memset a
+ * `rep stos`, whose start-up cost was a tenth of mt-lifetime's time; the
+ * pieces become plain vector stores.
+ */
+static inline void
+event_clear(struct mt_event *ev)
+{
+	char *p = (char *)ev;
+	size_t i;
+
+	for (i = 0; i + 64 <= sizeof(*ev); i += 64)
+		memset(p + i, 0, 64);
+	memset(p + i, 0, sizeof(*ev) - i);
+}
 /* Escapes a string for a text field: TAB, newline, backslash, controls. */
 size_t str_escape(char *dst, const char *src, size_t len);
 enum mt_type type_from_name(const char *s, size_t len);

@@ -124,7 +124,7 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 			for (size_t i = 1; i < r->parser.nfield; i++)
 				r->parser.field[i][-1] = '\t';
 			r->parser.nfield = 0;
-			memset(ev, 0, sizeof(*ev));
+			event_clear(ev);
 			ev->type = MT_UNKNOWN;
 			ev->s1 = (struct mt_str){ r->line, r->linelen };
 			return 1;

@@ -938,7 +938,7 @@ decode(struct trace_reader *r, struct mt_event *ev)
 	unsigned cls;
 	int64_t d;
 
-	memset(ev, 0, sizeof(*ev));
+	event_clear(ev);
 	switch (TAG_TYPE(tag)) {
 	case R_THREAD:
 		if (r->fs.nthreads == r->threadcap) {

@@ -86,14 +86,14 @@ pairer_stats(const struct mt_pairer *p)
 }
 
 static unsigned
-heap_id(struct mt_pairer *p, struct mt_str h)
+heap_id_slow(struct mt_pairer *p, struct mt_str h)
 {
 	size_t i;
 	int k;
 	char *copy;
 
 	/* A trace's reader names the known heaps with the library's bytes. */
-	for (k = 0; k < 3; k++)
+	for (k = 1; k < 3; k++)
 		if (h.s == mt_heap_names[k].s && p->known_id[k] >= 0)
 			return (unsigned)p->known_id[k];
 	for (i = 0; i < p->nheaps; i++)
@@ -118,6 +118,15 @@ heap_id(struct mt_pairer *p, struct mt_str h)
 		p->nheaps++;
 	}
 	return (unsigned)i;
+}
+
+/* Two calls a record: malloc, named by the library's bytes, inline. */
+static inline unsigned
+heap_id(struct mt_pairer *p, struct mt_str h)
+{
+	if (h.s == mt_heap_names[0].s && p->known_id[0] >= 0)
+		return (unsigned)p->known_id[0];
+	return heap_id_slow(p, h);
 }
 
 /* Blocks: open addressing with backward-shift deletion, no tombstones. */

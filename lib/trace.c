@@ -214,6 +214,7 @@ struct trace_writer {
 	struct frame_state fs;
 	struct ref_slot *refs;
 	struct thread_slot *threads;
+	struct thread_slot *last_thread;	/* looked up last */
 	struct mt_str heaps[MAX_HEAPS];	/* names defined in this frame */
 	char heapnames[HEAPNAMES_MAX];	/* their bytes */
 	size_t heapnames_len;
@@ -361,16 +362,23 @@ put_bytes(struct trace_writer *w, struct mt_str s)
 static uint32_t
 thread_index(struct trace_writer *w, int64_t pid, int64_t tid)
 {
-	uint32_t h = (uint32_t)hash64((uint64_t)pid << 32 ^ (uint64_t)tid) & (THREAD_SLOTS - 1);
-	struct thread_slot *s;
+	uint32_t h;
+	struct thread_slot *s = w->last_thread;
 
+	/* Most records are of the thread before. */
+	if (s && s->gen == w->gen && s->pid == pid && s->tid == tid)
+		return s->index;
+	h = (uint32_t)hash64((uint64_t)pid << 32 ^ (uint64_t)tid) & (THREAD_SLOTS - 1);
 	for (;; h = (h + 1) & (THREAD_SLOTS - 1)) {
 		s = &w->threads[h];
 		if (s->gen != w->gen)
 			break;
-		if (s->pid == pid && s->tid == tid)
+		if (s->pid == pid && s->tid == tid) {
+			w->last_thread = s;
 			return s->index;
+		}
 	}
+	w->last_thread = s;
 	s->gen = w->gen;
 	s->pid = pid;
 	s->tid = tid;
@@ -384,9 +392,12 @@ thread_index(struct trace_writer *w, int64_t pid, int64_t tid)
 static unsigned
 heap_index(struct trace_writer *w, struct mt_str heap, uint32_t *idx)
 {
-	int k = heap_known(&heap);
+	int k;
 	uint32_t i;
 
+	if (heap.s == mt_heap_names[0].s)
+		return 0;
+	k = heap_known(&heap);
 	if (k >= 0)
 		return (unsigned)k;
 	for (i = 0; i < w->fs.nheaps; i++)
@@ -411,7 +422,7 @@ ref_slot(struct trace_writer *w, uint64_t addr)
 	return &w->refs[(uint32_t)hash64(addr >> 4) & (REF_SLOTS - 1)];
 }
 
-static void
+static inline void
 put_ts(struct trace_writer *w, uint64_t ts)
 {
 	put(w, S_TS, zigzag((int64_t)(ts - w->fs.last_ts)));

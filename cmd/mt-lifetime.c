@@ -78,6 +78,21 @@ pair_ahead(struct mt_pairer *p)
 	nahead = 0;
 }
 
+/* What the pairer reads of an allocation or free: a fifth of the record. */
+static void
+wait_copy(struct mt_event *to, const struct mt_event *ev)
+{
+	to->type = ev->type;
+	to->flags = ev->flags;
+	to->ts = ev->ts;
+	to->pid = ev->pid;
+	to->tid = ev->tid;
+	to->addr = ev->addr;
+	to->size = ev->size;
+	to->stack = ev->stack;
+	to->heap = ev->heap;
+}
+
 static int
 can_wait(const struct mt_event *ev)
 {
@@ -99,7 +114,7 @@ lifetime(struct mt_pairer *p, const char *path)
 	while (reader_next(r, &ev)) {
 		if (can_wait(&ev)) {
 			pairer_prefetch(p, &ev);
-			ahead[nahead++] = ev;
+			wait_copy(&ahead[nahead++], &ev);
 			if (nahead == AHEAD)
 				pair_ahead(p);
 			continue;

@@ -178,13 +178,13 @@ block_grow(struct mt_pairer *p)
 	size_t i, oldcap = p->blockcap;
 
 	p->blockcap = p->blockcap ? p->blockcap * 2 : 1024;
-	p->blocks = ecalloc(p->blockcap, sizeof(*p->blocks));
+	p->blocks = etable_calloc(p->blockcap, sizeof(*p->blocks));
 	for (i = 0; i < oldcap; i++)
 		if (old[i].used) {
 			b = block_slot_of(p, old[i].pid, old[i].heap, old[i].addr);
 			*b = old[i];
 		}
-	free(old);
+	etable_free(old, oldcap, sizeof(*old));
 }
 
 static void
@@ -455,7 +455,7 @@ pairer_free_all(struct mt_pairer *p)
 	for (i = 0; i < p->nheaps; i++)
 		if (p->heapcopy[i])
 			free((char *)(uintptr_t)p->heapname[i]);
-	free(p->blocks);
+	etable_free(p->blocks, p->blockcap, sizeof(*p->blocks));
 	free(p->ranges);
 	free(p->seen);
 	free(p->freed);

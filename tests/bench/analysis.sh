@@ -4,7 +4,10 @@
 # by each: `mt-lifetime app.mtr | mt-window | mt-group`, with text and
 # with -b (a .mtr stream) between the filters, against
 # `heaptrack_print` on heaptrack's trace.  Medians of RUNS runs (default
-# 5) of the wall time; each stage's peak RSS beside heaptrack_print's.
+# 5) of the wall time, the three run in turn, so that a machine whose
+# speed drifts meanwhile (these do, by half) slows them alike; the ratio
+# is the median of each turn's own ratio.  Each stage's peak RSS beside
+# heaptrack_print's.
 . "$(dirname "$0")/common.sh"
 
 PYTHONMALLOC=malloc cmd/mt-record -o "$work/py.mtr" -- /usr/bin/python3 tests/bench/py_dicts.py >/dev/null 2>&1
@@ -17,11 +20,17 @@ pipeline() {
 	/usr/bin/time -f %M -o "$work/rss.window" cmd/mt-window $1 --from 1s --to 2s |
 	/usr/bin/time -f %M -o "$work/rss.group" cmd/mt-group --by process,heap,type,function >/dev/null
 }
-text=$(timed pipeline "")
-mt=$(timed pipeline -b)
-ht=$(timed sh -c "/usr/bin/time -f %M -o '$work/rss.ht' heaptrack_print '$work'/ht.* >/dev/null")
+: >"$work/t.text"; : >"$work/t.b"; : >"$work/t.ht"; : >"$work/r.text"; : >"$work/r.b"
+for i in $(seq "$RUNS"); do
+	t=$(seconds pipeline "")
+	b=$(seconds pipeline -b)
+	h=$(seconds sh -c "/usr/bin/time -f %M -o '$work/rss.ht' heaptrack_print '$work'/ht.* >/dev/null")
+	echo "$t" >>"$work/t.text"; echo "$b" >>"$work/t.b"; echo "$h" >>"$work/t.ht"
+	echo "$t / $h" | bc -l >>"$work/r.text"; echo "$b / $h" | bc -l >>"$work/r.b"
+done
 printf '%d events: mt-lifetime | mt-window | mt-group: text %.2f s (%.2fx), -b %.2f s (%.2fx); heaptrack_print %.2f s\n' \
-	"$events" "$text" "$(echo "$text / $ht" | bc -l)" "$mt" "$(echo "$mt / $ht" | bc -l)" "$ht"
+	"$events" "$(median <"$work/t.text")" "$(median <"$work/r.text")" \
+	"$(median <"$work/t.b")" "$(median <"$work/r.b")" "$(median <"$work/t.ht")"
 printf 'peak RSS: mt-lifetime %d MiB, mt-window %d MiB, mt-group %d MiB; heaptrack_print %d MiB\n' \
 	$(($(cat "$work/rss.lifetime") / 1024)) $(($(cat "$work/rss.window") / 1024)) \
 	$(($(cat "$work/rss.group") / 1024)) $(($(cat "$work/rss.ht") / 1024))

@@ -257,12 +257,17 @@ void
 pairer_prefetch(struct mt_pairer *p, const struct mt_event *ev)
 {
 	unsigned heap = heap_id(p, ev->heap);
+	const struct block *b;
 
 	if (p->range_heap[heap] || !p->blockcap)
 		return;
-	__builtin_prefetch(&p->blocks[block_slot(p, (int32_t)ev->pid, heap, ev->addr)]);
-	if (ev->type == MT_FREE)
+	b = &p->blocks[block_slot(p, (int32_t)ev->pid, heap, ev->addr)];
+	__builtin_prefetch(b);
+	if (ev->type == MT_FREE) {
+		/* Deleting shifts the blocks after it back: their line too. */
+		__builtin_prefetch((const char *)b + 64);
 		__builtin_prefetch(freed_slot(p, ev->pid, ev->addr), 1);
+	}
 }
 
 void

@@ -35,6 +35,7 @@ static const char *skip_pattern;
 
 struct group {
 	char *key;		/* the key fields, TAB-separated */
+	size_t klen;
 	uint64_t count, size;
 	int64_t impact;
 	struct group *next;
@@ -91,21 +92,18 @@ folded(struct mt_stackinfo *si, char **p, size_t *len, size_t *cap)
 static void
 account(const char *key, size_t klen, const struct mt_event *ev)
 {
-	uint64_t h = 1469598103934665603ULL;
 	struct group *g;
 	void **v;
-	size_t i;
 	int ai = ev->s1.len == 4 && ev->s1.s[1] == 'i';
 
-	for (i = 0; i < klen; i++)
-		h = (h ^ (unsigned char)key[i]) * 1099511628211ULL;
-	v = u64map_get(&groups, h, 1);
+	v = u64map_get(&groups, hash_bytes(key, klen) | 1, 1);
 	for (g = *v; g; g = g->next)
-		if (strcmp(g->key, key) == 0)
+		if (g->klen == klen && memcmp(g->key, key, klen) == 0)
 			break;
 	if (!g) {
 		g = ecalloc(1, sizeof(*g));
 		g->key = estrndup(key, klen);
+		g->klen = klen;
 		g->next = *v;
 		*v = g;
 		all = erealloc(all, (nall + 1) * sizeof(*all));

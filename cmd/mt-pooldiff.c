@@ -76,16 +76,11 @@ static int partial_last;		/* the last snapshot ends a short interval */
 static struct tag *
 tag_get(const char *name, size_t nlen, const char *type, size_t tlen)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = hash_bytes(name, nlen) * 31 ^ hash_bytes(type, tlen);
 	struct tag *t, **head;
 	void **v;
 	size_t i;
 
-	for (i = 0; i < nlen; i++)
-		h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
-	h ^= 0x9e37;
-	for (i = 0; i < tlen; i++)
-		h = (h ^ (unsigned char)type[i]) * 1099511628211ULL;
 	v = u64map_get(&tags_by_hash, h | 1, 1);
 	head = (struct tag **)v;
 	for (t = *head; t; t = t->next)

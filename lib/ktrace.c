@@ -93,12 +93,7 @@ static struct ktrace *active;	/* for the exit-time clean-up */
 static uint64_t
 hash_str(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return h | 1;
+	return hash_bytes(s, n) | 1;
 }
 
 static int

@@ -179,6 +179,23 @@ hash64(uint64_t x)
 	return x;
 }
 
+/* Bytes hashed eight at a time (a group's key for every lifetime). */
+static inline uint64_t
+hash_bytes(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t h = n * 0x9e3779b97f4a7c15ULL, w;
+
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	return hash64(h ^ w);
+}
+
 /* regex.c: PCRE2 patterns for the filters (programs link libpcre2-8) */
 struct mt_regex;
 struct mt_regex *re_compile(const char *pattern);	/* exits 2 when bad */

@@ -26,19 +26,26 @@ put_life(const struct mt_life *l, void *arg)
 {
 	/* Every field a life record has is set below; the rest stay 0. */
 	static struct mt_event ev = { .type = MT_LIFE };
+	static const char *const classes[] = { "aifi", "aifo", "aofi" };
+	unsigned cls;
 
 	/* Over the whole trace: allocations made before it are AO, blocks
 	   never freed FO; the rest is AIFI. */
 	if (l->ta == UINT64_MAX) {
-		ev.s1.s = "aofi";
+		cls = 2;
 		ev.impact = l->size == UINT64_MAX ? 0 : -(int64_t)l->size;
 	} else if (l->tf == UINT64_MAX) {
-		ev.s1.s = "aifo";
+		cls = 1;
 		ev.impact = (int64_t)l->size;
 	} else {
-		ev.s1.s = "aifi";
+		cls = 0;
 		ev.impact = 0;
 	}
+	if (out.w) {	/* -b: straight into the stream */
+		trace_write_life(out.w, l, cls, ev.impact);
+		return;
+	}
+	ev.s1.s = classes[cls];
 	ev.s1.len = 4;
 	ev.ts = l->ta;
 	ev.ts2 = l->tf;

@@ -429,6 +429,95 @@ put_ts(struct trace_writer *w, uint64_t ts)
 	w->fs.last_ts = ts;
 }
 
+static int writer_full(const struct trace_writer *w, size_t heaplen);
+
+/* A life record; f holds its LF_ flags, class and fate (not LF_IMPACT). */
+static void
+put_life(struct trace_writer *w, unsigned f, int64_t pid, int64_t tid, struct mt_str heapname,
+    uint64_t ts, uint64_t ts2, uint64_t addr, uint64_t size, uint64_t stack, int64_t impact)
+{
+	uint32_t thread, hidx = 0;
+	unsigned heap;
+	uint8_t tag;
+
+	if (writer_full(w, heapname.len))
+		trace_flush(w);
+	if (impact != life_impact((unsigned)LF_CLASS(f), size, f))
+		f |= LF_IMPACT;
+	thread = thread_index(w, pid, f & LF_TID_NONE ? 0 : tid);
+	heap = heap_index(w, heapname, &hidx);
+	tag = (uint8_t)(R_LIFE | heap << 4);
+	if (thread != w->fs.cur_thread) {
+		tag |= TAG_THREAD;
+		w->fs.cur_thread = thread;
+		put(w, S_THREAD, thread);
+	}
+	put(w, S_MISC, f);
+	if (heap == HEAP_OTHER)
+		put(w, S_MISC, hidx);
+	/* The end, then how long before it the lifetime began. */
+	if (!(f & LF_TS2_NONE)) {
+		put_ts(w, ts2);
+		if (!(f & LF_TS_NONE))
+			put(w, S_TS, zigzag((int64_t)(ts2 - ts)));
+	} else if (!(f & LF_TS_NONE)) {
+		put_ts(w, ts);
+	}
+	put(w, S_ADDR, zigzag((int64_t)(addr - w->fs.last_addr)));
+	w->fs.last_addr = addr;
+	if (!(f & LF_SIZE_NONE))
+		put(w, S_SIZE, size);
+	if (!(f & LF_STACK_NONE))
+		put(w, S_STACK, stack);
+	if (f & LF_IMPACT)
+		put(w, S_MISC, zigzag(impact));
+	put_byte(w, S_TAG, tag);
+}
+
+/*
+ * The pairer's lifetime as a life record, without making it an event
+ * first (its class named, then read back): cls 0-3 is aifi aifo aofi aofo.
+ */
+void
+trace_write_life(struct trace_writer *w, const struct mt_life *l, unsigned cls, int64_t impact)
+{
+	unsigned fate = !l->fate ? 0 : l->fate[0] == 'e' && l->fate[1] == 'x' ? 1 : 2;
+
+	if (w->error)
+		return;
+	if (l->heap.len > HEAPNAMES_MAX / 2) {
+		struct mt_event ev;	/* no such heap: as text, like trace_write */
+
+		event_clear(&ev);
+		ev.type = MT_LIFE;
+		ev.ts = l->ta;
+		ev.ts2 = l->tf;
+		ev.pid = l->pid;
+		ev.tid = l->tid;
+		ev.heap = l->heap;
+		ev.addr = l->addr;
+		ev.size = l->size;
+		ev.stack = l->stack;
+		ev.impact = impact;
+		ev.flags = (l->ta == UINT64_MAX ? EV_TS_NONE : 0) |
+		    (l->tf == UINT64_MAX ? EV_TS2_NONE : 0) | (l->tid < 0 ? EV_TID_NONE : 0) |
+		    (l->size == UINT64_MAX ? EV_SIZE_NONE : 0) |
+		    (l->stack == UINT64_MAX ? EV_STACK_NONE : 0);
+		ev.s1 = (struct mt_str){ life_classes[cls & 3], 4 };
+		if (fate)
+			ev.s2 = (struct mt_str){ life_fates[fate], strlen(life_fates[fate]) };
+		trace_write(w, &ev);
+		return;
+	}
+	w->events++;
+	put_life(w, (l->ta == UINT64_MAX ? LF_TS_NONE : 0) | (l->tf == UINT64_MAX ? LF_TS2_NONE : 0) |
+	    (l->tid < 0 ? LF_TID_NONE : 0) | (l->size == UINT64_MAX ? LF_SIZE_NONE : 0) |
+	    (l->stack == UINT64_MAX ? LF_STACK_NONE : 0) | (cls & 3) << 5 | fate << 7,
+	    l->pid, l->tid, l->heap, l->ta, l->tf, l->addr, l->size, l->stack, impact);
+	if (w->rawlen >= w->frame_max)
+		trace_flush(w);
+}
+
 void
 trace_write(struct trace_writer *w, const struct mt_event *ev)
 {
@@ -512,49 +601,17 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 	case MT_LIFE: {
 		int cls = life_class(ev->s1);
 		int fate = life_fate(ev->s2);
-		unsigned f;
 
 		/* A class or fate of our own: its text line keeps it. */
 		if (cls < 0 || fate < 0 || ev->heap.len > HEAPNAMES_MAX / 2)
 			goto text;
-		if (trace_writer_full(w, ev))
-			trace_flush(w);
-		f = (ev->flags & EV_TS_NONE ? LF_TS_NONE : 0) |
+		put_life(w, (ev->flags & EV_TS_NONE ? LF_TS_NONE : 0) |
 		    (ev->flags & EV_TS2_NONE ? LF_TS2_NONE : 0) |
 		    (ev->flags & EV_TID_NONE ? LF_TID_NONE : 0) |
 		    (ev->flags & EV_SIZE_NONE ? LF_SIZE_NONE : 0) |
 		    (ev->flags & EV_STACK_NONE ? LF_STACK_NONE : 0) |
-		    (unsigned)cls << 5 | (unsigned)fate << 7;
-		if (ev->impact != life_impact((unsigned)cls, ev->size, f))
-			f |= LF_IMPACT;
-		thread = thread_index(w, ev->pid, f & LF_TID_NONE ? 0 : ev->tid);
-		heap = heap_index(w, ev->heap, &hidx);
-		tag = (uint8_t)(R_LIFE | heap << 4);
-		if (thread != w->fs.cur_thread) {
-			tag |= TAG_THREAD;
-			w->fs.cur_thread = thread;
-			put(w, S_THREAD, thread);
-		}
-		put(w, S_MISC, f);
-		if (heap == HEAP_OTHER)
-			put(w, S_MISC, hidx);
-		/* The end, then how long before it the lifetime began. */
-		if (!(f & LF_TS2_NONE)) {
-			put_ts(w, ev->ts2);
-			if (!(f & LF_TS_NONE))
-				put(w, S_TS, zigzag((int64_t)(ev->ts2 - ev->ts)));
-		} else if (!(f & LF_TS_NONE)) {
-			put_ts(w, ev->ts);
-		}
-		put(w, S_ADDR, zigzag((int64_t)(ev->addr - w->fs.last_addr)));
-		w->fs.last_addr = ev->addr;
-		if (!(f & LF_SIZE_NONE))
-			put(w, S_SIZE, ev->size);
-		if (!(f & LF_STACK_NONE))
-			put(w, S_STACK, ev->stack);
-		if (f & LF_IMPACT)
-			put(w, S_MISC, zigzag(ev->impact));
-		put_byte(w, S_TAG, tag);
+		    (unsigned)cls << 5 | (unsigned)fate << 7, ev->pid, ev->tid, ev->heap,
+		    ev->ts, ev->ts2, ev->addr, ev->size, ev->stack, ev->impact);
 		break;
 	}
 	case MT_STACK:
@@ -616,9 +673,15 @@ trace_writer_full(const struct trace_writer *w, const struct mt_event *ev)
 {
 	if (ev->type != MT_ALLOC && ev->type != MT_FREE && ev->type != MT_LIFE)
 		return 0;
+	return writer_full(w, ev->heap.len);
+}
+
+static int
+writer_full(const struct trace_writer *w, size_t heaplen)
+{
 	return w->fs.nallocs >= FRAME_ALLOCS_MAX ||
 	    w->fs.nthreads >= THREAD_SLOTS / 2 || w->fs.nheaps >= MAX_HEAPS ||
-	    w->heapnames_len + ev->heap.len > HEAPNAMES_MAX;
+	    w->heapnames_len + heaplen > HEAPNAMES_MAX;
 }
 
 size_t

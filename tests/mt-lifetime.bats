@@ -107,3 +107,13 @@ survivors_at_exit() {
 	run -1 --separate-stderr mt-window cut.mtr
 	[[ $stderr == "mt-window: cut.mtr: "* ]]
 }
+
+@test "--binary: a heap named too long for the binary form keeps its lifetime as a text line" {
+	h=$(head -c 40000 /dev/zero | tr '\0' h)
+	printf 'proc\t0\t100\t1\tapp\tapp\nalloc\t10\t100\t100\t%s\t0x1000\t32\t-\nalloc\t11\t100\t100\tmalloc\t0x2000\t16\t-\nfree\t20\t100\t100\t%s\t0x1000\t-\n' \
+		"$h" "$h" >long.txt
+	mt-lifetime -q long.txt >l.txt
+	[ "$(grep -c '^life' l.txt)" -eq 2 ]
+	grep -q "^life	10	20	100	100	$h	0x1000	32	-	aifi	0\$" l.txt
+	mt-lifetime -bq long.txt | mt-decode | cmp - l.txt
+}

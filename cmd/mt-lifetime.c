@@ -24,42 +24,27 @@ static struct mt_sink out;
 static void
 put_life(const struct mt_life *l, void *arg)
 {
-	/* Every field a life record has is set below; the rest stay 0. */
-	static struct mt_event ev = { .type = MT_LIFE };
-	static const char *const classes[] = { "aifi", "aifo", "aofi" };
+	struct mt_event ev;
 	unsigned cls;
+	int64_t impact;
 
 	/* Over the whole trace: allocations made before it are AO, blocks
 	   never freed FO; the rest is AIFI. */
 	if (l->ta == UINT64_MAX) {
 		cls = 2;
-		ev.impact = l->size == UINT64_MAX ? 0 : -(int64_t)l->size;
+		impact = l->size == UINT64_MAX ? 0 : -(int64_t)l->size;
 	} else if (l->tf == UINT64_MAX) {
 		cls = 1;
-		ev.impact = (int64_t)l->size;
+		impact = (int64_t)l->size;
 	} else {
 		cls = 0;
-		ev.impact = 0;
+		impact = 0;
 	}
 	if (out.w) {	/* -b: straight into the stream */
-		trace_write_life(out.w, l, cls, ev.impact);
+		trace_write_life(out.w, l, cls, impact);
 		return;
 	}
-	ev.s1.s = classes[cls];
-	ev.s1.len = 4;
-	ev.ts = l->ta;
-	ev.ts2 = l->tf;
-	ev.flags = (l->ta == UINT64_MAX ? EV_TS_NONE : 0) | (l->tf == UINT64_MAX ? EV_TS2_NONE : 0) |
-	    (l->tid < 0 ? EV_TID_NONE : 0) | (l->size == UINT64_MAX ? EV_SIZE_NONE : 0) |
-	    (l->stack == UINT64_MAX ? EV_STACK_NONE : 0);
-	ev.pid = l->pid;
-	ev.tid = l->tid;
-	ev.heap = l->heap;
-	ev.addr = l->addr;
-	ev.size = l->size;
-	ev.stack = l->stack;
-	ev.s2.s = l->fate;
-	ev.s2.len = l->fate ? strlen(l->fate) : 0;
+	life_event(l, cls, impact, &ev);
 	sink_put(&out, &ev);
 }
 

@@ -89,26 +89,69 @@ folded(struct mt_stackinfo *si, char **p, size_t *len, size_t *cap)
 	}
 }
 
-static void
-account(const char *key, size_t klen, const struct mt_event *ev)
+/*
+ * A lifetime's group is a function of its process (the name its pid has
+ * now), pid, heap, class and stack (whose frames the dictionary fixes at
+ * their first use): the group of those last seen together is kept, so
+ * that the key is not made again for every lifetime.  Any proc record
+ * may rename a process: the kept groups are forgotten then (gen).  Only
+ * for the heaps a trace names by the library's bytes, and the four
+ * classes.
+ */
+#define KEPT 4096
+static struct kept {
+	uint64_t stack;
+	int64_t pid;
+	const char *heap;
+	uint32_t gen;
+	int cls;
+	struct group *g;
+} kept[KEPT];
+static uint32_t kept_gen = 1;
+
+static struct kept *
+kept_slot(const struct mt_event *ev, uint64_t stack, int *cls)
+{
+	int k;
+
+	*cls = -1;
+	if (ev->s1.len != 4 || ev->s1.s[0] != 'a' || ev->s1.s[2] != 'f')
+		return NULL;
+	*cls = (ev->s1.s[1] == 'o') << 1 | (ev->s1.s[3] == 'o');
+	for (k = 0; k < 3; k++)
+		if (ev->heap.s == mt_heap_names[k].s)
+			break;
+	if (k == 3)
+		return NULL;
+	return &kept[hash64(stack * 31 + (uint64_t)ev->pid * 4 + (uint64_t)*cls +
+	    (uint64_t)k * 0x9e3779b9) & (KEPT - 1)];
+}
+
+static struct group *
+group_of(const char *key, size_t klen)
 {
 	struct group *g;
 	void **v;
-	int ai = ev->s1.len == 4 && ev->s1.s[1] == 'i';
 
 	v = u64map_get(&groups, hash_bytes(key, klen) | 1, 1);
 	for (g = *v; g; g = g->next)
 		if (g->klen == klen && memcmp(g->key, key, klen) == 0)
-			break;
-	if (!g) {
-		g = ecalloc(1, sizeof(*g));
-		g->key = estrndup(key, klen);
-		g->klen = klen;
-		g->next = *v;
-		*v = g;
-		all = erealloc(all, (nall + 1) * sizeof(*all));
-		all[nall++] = g;
-	}
+			return g;
+	g = ecalloc(1, sizeof(*g));
+	g->key = estrndup(key, klen);
+	g->klen = klen;
+	g->next = *v;
+	*v = g;
+	all = erealloc(all, (nall + 1) * sizeof(*all));
+	all[nall++] = g;
+	return g;
+}
+
+static void
+account(struct group *g, const struct mt_event *ev)
+{
+	int ai = ev->s1.len == 4 && ev->s1.s[1] == 'i';
+
 	g->count++;
 	/* Size: what was allocated inside the window; Impact as computed. */
 	if (ai && !(ev->flags & EV_SIZE_NONE))
@@ -116,8 +159,9 @@ account(const char *key, size_t klen, const struct mt_event *ev)
 	g->impact += ev->impact;
 }
 
-static void
-group_life(const struct mt_event *ev)
+/* The group of a lifetime, by its key made afresh. */
+static struct group *
+group_by_key(const struct mt_event *ev)
 {
 	static char *key;
 	static size_t cap;
@@ -142,8 +186,7 @@ group_life(const struct mt_event *ev)
 			key[len] = '\0';
 			folded(si, &key, &len, &cap);
 		}
-		account(key, len, ev);
-		return;
+		return group_of(key, len);
 	}
 	for (i = 0; i < nkeys; i++) {
 		switch (keys[i]) {
@@ -188,7 +231,27 @@ group_life(const struct mt_event *ev)
 			break;
 		}
 	}
-	account(key, len, ev);
+	return group_of(key, len);
+}
+
+static void
+group_life(const struct mt_event *ev)
+{
+	uint64_t stack = ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack;
+	struct kept *k;
+	struct group *g;
+	int cls;
+
+	k = kept_slot(ev, stack, &cls);
+	if (k && k->gen == kept_gen && k->stack == stack && k->pid == ev->pid &&
+	    k->heap == ev->heap.s && k->cls == cls) {
+		account(k->g, ev);
+		return;
+	}
+	g = group_by_key(ev);
+	if (k)
+		*k = (struct kept){ stack, ev->pid, ev->heap.s, kept_gen, cls, g };
+	account(g, ev);
 }
 
 static int
@@ -445,8 +508,10 @@ group_file(const char *path)
 	if (!(r = reader_open(path)))
 		return 1;
 	while (reader_next(r, &ev)) {
-		if (dict_add(dict, &ev))
+		if (dict_add(dict, &ev)) {
+			kept_gen += ev.type == MT_PROC;	/* a process renamed */
 			continue;
+		}
 		/* Unknown records were passed on before us. */
 		if (ev.type == MT_LIFE)
 			group_life(&ev);

@@ -98,3 +98,13 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 	has_line "$output" "^$pid\taifo\t\Q$PROGS/memtestapp\E\t.*memtestapp\.c\t250\t10000\t10000$"
 	has_line "$output" "^$pid\taifi\t\Q$PROGS/memtestapp\E\t.*memtestapp\.c\t12\t$((120 * MiB))\t0$"
 }
+
+@test "a process renamed by exec starts groups of its own, from a trace too" {
+	printf 'proc\t100\t1\t0\t/bin/a\ta\nstack\t1\t0x1000\nlife\t10\t20\t100\t100\tmalloc\t0x10\t8\t1\taifi\t0\nlife\t11\t21\t100\t100\tmalloc\t0x20\t8\t1\taifi\t0\nproc\t100\t1\t30\t/bin/b\tb\nlife\t31\t40\t100\t100\tmalloc\t0x10\t16\t1\taifi\t0\n' >ren.txt
+	"$PROGS/mtr-encode" ren.txt >ren.mtr
+	for f in ren.txt ren.mtr; do
+		run -0 mt-group --by process,heap,class --format tsv $f
+		[ "${lines[1]}" = "a	malloc	aifi	2	16	0" ]
+		[ "${lines[2]}" = "b	malloc	aifi	1	16	0" ]
+	done
+}

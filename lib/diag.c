@@ -107,6 +107,40 @@ etable_calloc(size_t n, size_t size)
 	return p;
 }
 
+/*
+ * The table of n grown to newn, its n first in place and zeroes after:
+ * a mapped table is remapped, so that its pages are neither made again
+ * nor copied, and only the new ones are made (at once, as above).
+ */
+void *
+etable_grow(void *p, size_t n, size_t newn, size_t size)
+{
+	size_t len = n * size, newlen;
+	char *q;
+
+	if (size && newn > SIZE_MAX / size)
+		enomem();
+	newlen = newn * size;
+	if (newlen < TABLE_MAP_MIN) {
+		q = erealloc(p, newlen);
+		memset(q + len, 0, newlen - len);
+		return q;
+	}
+	if (len < TABLE_MAP_MIN) {
+		q = etable_calloc(newn, size);
+		memcpy(q, p, len);
+		free(p);
+		return q;
+	}
+	q = mremap(p, len, newlen, MREMAP_MAYMOVE);
+	if (q == MAP_FAILED)
+		enomem();
+#ifdef MADV_POPULATE_WRITE
+	madvise(q + len, newlen - len, MADV_POPULATE_WRITE);	/* else page by page */
+#endif
+	return q;
+}
+
 void
 etable_free(void *p, size_t n, size_t size)
 {

@@ -25,6 +25,7 @@ void *ecalloc(size_t n, size_t size);
 void *erealloc(void *p, size_t n);
 void *etable_calloc(size_t n, size_t size);
 void etable_free(void *p, size_t n, size_t size);
+void *etable_grow(void *p, size_t n, size_t newn, size_t size);
 char *estrdup(const char *s);
 char *estrndup(const char *s, size_t n);
 int mt_close_stdout(void);

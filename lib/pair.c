@@ -171,20 +171,71 @@ block_slot_of(struct mt_pairer *p, int32_t pid, unsigned heap, uint64_t addr)
 	return &b[i];
 }
 
+/* Appends b to the blocks set aside (room for 64, doubled at powers of 2). */
+static struct block *
+block_aside(struct block *aside, size_t *n, const struct block *b)
+{
+	if (*n >= 64 && !(*n & (*n - 1)))
+		aside = erealloc(aside, 2 * *n * sizeof(*aside));
+	aside[(*n)++] = *b;
+	return aside;
+}
+
+/*
+ * Twice the slots, the blocks rehashed where they are: each moves to a
+ * home of the new mask (its old one or that plus the old size).  Taken
+ * in the order of the old slots from just after an empty one, every block
+ * finds its place among blocks already placed, which no later step
+ * empties (see below); the few it cannot be sure of wait aside.
+ */
 static void
 block_grow(struct mt_pairer *p)
 {
-	struct block *old = p->blocks, *b;
-	size_t i, oldcap = p->blockcap;
+	size_t oldcap = p->blockcap, cap = oldcap ? oldcap * 2 : 1024, i, e, h, j;
+	size_t naside = 0;
+	struct block *t, x, *aside = NULL;
 
-	p->blockcap = p->blockcap ? p->blockcap * 2 : 1024;
-	p->blocks = etable_calloc(p->blockcap, sizeof(*p->blocks));
-	for (i = 0; i < oldcap; i++)
-		if (old[i].used) {
-			b = block_slot_of(p, old[i].pid, old[i].heap, old[i].addr);
-			*b = old[i];
-		}
-	etable_free(old, oldcap, sizeof(*old));
+	if (!oldcap) {
+		p->blocks = etable_calloc(cap, sizeof(*p->blocks));
+		p->blockcap = cap;
+		return;
+	}
+	t = p->blocks = etable_grow(p->blocks, oldcap, cap, sizeof(*t));
+	p->blockcap = cap;
+	aside = emalloc(64 * sizeof(*aside));
+	/* The run that wrapped round the old end waits aside: the other old
+	   slots after the empty one at e hold blocks whose homes lie at or
+	   before them (after e). */
+	for (e = 0; t[e].used; e++)
+		;
+	for (i = 0; i < e; i++) {
+		aside = block_aside(aside, &naside, &t[i]);
+		t[i].used = 0;
+	}
+	for (i = e + 1; i < oldcap; i++) {
+		if (!t[i].used)
+			continue;
+		x = t[i];
+		t[i].used = 0;
+		/*
+		 * A new home at or before i: a place no later than i, among
+		 * blocks placed already.  One past the old end: a place there,
+		 * or wrapped round to the start, where the blocks aside were;
+		 * wrapped on into slots still to do (a run past the new end
+		 * longer than the old slots done: never seen, but not excluded),
+		 * it waits aside too.
+		 */
+		h = block_slot(p, x.pid, x.heap, x.addr);
+		for (j = h; t[j].used; j = (j + 1) & (cap - 1))
+			;
+		if (j < h && j > i)
+			aside = block_aside(aside, &naside, &x);
+		else
+			t[j] = x;
+	}
+	for (j = 0; j < naside; j++)
+		*block_slot_of(p, aside[j].pid, aside[j].heap, aside[j].addr) = aside[j];
+	free(aside);
 }
 
 static void

@@ -117,3 +117,40 @@ survivors_at_exit() {
 	grep -q "^life	10	20	100	100	$h	0x1000	32	-	aifi	0\$" l.txt
 	mt-lifetime -bq long.txt | mt-decode | cmp - l.txt
 }
+
+@test "pairing agrees with python's own on a random trace that grows the table many times" {
+	# Two processes, two heaps, dense runs of addresses and far ones, so
+	# that blocks crowd together and wrap round the table's end as it
+	# doubles; python pairs them with a dict, independently.
+	python3 - <<'PY'
+import random
+random.seed(11)
+live, t = {}, 1
+with open('r.txt', 'w') as out, open('expect', 'w') as exp:
+    out.write('proc\t100\t1\t0\t/bin/a\ta\nproc\t200\t1\t0\t/bin/b\tb\n')
+    for n in range(300000):
+        t += 1
+        pid = random.choice((100, 200))
+        heap = random.choice(('malloc', 'malloc', 'cache:x'))
+        if live and random.random() < 0.45:
+            k = next(iter(live)) if random.random() < 0.99 else random.choice(list(live))
+            ta, size = live.pop(k)
+            out.write('free\t%d\t%d\t%d\t%s\t0x%x\t-\n' % (t, k[0], k[0], k[1], k[2]))
+            exp.write('%d\t%d\t%d\t%s\t0x%x\t%d\n' % (ta, t, k[0], k[1], k[2], size))
+        else:
+            a = (0x10000 + 16 * random.randrange(1 << 18) if random.random() < 0.7
+                 else random.randrange(1 << 20, 1 << 44) & ~15)
+            if (pid, heap, a) in live:
+                continue
+            size = random.randrange(1, 500)
+            live[(pid, heap, a)] = (t, size)
+            out.write('alloc\t%d\t%d\t%d\t%s\t0x%x\t%d\t-\n' % (t, pid, pid, heap, a, size))
+    for k, (ta, size) in live.items():
+        exp.write('%d\t-\t%d\t%s\t0x%x\t%d\n' % (ta, k[0], k[1], k[2], size))
+PY
+	mt-lifetime -q r.txt | awk -F'\t' '$1 == "life" { print $2 "\t" $3 "\t" $4 "\t" $6 "\t" $7 "\t" $8 }' | sort >got
+	sort expect | cmp - got
+	[ "$(wc -l <got)" -gt 150000 ]
+	"$PROGS/mtr-encode" r.txt >r.mtr
+	mt-lifetime -q r.mtr | awk -F'\t' '$1 == "life" { print $2 "\t" $3 "\t" $4 "\t" $6 "\t" $7 "\t" $8 }' | sort | cmp - got
+}

@@ -84,7 +84,7 @@ survivors_at_exit() {
 	[ "$(survivors_at_exit s.mtr)" = "$(in_use_at_exit sort in.txt -o /dev/null)" ]
 }
 
-@test "--binary: a .mtr stream that decodes to the very text, a tenth of its size" {
+@test "--binary: a .mtr stream that decodes to the very text, under a fifth of its size" {
 	mt-record -o t.mtr -- "$PROGS/memtestapp" >/dev/null 2>&1
 	mt-symbolize t.mtr >t.txt
 	mt-lifetime -q t.txt >l.txt

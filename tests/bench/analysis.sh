@@ -28,9 +28,12 @@ for i in $(seq "$RUNS"); do
 	echo "$t" >>"$work/t.text"; echo "$b" >>"$work/t.b"; echo "$h" >>"$work/t.ht"
 	echo "$t / $h" | bc -l >>"$work/r.text"; echo "$b / $h" | bc -l >>"$work/r.b"
 done
+range() { sort -n "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }'; }
 printf '%d events: mt-lifetime | mt-window | mt-group: text %.2f s (%.2fx), -b %.2f s (%.2fx); heaptrack_print %.2f s\n' \
 	"$events" "$(median <"$work/t.text")" "$(median <"$work/r.text")" \
 	"$(median <"$work/t.b")" "$(median <"$work/r.b")" "$(median <"$work/t.ht")"
+printf 'the turns'"'"' own ratios: text %s, -b %s (%d turns)\n' "$(range "$work/r.text")" \
+	"$(range "$work/r.b")" "$RUNS"
 printf 'peak RSS: mt-lifetime %d MiB, mt-window %d MiB, mt-group %d MiB; heaptrack_print %d MiB\n' \
 	$(($(cat "$work/rss.lifetime") / 1024)) $(($(cat "$work/rss.window") / 1024)) \
 	$(($(cat "$work/rss.group") / 1024)) $(($(cat "$work/rss.ht") / 1024))

@@ -193,7 +193,7 @@ block_grow(struct mt_pairer *p)
 {
 	size_t oldcap = p->blockcap, cap = oldcap ? oldcap * 2 : 1024, i, e, h, j;
 	size_t naside = 0;
-	struct block *t, x, *aside = NULL;
+	struct block *t, x, *aside;
 
 	if (!oldcap) {
 		p->blocks = etable_calloc(cap, sizeof(*p->blocks));

@@ -24,7 +24,6 @@ static struct mt_sink out;
 static void
 put_life(const struct mt_life *l, void *arg)
 {
-	struct mt_event ev;
 	unsigned cls;
 	int64_t impact;
 
@@ -40,12 +39,7 @@ put_life(const struct mt_life *l, void *arg)
 		cls = 0;
 		impact = 0;
 	}
-	if (out.w) {	/* -b: straight into the stream */
-		trace_write_life(out.w, l, cls, impact);
-		return;
-	}
-	life_event(l, cls, impact, &ev);
-	sink_put(&out, &ev);
+	sink_life(&out, l, cls, impact);
 }
 
 /*
@@ -172,6 +166,8 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	sink_init(&out, STDOUT_FILENO, binary);
+	/* Pairing here, formatting or encoding there: a second core halves it. */
+	(void)sink_thread(&out);
 	p = pairer_new(put_life, NULL);
 	if (argc == 0)
 		status |= lifetime(p, NULL);

@@ -53,6 +53,11 @@ char *
 out_reserve(struct mt_out *o, size_t n)
 {
 	if (o->cap - o->len < n) {
+		if (o->fd < 0) {	/* a buffer only: it grows */
+			o->cap = (o->len + n) * 2;
+			o->buf = erealloc(o->buf, o->cap);
+			return o->buf + o->len;
+		}
 		out_flush(o);
 		if (o->cap < n) {
 			o->cap = n;

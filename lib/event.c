@@ -409,12 +409,35 @@ static const char digits2[201] =
     "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
     "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
-/* Two digits a division: the decoder's hot path is mostly numbers. */
+/* The number of decimal digits of v. */
+static inline unsigned
+dec_digits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+		10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+		100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull,
+		10000000000000000000ull,
+	};
+	/* log10 from log2 (1233/4096 ~ log10 2), then one comparison. */
+	unsigned l2 = 63 - (unsigned)__builtin_clzll(v | 1);
+	unsigned t = (l2 + 1) * 1233 >> 12;
+
+	return t - ((v | 1) < pow10[t]) + 1;
+}
+
+/*
+ * Two digits a division, written where they go: the decoder's hot path is
+ * mostly numbers, and a copy of a length known only at run time is a
+ * call.
+ */
 static char *
 put_u64(char *p, uint64_t v)
 {
-	char tmp[20], *t = tmp + sizeof(tmp);
-	size_t n;
+	unsigned n = dec_digits(v);
+	char *t = p + n;
 
 	while (v >= 100) {
 		t -= 2;
@@ -427,8 +450,6 @@ put_u64(char *p, uint64_t v)
 	} else {
 		*--t = (char)('0' + v);
 	}
-	n = (size_t)(tmp + sizeof(tmp) - t);
-	memcpy(p, t, n);
 	return p + n;
 }
 
@@ -446,35 +467,37 @@ static char *
 put_hex(char *p, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	int n = 0;
+	unsigned n = (67 - (unsigned)__builtin_clzll(v | 1)) / 4;
+	char *t;
 
 	*p++ = '0';
 	*p++ = 'x';
-	do {
-		tmp[n++] = digits[v & 15];
-		v >>= 4;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	for (t = p + n; t > p; v >>= 4)
+		*--t = digits[v & 15];
+	return p + n;
 }
 
+/* Short strings (heap names, classes) byte by byte: no call. */
 static char *
 put_str(char *p, struct mt_str s)
 {
-	if (s.len)
+	size_t i;
+
+	if (s.len > 16) {
 		memcpy(p, s.s, s.len);
+		return p + s.len;
+	}
+	for (i = 0; i < s.len; i++)
+		p[i] = s.s[i];
 	return p + s.len;
 }
 
 static char *
 put_name(char *p, enum mt_type t)
 {
-	size_t n = strlen(mt_type_names[t]);
+	struct mt_str name = { mt_type_names[t], strlen(mt_type_names[t]) };
 
-	memcpy(p, mt_type_names[t], n);
-	return p + n;
+	return put_str(p, name);
 }
 
 #define TAB(p) (*(p)++ = '\t')

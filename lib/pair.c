@@ -33,6 +33,7 @@ struct btable {
 	struct block *blocks;
 	size_t n, cap;
 	int32_t pid;
+	int seen;		/* its image has begun: in mt_pairer's seen */
 };
 
 /* A live range of a mapping heap (mmap, reserve): pieces end alone. */
@@ -361,6 +362,23 @@ pairer_prefetch(struct mt_pairer *p, const struct mt_event *ev)
 	}
 }
 
+/* Ranges are sorted by (pid, heap, lo): the first at or after these. */
+static size_t
+range_lower(const struct mt_pairer *p, int32_t pid, unsigned heap, uint64_t lo)
+{
+	size_t a = 0, z = p->nranges, i;
+
+	while (a < z) {
+		const struct range *x = &p->ranges[(i = (a + z) / 2)];
+		if (x->pid < pid || (x->pid == pid && (x->heap < heap ||
+		    (x->heap == heap && x->lo < lo))))
+			a = i + 1;
+		else
+			z = i;
+	}
+	return a;
+}
+
 void
 pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 {
@@ -368,24 +386,13 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 	struct btable *t;
 	struct block b, *old;
 	struct range r;
-	size_t i, lo, hi;
+	size_t lo;
 
 	if (p->range_heap[heap]) {
 		r = (struct range){ ev->addr, ev->addr + ev->size, ev->ts,
 		    ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
 		    (int32_t)ev->pid, (int32_t)ev->tid, (uint16_t)heap, 0 };
-		/* Sorted by (pid, heap, lo): a binary search for the place. */
-		lo = 0;
-		hi = p->nranges;
-		while (lo < hi) {
-			i = (lo + hi) / 2;
-			struct range *x = &p->ranges[i];
-			if (x->pid < r.pid || (x->pid == r.pid && (x->heap < r.heap ||
-			    (x->heap == r.heap && x->lo < r.lo))))
-				lo = i + 1;
-			else
-				hi = i;
-		}
+		lo = range_lower(p, r.pid, heap, r.lo);
 		if (p->nranges == p->rangecap) {
 			p->rangecap = p->rangecap ? p->rangecap * 2 : 256;
 			p->ranges = erealloc(p->ranges, p->rangecap * sizeof(*p->ranges));
@@ -439,10 +446,13 @@ pairer_free(struct mt_pairer *p, const struct mt_event *ev)
 	if (p->range_heap[heap]) {
 		lo = ev->addr;
 		hi = ev->size ? ev->addr + ev->size : 0;
-		for (i = 0; i < p->nranges; i++) {
+		/* Only this process's ranges of this heap: together in the
+		   array, though within them a mapping made over another can
+		   leave them out of order. */
+		for (i = range_lower(p, (int32_t)ev->pid, heap, 0); i < p->nranges; i++) {
 			struct range r = p->ranges[i];
 			if (r.pid != ev->pid || r.heap != heap)
-				continue;
+				break;
 			if (!ev->size && r.lo == lo)
 				hi = r.hi;
 			if (r.hi <= lo || r.lo >= hi)
@@ -521,13 +531,13 @@ pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate)
 void
 pairer_proc(struct mt_pairer *p, int64_t pid)
 {
-	size_t i;
+	struct btable *t = table_of(p, (int32_t)pid, 1);
 
-	for (i = 0; i < p->nseen; i++)
-		if (p->seen[i] == pid) {
-			pairer_image_end(p, pid, "exit");
-			return;
-		}
+	if (t->seen) {
+		pairer_image_end(p, pid, "exit");
+		return;
+	}
+	t->seen = 1;
 	if (p->nseen == p->seencap) {
 		p->seencap = p->seencap ? p->seencap * 2 : 64;
 		p->seen = erealloc(p->seen, p->seencap * sizeof(*p->seen));

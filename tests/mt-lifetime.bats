@@ -227,3 +227,58 @@ PY
 		}
 		exit bad > 0 }' l.txt
 }
+
+@test "mappings agree with python's own pieces on a random trace of overlapping maps, partial unmaps and exits" {
+	# Three processes, mmap and reserve, mappings made over others; every
+	# unmap cuts what it meets of its process's heap and leaves the rest.
+	python3 - <<'PY'
+import random
+random.seed(7)
+live, t, out, exp = {}, 1, [], []
+def end(pid, fate):
+    for (p, h), pieces in live.items():
+        if p == pid:
+            for lo, hi, ta in pieces:
+                exp.append('%d\t-\t%d\t%s\t0x%x\t%d\t%s' % (ta, p, h, lo, hi - lo, fate))
+            pieces.clear()
+for p in (100, 200, 300):
+    out.append('proc\t%d\t1\t0\t/bin/x\tx' % p)
+for n in range(40000):
+    t += 1
+    pid, heap = random.choice((100, 200, 300)), random.choice(('mmap', 'reserve'))
+    pieces = live.setdefault((pid, heap), [])
+    lo = random.randrange(0, 2000) * 4096
+    hi = lo + random.randrange(1, 16) * 4096
+    if random.random() < 0.5:
+        out.append('alloc\t%d\t%d\t%d\t%s\t0x%x\t%d\t-' % (t, pid, pid, heap, lo, hi - lo))
+        pieces.append((lo, hi, t))
+    else:
+        out.append('free\t%d\t%d\t%d\t%s\t0x%x\t-\t%d' % (t, pid, pid, heap, lo, hi - lo))
+        keep, met = [], False
+        for a, z, ta in pieces:
+            if z <= lo or a >= hi:
+                keep.append((a, z, ta))
+                continue
+            met = True
+            exp.append('%d\t%d\t%d\t%s\t0x%x\t%d\t' % (ta, t, pid, heap, max(a, lo), min(z, hi) - max(a, lo)))
+            if a < lo:
+                keep.append((a, lo, ta))
+            if z > hi:
+                keep.append((hi, z, ta))
+        pieces[:] = keep
+        if not met:
+            exp.append('-\t%d\t%d\t%s\t0x%x\t%d\t' % (t, pid, heap, lo, hi - lo))
+    if random.random() < 0.002:
+        out.append('exit\t%d\t%d\t0' % (t, pid))
+        end(pid, 'exit')
+        out.append('proc\t%d\t1\t%d\t/bin/x\tx' % (pid, t))
+for p in (100, 200, 300):
+    end(p, 'end')
+open('r.txt', 'w').write('\n'.join(out) + '\n')
+open('expect', 'w').write('\n'.join(sorted(exp)) + '\n')
+PY
+	mt-lifetime -q r.txt | awk -F'\t' -v OFS='\t' '$1 == "life" { print $2, $3, $4, $6, $7, $8, $12 }' |
+		sort >got
+	[ "$(wc -l <expect)" -gt 30000 ]
+	diff expect got
+}

@@ -143,32 +143,60 @@ keep(const struct mt_event *ev)
 struct series {
 	int64_t pid;
 	char *heap;
+	size_t heaplen;
 	int64_t *bytes, *count;	/* change at step k */
 	size_t n;
+	size_t next;		/* 1 + the index of the pid's next series, or 0 */
 };
 static struct series *series;
-static size_t nseries;
+static size_t nseries, seriescap;
+static struct u64map series_of_pid;	/* pid: 1 + the index of its first series */
+static size_t series_last;		/* 1 + the index found last, or 0 */
+
+/* The series of (pid, heap), made when new: a lookup, not a walk of all. */
+static struct series *
+series_find(const struct mt_event *ev)
+{
+	struct series *s;
+	void **first;
+	size_t i;
+
+	if (series_last) {
+		s = &series[series_last - 1];
+		if (s->pid == ev->pid && s->heaplen == ev->heap.len &&
+		    !memcmp(s->heap, ev->heap.s, ev->heap.len))
+			return s;
+	}
+	first = u64map_get(&series_of_pid, (uint64_t)ev->pid, 1);
+	for (i = (size_t)(uintptr_t)*first; i; i = series[i - 1].next) {
+		s = &series[i - 1];
+		if (s->heaplen == ev->heap.len && !memcmp(s->heap, ev->heap.s, ev->heap.len)) {
+			series_last = i;
+			return s;
+		}
+	}
+	if (nseries == seriescap) {
+		seriescap = seriescap ? seriescap * 2 : 64;
+		series = erealloc(series, seriescap * sizeof(*series));
+	}
+	s = &series[nseries++];
+	memset(s, 0, sizeof(*s));
+	s->pid = ev->pid;
+	s->heap = estrndup(ev->heap.s, ev->heap.len);
+	s->heaplen = ev->heap.len;
+	s->next = (size_t)(uintptr_t)*first;
+	*first = (void *)(uintptr_t)nseries;
+	series_last = nseries;
+	return s;
+}
 
 static void
 series_add(const struct mt_event *ev, uint64_t ta, uint64_t tf, int64_t size)
 {
-	struct series *s = NULL;
+	struct series *s = series_find(ev);
 	uint64_t k0, k1;
-	size_t i, need;
+	size_t need;
 
-	for (i = 0; i < nseries; i++)
-		if (series[i].pid == ev->pid && strlen(series[i].heap) == ev->heap.len &&
-		    !memcmp(series[i].heap, ev->heap.s, ev->heap.len)) {
-			s = &series[i];
-			break;
-		}
-	if (!s) {
-		series = erealloc(series, (nseries + 1) * sizeof(*series));
-		s = &series[nseries++];
-		memset(s, 0, sizeof(*s));
-		s->pid = ev->pid;
-		s->heap = estrndup(ev->heap.s, ev->heap.len);
-	}
 	/* Live at sample t0 + k*step when ta <= t < tf. */
 	k0 = ta <= t0 ? 0 : (ta - t0 + step - 1) / step;
 	k1 = tf == NONE ? NONE : (tf <= t0 ? 0 : (tf - t0 + step - 1) / step);
@@ -210,7 +238,7 @@ series_write(uint64_t end)
 			ev.type = MT_SAMPLE;
 			ev.ts = t0 + k * step;
 			ev.pid = s->pid;
-			ev.heap = (struct mt_str){ s->heap, strlen(s->heap) };
+			ev.heap = (struct mt_str){ s->heap, s->heaplen };
 			ev.size = (uint64_t)b;
 			ev.stack = (uint64_t)c;
 			sink_put(&out, &ev);

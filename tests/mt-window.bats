@@ -93,3 +93,33 @@ sums() {
 	run -1 --separate-stderr "$TESTS/../share/mt-plot" -o g.png /dev/null
 	[ "$stderr" = "mt-plot: no sample lines (mt-window --series STEP makes them)" ]
 }
+
+@test "--series: many processes and heaps, lifetimes interleaved, against python's own sums" {
+	python3 - <<'PY'
+import random
+random.seed(3)
+lives, out = [], []
+for n in range(20000):
+    pid, heap = random.randrange(100, 400), random.choice(('malloc', 'mmap', 'cache:x'))
+    ta = random.randrange(0, 1000000)
+    tf = ta + random.randrange(1, 300000) if random.random() < 0.8 else None
+    size = random.randrange(1, 5000)
+    lives.append((pid, heap, ta, tf, size))
+    out.append('life\t%d\t%s\t%d\t%d\t%s\t0x%x\t%d\t-\t%s\t%d' % (ta, '-' if tf is None else tf, pid,
+        pid, heap, 4096 + 16 * n, size, 'aifo' if tf is None else 'aifi', size if tf is None else 0))
+end = max(max(ta, tf or 0) for _, _, ta, tf, _ in lives) + 1
+step = 50000
+exp = []
+for pid, heap in sorted(set((l[0], l[1]) for l in lives)):
+    mine = [l for l in lives if l[0] == pid and l[1] == heap]
+    for k in range((end + step - 1) // step):
+        t = k * step
+        on = [l for l in mine if l[2] <= t and (l[3] is None or t < l[3])]
+        exp.append('sample\t%d\t%d\t%s\t%d\t%d' % (t, pid, heap, sum(l[4] for l in on), len(on)))
+open('l.txt', 'w').write('\n'.join(out) + '\n')
+open('expect', 'w').write('\n'.join(sorted(exp)) + '\n')
+PY
+	mt-window --series 50us l.txt | grep '^sample' | sort >got
+	[ "$(wc -l <expect)" -gt 10000 ]
+	diff expect got
+}

@@ -18,7 +18,7 @@ gen() {
 			q = many ? p : 100
 			if (many)
 				printf "proc\t%d\t100\t%d\t/usr/bin/cc\tcc\n", p, t
-			for (k = 0; k < 10; k++)	# above the long one s blocks
+			for (k = 0; k < 10; k++)	# past the blocks of the long one
 				printf "alloc\t%d\t%d\t%d\tmalloc\t0x%x\t32\t-\n", t++, q, q, 1e9 + (p * 10 + k) * 48
 			if (many)
 				printf "exit\t%d\t%d\t0\n", t++, p

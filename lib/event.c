@@ -224,7 +224,8 @@ isnone(const char *s)
 #define ADDR(i, dst, name) do { \
 	if (hex(f[i], &(dst))) return fail(p, "bad " name, f[i]); } while (0)
 #define PID(i, dst, name) do { int64_t v_; \
-	if (sdecn(f[i], FLEN(i), &v_) || v_ < 0) return fail(p, "bad " name, f[i]); \
+	if (sdecn(f[i], FLEN(i), &v_) || v_ < 0 || v_ > INT32_MAX) \
+		return fail(p, "bad " name, f[i]); \
 	(dst) = v_; } while (0)
 #define OPT(i, flag, stmt) do { \
 	if (isnone(f[i])) ev->flags |= (flag); else stmt; } while (0)

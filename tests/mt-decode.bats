@@ -127,7 +127,7 @@ mt-decode: $FIX/badlines.txt:6: missing fields in 'alloc'" ]
 
 @test "numbers of every length read as python reads them; the bad ones said, line by line" {
 	# Times and sizes of 0-22 digits, leading zeros, around 2^64, and a
-	# stray character here and there; pids signed.  Python is the oracle:
+	# stray character here and there; pids signed, of 32 bits.  Python is the oracle:
 	# what passes, what is said, and (through mt-lifetime, which writes
 	# the numbers anew) their values.
 	python3 - <<'PY'
@@ -153,13 +153,13 @@ for n in range(1, 20001):
     p = pid[1:] if pid[:1] in '+-' else pid
     if not ok(t):
         err.append("n.txt:%d: bad time '%s'" % (n, t))
-    elif not (ok(p) and int(p) < 2 ** 63 and (pid[0] != '-' or int(p) == 0)):
+    elif not (ok(p) and int(p) < 2 ** 31 and (pid[0] != '-' or int(p) == 0)):
         err.append("n.txt:%d: bad pid '%s'" % (n, pid))
     elif not ok(size):
         err.append("n.txt:%d: bad size '%s'" % (n, size))
     else:
         out.append(line)
-        if int(p) < 2 ** 31 and int(t) < 2 ** 63 and int(size) < 2 ** 63:
+        if int(t) < 2 ** 63 and int(size) < 2 ** 63:
             lives.append('life\t%d\t-\t%d\t7\tmalloc\t0x%x\t%d\t-\taifo\t%d\tend' % (int(t), int(p), 16 * n, int(size), int(size)))
 open('n.txt', 'w').write('\n'.join(lines) + '\n')
 open('n.out', 'w').write('\n'.join(out) + '\n')
@@ -170,13 +170,12 @@ PY
 	run -1 bash -c 'mt-decode n.txt >got.out 2>got.err'
 	diff n.out got.out
 	diff <(sed 's/^/mt-decode: /' n.err) got.err
-	# Values, as mt-lifetime writes them anew: pids of 32 bits, times and
-	# sizes under 2^63 (a time of 2^64-1 stands for none there, and an
-	# impact is signed).
+	# Values, as mt-lifetime writes them anew: times and sizes under 2^63
+	# (a time of 2^64-1 stands for none there, and an impact is signed).
 	python3 -c 'import sys
 for l in open("n.out"):
     f = l.split("\t")
-    if int(f[2]) < 2 ** 31 and int(f[1]) < 2 ** 63 and int(f[6]) < 2 ** 63:
+    if int(f[1]) < 2 ** 63 and int(f[6]) < 2 ** 63:
         sys.stdout.write(l)' | mt-lifetime -q | grep '^life' | sort >got.life
 	diff n.life got.life
 }

@@ -219,8 +219,9 @@ isnone(const char *s)
 
 /* The length of field i as split (numbers: no field is joined to them). */
 #define FLEN(i) ((size_t)((size_t)(i) + 1 < p->nfield ? f[(i) + 1] - 1 - f[i] : end - f[i]))
+/* Times, sizes, ids and counts: below 2^63 (2^64-1 stands for none). */
 #define NUM(i, dst, name) do { \
-	if (decn(f[i], FLEN(i), &(dst))) return fail(p, "bad " name, f[i]); } while (0)
+	if (decn(f[i], FLEN(i), &(dst)) || (dst) > INT64_MAX) return fail(p, "bad " name, f[i]); } while (0)
 #define ADDR(i, dst, name) do { \
 	if (hex(f[i], &(dst))) return fail(p, "bad " name, f[i]); } while (0)
 #define PID(i, dst, name) do { int64_t v_; \
@@ -373,7 +374,7 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 		} else {
 			OPT(6, EV_STACK_NONE, NUM(6, ev->stack, "stack id"));
 			/* A range freed of a mapping: munmap of a piece. */
-			if (n > 7 && (dec(f[7], &ev->size) || ev->size == 0))
+			if (n > 7 && (dec(f[7], &ev->size) || ev->size == 0 || ev->size > INT64_MAX))
 				return fail(p, "bad size", f[7]);
 		}
 		break;

@@ -938,6 +938,16 @@ get_str(struct trace_reader *r, struct mt_str *str)
 	return 0;
 }
 
+/*
+ * Times, sizes and stack ids are below 2^63, as in the text: the
+ * programs take 2^64-1 for none, and an impact is a size with a sign.
+ */
+static int
+get_num(struct trace_reader *r, int s, uint64_t *v)
+{
+	return get(r, s, v) || *v > INT64_MAX ? -1 : 0;
+}
+
 static int
 get_ts(struct trace_reader *r, uint64_t *ts)
 {
@@ -947,7 +957,7 @@ get_ts(struct trace_reader *r, uint64_t *ts)
 		return -1;
 	r->fs.last_ts += (uint64_t)unzigzag(d);
 	*ts = r->fs.last_ts;
-	return 0;
+	return *ts > INT64_MAX ? -1 : 0;
 }
 
 /* Finds the streams of a decompressed frame; -1 if they do not add up. */
@@ -1055,7 +1065,7 @@ decode(struct trace_reader *r, struct mt_event *ev)
 			return -1;
 		if (TAG_TYPE(tag) == R_ALLOC) {
 			ev->type = MT_ALLOC;
-			if (get(r, S_ADDR, &v) || get(r, S_SIZE, &ev->size))
+			if (get(r, S_ADDR, &v) || get_num(r, S_SIZE, &ev->size))
 				return -1;
 			cls = TAG_HEAP(tag) == 0 ? reuse_class(ev->size) : 0;
 			if (v < REUSE_DEPTH) {
@@ -1070,7 +1080,7 @@ decode(struct trace_reader *r, struct mt_event *ev)
 			ev->addr = r->fs.last_addr;
 			if (tag & TAG_FLAG)
 				ev->flags |= EV_STACK_NONE;
-			else if (get(r, S_STACK, &ev->stack))
+			else if (get_num(r, S_STACK, &ev->stack))
 				return -1;
 			if (r->fs.nallocs == r->alloccap) {
 				r->alloccap = r->alloccap ? r->alloccap * 2 : 4096;
@@ -1090,12 +1100,12 @@ decode(struct trace_reader *r, struct mt_event *ev)
 			} else {
 				ev->addr = r->fs.last_addr + (uint64_t)unzigzag(v);
 				if (TAG_TYPE(tag) == R_FREE_RANGE &&
-				    (get(r, S_SIZE, &ev->size) || ev->size == 0))
+				    (get_num(r, S_SIZE, &ev->size) || ev->size == 0))
 					return -1;
 			}
 			if (!(tag & TAG_FLAG))
 				ev->flags |= EV_STACK_NONE;
-			else if (get(r, S_STACK, &ev->stack))
+			else if (get_num(r, S_STACK, &ev->stack))
 				return -1;
 		}
 		return 0;
@@ -1119,6 +1129,8 @@ decode(struct trace_reader *r, struct mt_event *ev)
 				if (get(r, S_TS, &d2))
 					return -1;
 				ev->ts = ev->ts2 - (uint64_t)unzigzag(d2);
+				if (ev->ts > INT64_MAX)
+					return -1;
 			}
 		} else if (!(f & LF_TS_NONE) && get_ts(r, &ev->ts)) {
 			return -1;
@@ -1127,9 +1139,9 @@ decode(struct trace_reader *r, struct mt_event *ev)
 			return -1;
 		r->fs.last_addr += (uint64_t)unzigzag(v);
 		ev->addr = r->fs.last_addr;
-		if (!(f & LF_SIZE_NONE) && get(r, S_SIZE, &ev->size))
+		if (!(f & LF_SIZE_NONE) && get_num(r, S_SIZE, &ev->size))
 			return -1;
-		if (!(f & LF_STACK_NONE) && get(r, S_STACK, &ev->stack))
+		if (!(f & LF_STACK_NONE) && get_num(r, S_STACK, &ev->stack))
 			return -1;
 		ev->impact = life_impact((unsigned)LF_CLASS(f), ev->size, (unsigned)f);
 		if (f & LF_IMPACT) {

@@ -228,7 +228,7 @@ block_aside(struct block *aside, size_t *n, const struct block *b)
 static void
 block_grow(struct btable *bt)
 {
-	size_t oldcap = bt->cap, cap = oldcap ? oldcap * 2 : 1024, i, e, h, j;
+	size_t oldcap = bt->cap, cap = oldcap ? oldcap * 2 : 16, i, e, h, j;
 	size_t naside = 0;
 	struct block *t, x, *aside;
 

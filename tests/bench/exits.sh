@@ -31,3 +31,15 @@ many=$(timed cmd/mt-lifetime -bq "$work/many.txt")
 one=$(timed cmd/mt-lifetime -bq "$work/one.txt")
 printf '3000 exits beside 2M live blocks: mt-lifetime %.2f s; the same records in one process %.2f s (%.2fx)\n' \
 	"$many" "$one" "$(echo "$many / $one" | bc -l)"
+
+# Many processes alive at once, a block each (a server's workers): every
+# process's table is paid for while it lives, so it starts small.  Peak
+# RSS against the same blocks in one process.
+awk -v many=1 'BEGIN { t = 1; for (p = 1000; p < 21000; p++) { q = many ? p : 100
+	printf "proc\t%d\t1\t%d\t/usr/sbin/worker\tworker\n", q, t
+	printf "alloc\t%d\t%d\t%d\tmalloc\t0x%x\t32\t-\n", t++, q, q, 4096 + p * 16 } }' >"$work/live.txt"
+awk -v many=0 'BEGIN { t = 1; for (p = 1000; p < 21000; p++) { q = many ? p : 100
+	printf "alloc\t%d\t%d\t%d\tmalloc\t0x%x\t32\t-\n", t++, q, q, 4096 + p * 16 } }' >"$work/live1.txt"
+rss() { /usr/bin/time -f %M -o "$work/rss" cmd/mt-lifetime -q "$1" >/dev/null; cat "$work/rss"; }
+printf '20000 processes alive, a block each: mt-lifetime peak RSS %d KiB; the same blocks in one process %d KiB\n' \
+	"$(rss "$work/live.txt")" "$(rss "$work/live1.txt")"

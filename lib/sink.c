@@ -173,8 +173,14 @@ sink_thread(struct mt_sink *s)
 	pthread_cond_init(&q->filled, NULL);
 	pthread_cond_init(&q->emptied, NULL);
 	s->q = q;
-	/* Signals are the program's: the thread takes none of them. */
+	/*
+	 * Signals are the program's: the thread takes none of them but
+	 * SIGPIPE, which a write to a reader gone raises in the writing
+	 * thread; blocked, it would leave the program running to the end
+	 * of its input, where `| head` has it stop at once.
+	 */
 	sigfillset(&all);
+	sigdelset(&all, SIGPIPE);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	error = pthread_create(&q->thread, NULL, sink_main, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

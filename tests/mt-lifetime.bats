@@ -282,3 +282,16 @@ PY
 	[ "$(wc -l <expect)" -gt 30000 ]
 	diff expect got
 }
+
+@test "a reader that goes away (| head) ends mt-lifetime by SIGPIPE at once, text or -b, nothing said" {
+	awk 'BEGIN { print "proc\t100\t1\t0\t/bin/app\tapp"
+		for (i = 1; i <= 200000; i++) {	# lifetimes all along, not only at the end
+			printf "alloc\t%d\t100\t100\tmalloc\t0x%x\t%d\t-\n", 2 * i, 4096 + i * 16, i
+			printf "free\t%d\t100\t100\tmalloc\t0x%x\t-\n", 2 * i + 1, 4096 + i * 16 } }' >big.txt
+	run -0 --separate-stderr bash -c 'env --default-signal=PIPE mt-lifetime big.txt | head -n 1 >/dev/null; echo ${PIPESTATUS[0]}'
+	[ "$output" = 141 ]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr bash -c 'env --default-signal=PIPE mt-lifetime -b big.txt | head -c 100 >/dev/null; echo ${PIPESTATUS[0]}'
+	[ "$output" = 141 ]
+	[ -z "$stderr" ]
+}

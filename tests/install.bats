@@ -23,8 +23,13 @@ setup() {
 
 @test "BINDIR, LIBDIR and MANDIR each on their own; uninstall removes what install put" {
 	run -0 make -s -C "$top" install DESTDIR="$PWD/root" BINDIR=/b LIBDIR=/l MANDIR=/m SHAREDIR=/s
-	[ -x root/b/mt-record ] && [ -e root/l/libmt-preload.so ] && [ -e root/m/man5/mt-events.5 ]
-	[ -x root/s/mt-plot ] && [ -e root/s/mt-pool.cron ] && [ -x root/b/mt-pooldiff ] && [ -e root/m/man1/mt-pooldiff.1 ]
+	[ -x root/b/mt-record ]
+	[ -e root/l/libmt-preload.so ]
+	[ -e root/m/man5/mt-events.5 ]
+	[ -x root/s/mt-plot ]
+	[ -e root/s/mt-pool.cron ]
+	[ -x root/b/mt-pooldiff ]
+	[ -e root/m/man1/mt-pooldiff.1 ]
 	# not beside the binary: MT_PRELOAD points at it, as the man page says
 	MT_PRELOAD=$PWD/root/l/libmt-preload.so run -0 --separate-stderr root/b/mt-record -o d.mtr -- "$PROGS/demo"
 	run -0 make -s -C "$top" uninstall DESTDIR="$PWD/root" BINDIR=/b LIBDIR=/l MANDIR=/m SHAREDIR=/s

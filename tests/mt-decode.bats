@@ -43,7 +43,8 @@ setup() {
 @test "--check validates and prints nothing" {
 	"$ENCODE" -n 3 "$FIX/roundtrip.txt" >a.mtr
 	run -0 --separate-stderr mt-decode --check a.mtr
-	[ -z "$output" ] && [ -z "$stderr" ]
+	[ -z "$output" ]
+	[ -z "$stderr" ]
 	head -c 300 a.mtr >cut.mtr
 	run -1 --separate-stderr mt-decode -c cut.mtr
 	[ -z "$output" ]
@@ -166,7 +167,9 @@ open('n.out', 'w').write('\n'.join(out) + '\n')
 open('n.err', 'w').write('\n'.join(err) + '\n')
 open('n.life', 'w').write('\n'.join(sorted(lives)) + '\n')
 PY
-	[ "$(wc -l <n.out)" -gt 5000 ] && [ "$(wc -l <n.err)" -gt 5000 ] && [ "$(wc -l <n.life)" -gt 1000 ]
+	[ "$(wc -l <n.out)" -gt 5000 ]
+	[ "$(wc -l <n.err)" -gt 5000 ]
+	[ "$(wc -l <n.life)" -gt 1000 ]
 	run -1 bash -c 'mt-decode n.txt >got.out 2>got.err'
 	diff n.out got.out
 	diff <(sed 's/^/mt-decode: /' n.err) got.err

@@ -67,7 +67,8 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 		grep -q "^$fn $n " mt.txt
 		ours=$(awk -v f="$fn" '$1 == f { print $3 }' mt.txt)
 		theirs=$(echo "$b" | sed 's/K$/*1000/; s/M$/*1000000/; s/B$//' | bc | cut -d. -f1)
-		[ $((ours - theirs)) -le 50 ] && [ $((theirs - ours)) -le 50 ]
+		[ $((ours - theirs)) -le 50 ]
+		[ $((theirs - ours)) -le 50 ]
 	done <ht.txt
 }
 

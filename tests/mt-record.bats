@@ -61,7 +61,8 @@ setup() {
 	[ "$ma $mf" = "$va $vf" ]
 	# Each thread's DTV grows by 32 bytes: our library and libunwind
 	# carry thread-local storage (see the closing note of issue 2).
-	[ $((mb - vb)) -ge 0 ] && [ $((mb - vb)) -le $((32 * 5)) ]
+	[ $((mb - vb)) -ge 0 ]
+	[ $((mb - vb)) -le $((32 * 5)) ]
 	run -0 check_order th.mtr
 	[ -z "$output" ]
 }
@@ -150,7 +151,8 @@ free mmap 262144" ]
 	hi=$(mt-decode d.mtr | awk -F'\t' -v l="$PROGS/liballoc.so" '$1 == "map" && $7 == l { print $4 }')
 	sid=$(mt-decode d.mtr | awk -F'\t' '$1 == "alloc" && $7 == 4242 { print $8 }')
 	ip=$(mt-decode d.mtr | awk -F'\t' -v s="$sid" '$1 == "stack" && $2 == s { print $3 }')
-	[ $((ip)) -ge $((lo)) ] && [ $((ip)) -lt $((hi)) ]
+	[ $((ip)) -ge $((lo)) ]
+	[ $((ip)) -lt $((hi)) ]
 }
 
 @test "a signal handler that allocates: every allocation recorded, no deadlock" {
@@ -223,7 +225,8 @@ PY
 	[ "$ma $mf" = "$va $vf" ]
 	# python copies its environment, where LD_PRELOAD differs (ours,
 	# valgrind's): bytes agree to within 512.
-	[ $((mb - vb)) -le 512 ] && [ $((vb - mb)) -le 512 ]
+	[ $((mb - vb)) -le 512 ]
+	[ $((vb - mb)) -le 512 ]
 }
 
 @test "gcc -c, children followed (cc1, as): valgrind totals" {
@@ -239,7 +242,8 @@ PY
 	# The driver copies its environment into the children's: LD_PRELOAD
 	# is valgrind's there and ours here, so bytes agree to within 256
 	# (outside bats, in /tmp, they agree to the byte).
-	[ $((mb - vb)) -le 256 ] && [ $((vb - mb)) -le 256 ]
+	[ $((mb - vb)) -le 256 ]
+	[ $((vb - mb)) -le 256 ]
 	mt-decode g.mtr | grep -q $'^proc\t.*/cc1\t'
 	mt-decode g.mtr | grep -Eq $'^proc\t.*[/-]as\t'
 }
@@ -272,10 +276,12 @@ PY
 	read -r kept lost < <(kept_lost s.mtr max-size)
 	[ "$((kept + lost))" = "$((allocs + frees))" ]
 	# More than half of the million events did not fit.
-	[ "$lost" -gt 500000 ] && [ "$kept" -gt 100000 ]
+	[ "$lost" -gt 500000 ]
+	[ "$kept" -gt 100000 ]
 	# The oldest are kept: the first allocation is the program's first;
 	# blocks whose free came after the limit are alive when it stopped.
-	[ -z "$(check_order s.mtr)" ] && [ -z "$(check_refs s.mtr)" ]
+	[ -z "$(check_order s.mtr)" ]
+	[ -z "$(check_refs s.mtr)" ]
 	run -0 --separate-stderr mt-lifetime s.mtr
 	[[ $stderr == *" 0 survivors leaked at exit, "*" alive at the end; 0 frees of blocks allocated before recording; 0 double frees" ]]
 }
@@ -289,8 +295,10 @@ PY
 	read -r kept lost < <(kept_lost c.mtr circular)
 	[ "$((kept + lost))" = "$((allocs + frees))" ]
 	# More than half of the million events did not fit.
-	[ "$lost" -gt 500000 ] && [ "$kept" -gt 100000 ]
-	[ -z "$(check_order c.mtr)" ] && [ -z "$(check_refs c.mtr)" ]
+	[ "$lost" -gt 500000 ]
+	[ "$kept" -gt 100000 ]
+	[ -z "$(check_order c.mtr)" ]
+	[ -z "$(check_refs c.mtr)" ]
 	# The newest are kept: the process's exit is there, and the header first.
 	mt-decode c.mtr | head -1 | grep -q '^#mt-events'
 	mt-decode c.mtr | grep -q $'^exit\t[0-9]*\t[0-9]*\t0$'
@@ -308,7 +316,8 @@ PY
 	run -0 --separate-stderr mt-decode -c f.mtr
 	[ "$(mt-decode f.mtr | awk -F'\t' '$1 == "lost" { n += $4 } END { print n }')" -gt 100000 ]
 	[ "$(mt-decode f.mtr | grep -c '^alloc')" -gt 1000 ]
-	[ -z "$(check_order f.mtr)" ] && [ -z "$(check_refs f.mtr)" ]
+	[ -z "$(check_order f.mtr)" ]
+	[ -z "$(check_refs f.mtr)" ]
 	run -0 --separate-stderr mt-lifetime -q f.mtr
 }
 

@@ -38,6 +38,8 @@ sink_init(struct mt_sink *s, int fd, int binary)
  * into its batch's arena, or when text is passed on, its text.
  */
 #define BATCH 4096		/* records */
+/* Sixteen: with four, the thread sharing two cores with the next filter
+   fell behind, and the pipeline took 1.10 s rather than 0.91 s. */
 #define NBATCH 16
 #define ARENA_MAX (1 << 20)	/* a batch whose arena is fuller goes at once */
 

@@ -28,13 +28,12 @@ static size_t nheaps;
 static struct mt_regex *match_re, *exclude_re;
 static struct mt_sink out;
 
-/* Dictionaries: process names by pid, stacks by id, symbols by address. */
-struct proc_name {
-	int64_t pid;
-	char *exe;
-};
-static struct proc_name *procs;
-static size_t nprocs;
+/*
+ * Dictionaries: which regular expressions a process's names matched, by
+ * pid (bit 0 --match, bit 1 --exclude; bit 2 so that none is not NULL),
+ * stacks by id, symbols by address.  Any name a pid has had counts.
+ */
+static struct u64map proc_match;
 
 struct stack {
 	uint64_t *ips;
@@ -86,9 +85,8 @@ matches(struct mt_regex *re, int which, int64_t pid, uint64_t stack_id, int has_
 	const char *p, *e;
 	size_t i;
 
-	for (i = 0; i < nprocs; i++)
-		if (procs[i].pid == pid && re_match(re, procs[i].exe, strlen(procs[i].exe)))
-			return 1;
+	if ((sy = u64map_get(&proc_match, (uint64_t)pid, 0)) && ((uintptr_t)*sy >> which & 1))
+		return 1;
 	if (!st)
 		return 0;
 	/* A stack's frames are matched once; sym lines come before it. */
@@ -175,10 +173,7 @@ series_find(const struct mt_event *ev)
 			return s;
 		}
 	}
-	if (nseries == seriescap) {
-		seriescap = seriescap ? seriescap * 2 : 64;
-		series = erealloc(series, seriescap * sizeof(*series));
-	}
+	series = egrow(series, nseries, &seriescap, sizeof(*series));
 	s = &series[nseries++];
 	memset(s, 0, sizeof(*s));
 	s->pid = ev->pid;
@@ -305,11 +300,17 @@ window(const char *path)
 			put_window();
 		}
 		switch (ev.type) {
-		case MT_PROC:
-			procs = erealloc(procs, (nprocs + 1) * sizeof(*procs));
-			procs[nprocs].pid = ev.pid;
-			procs[nprocs++].exe = estrndup(ev.s1.s, ev.s1.len);
+		case MT_PROC: {
+			void **v = u64map_get(&proc_match, (uint64_t)ev.pid, 1);
+			uintptr_t m = (uintptr_t)*v | 4;
+
+			if (match_re && re_match(match_re, ev.s1.s, ev.s1.len))
+				m |= 1;
+			if (exclude_re && re_match(exclude_re, ev.s1.s, ev.s1.len))
+				m |= 2;
+			*v = (void *)m;
 			break;
+		}
 		case MT_STACK: {
 			void **v = u64map_get(&stacks, ev.stack, 1);
 			struct stack *st = *v ? *v : ecalloc(1, sizeof(*st));

@@ -123,3 +123,18 @@ PY
 	[ "$(wc -l <expect)" -gt 10000 ]
 	diff expect got
 }
+
+@test "--match and --exclude on the process: its executable, by pid, among many processes" {
+	# 300 processes, three executables; pid 1100 runs /bin/sh, then execs
+	# /usr/bin/cc: it matches either name.  Each has one lifetime.
+	awk 'BEGIN { for (p = 1000; p < 1300; p++) {
+		e = p % 3 == 0 ? "/usr/bin/cc" : p % 3 == 1 ? "/usr/bin/ld" : "/bin/sh"
+		printf "proc\t%d\t1\t0\t%s\t%s\n", p, e, e
+		if (p == 1100)
+			printf "proc\t%d\t1\t1\t/usr/bin/cc\tcc\n", p
+		printf "life\t%d\t%d\t%d\t%d\tmalloc\t0x%x\t8\t-\taifi\t0\n", p, p + 1, p, p, 4096 + p * 16 } }' >p.life
+	pids() { awk -F'\t' '$1 == "life" { print $4 }' | sort -n | tr '\n' ' '; }
+	[ "$(mt-window --match '/cc$' p.life | pids)" = "$(awk 'BEGIN { for (p = 1000; p < 1300; p++) if (p % 3 == 0 || p == 1100) printf "%d ", p }')" ]
+	[ "$(mt-window --exclude 'sh$|cc$' p.life | pids)" = "$(awk 'BEGIN { for (p = 1000; p < 1300; p++) if (p % 3 == 1 && p != 1100) printf "%d ", p }')" ]
+	[ "$(mt-window --match '^/bin/sh$' --exclude cc p.life | grep -c '^life')" -eq 99 ]
+}

@@ -43,7 +43,7 @@ struct group {
 
 static struct u64map groups;	/* hash of key -> chain */
 static struct group **all;
-static size_t nall;
+static size_t nall, allcap;
 
 static const char *
 type_of(struct mt_str cls)
@@ -142,7 +142,7 @@ group_of(const char *key, size_t klen)
 	g->klen = klen;
 	g->next = *v;
 	*v = g;
-	all = erealloc(all, (nall + 1) * sizeof(*all));
+	all = egrow(all, nall, &allcap, sizeof(*all));
 	all[nall++] = g;
 	return g;
 }

@@ -82,6 +82,17 @@ erealloc(void *p, size_t n)
 	return p;
 }
 
+void *
+egrow(void *p, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 64;
+	if (*cap > SIZE_MAX / size)
+		enomem();
+	return erealloc(p, *cap * size);
+}
+
 /*
  * A large zeroed table that is probed at random (the pairer's blocks):
  * its pages are made at once.  calloc's pages come one fault at a time,

@@ -23,6 +23,8 @@ void mt_warn_at(const char *file, uint64_t line, const char *what,
 void *emalloc(size_t n);
 void *ecalloc(size_t n, size_t size);
 void *erealloc(void *p, size_t n);
+/* An array p of n elements with room for one more: cap doubles when full. */
+void *egrow(void *p, size_t n, size_t *cap, size_t size);
 void *etable_calloc(size_t n, size_t size);
 void etable_free(void *p, size_t n, size_t size);
 void *etable_grow(void *p, size_t n, size_t newn, size_t size);

@@ -393,10 +393,7 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 		    ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
 		    (int32_t)ev->pid, (int32_t)ev->tid, (uint16_t)heap, 0 };
 		lo = range_lower(p, r.pid, heap, r.lo);
-		if (p->nranges == p->rangecap) {
-			p->rangecap = p->rangecap ? p->rangecap * 2 : 256;
-			p->ranges = erealloc(p->ranges, p->rangecap * sizeof(*p->ranges));
-		}
+		p->ranges = egrow(p->ranges, p->nranges, &p->rangecap, sizeof(*p->ranges));
 		memmove(&p->ranges[lo + 1], &p->ranges[lo], (p->nranges - lo) * sizeof(*p->ranges));
 		p->ranges[lo] = r;
 		p->nranges++;
@@ -463,10 +460,8 @@ pairer_free(struct mt_pairer *p, const struct mt_event *ev)
 			found = 1;
 			/* What is left of the range lives on, in one or two pieces. */
 			if (r.lo < a && r.hi > z) {
-				if (p->nranges == p->rangecap) {
-					p->rangecap *= 2;
-					p->ranges = erealloc(p->ranges, p->rangecap * sizeof(*p->ranges));
-				}
+				p->ranges = egrow(p->ranges, p->nranges, &p->rangecap,
+				    sizeof(*p->ranges));
 				memmove(&p->ranges[i + 2], &p->ranges[i + 1],
 				    (p->nranges - i - 1) * sizeof(*p->ranges));
 				p->ranges[i].hi = a;
@@ -538,10 +533,7 @@ pairer_proc(struct mt_pairer *p, int64_t pid)
 		return;
 	}
 	t->seen = 1;
-	if (p->nseen == p->seencap) {
-		p->seencap = p->seencap ? p->seencap * 2 : 64;
-		p->seen = erealloc(p->seen, p->seencap * sizeof(*p->seen));
-	}
+	p->seen = egrow(p->seen, p->nseen, &p->seencap, sizeof(*p->seen));
 	p->seen[p->nseen++] = pid;
 }
 

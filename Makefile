@@ -53,7 +53,11 @@ APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 
 all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode tests/progs/ktrace-text
 
-lib/%.o: lib/%.c lib/mt.h
+# Without the libraries' pkg-config files the link fails far from the cause.
+need-deps:
+	@test -n "$(DEPS_LIBS)" || { echo "mt: libzstd not found by $(PKG_CONFIG): run 'make deps' (as root) first" >&2; exit 1; }
+
+lib/%.o: lib/%.c lib/mt.h | need-deps
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 lib/libmt.a: $(LIBOBJ)
@@ -82,7 +86,11 @@ tests/progs/%: tests/progs/%.c
 deps:
 	@sh share/mt-deps.sh $(APT_PACKAGES)
 
-demo: deps all
+# deps first, then a new make: the pkg-config lines above are read when a
+# make starts, and on a new machine the libraries they name are installed
+# by deps.
+demo: deps
+	@$(MAKE) --no-print-directory all
 	./cmd/mt-record -o demo.mtr -- tests/progs/demo
 	./cmd/mt-decode demo.mtr
 	@echo
@@ -99,7 +107,8 @@ demo: deps all
 	./cmd/mt-symbolize demo-pool.mtr | ./cmd/mt-pooldiff --interval 200ms --growth; \
 		test $$? = 1
 
-check: deps all
+check: deps
+	@$(MAKE) --no-print-directory all
 	@sh tests/run-tests.sh
 
 lint-man:
@@ -127,7 +136,7 @@ uninstall:
 clean:
 	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr
 
-.PHONY: all deps demo check lint-man install uninstall clean
+.PHONY: all deps need-deps demo check lint-man install uninstall clean
 
 tests/progs/mtr-encode tests/progs/ktrace-text: %: %.c lib/libmt.a lib/mt.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm

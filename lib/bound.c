@@ -243,22 +243,38 @@ parse_copy(struct mt_parser *p, const char *s, size_t len, char **line, size_t *
 	return event_parse(p, *line, len, ev);
 }
 
+struct pid_image {
+	int64_t pid;
+	uint64_t ts;		/* of its latest proc record */
+	size_t first;		/* where its pid first appeared */
+	char *lines;
+	size_t len, cap;
+	int gone;
+};
+
+static int
+image_cmp(const void *a, const void *b)
+{
+	const struct pid_image *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
 /*
  * The carried dictionary, reduced to what can still be referred to: every
  * stack and symbol, every comment, and for each process not yet exited
- * its latest proc record and the maps after it.
+ * its latest proc record and the maps after it -- in the time order of
+ * those proc records, as every record is: a pid that appeared first (a
+ * fork) may have exec'd after a later one.
  */
 static void
 put_carried(struct trace_bound *b)
 {
 	struct mt_parser p;
 	struct mt_event ev;
-	struct pid_image {
-		int64_t pid;
-		char *lines;
-		size_t len, cap;
-		int gone;
-	} *img = NULL;
+	struct pid_image *img = NULL;
 	size_t nimg = 0, i, len;
 	char *s = b->carried, *e, *end = b->carried + b->carriedlen, *line = NULL;
 	size_t linecap = 0;
@@ -274,10 +290,13 @@ put_carried(struct trace_bound *b)
 				;
 			if (i == nimg) {
 				img = erealloc(img, (nimg + 1) * sizeof(*img));
-				img[nimg++] = (struct pid_image){ ev.pid, NULL, 0, 0, 0 };
+				img[nimg] = (struct pid_image){ .pid = ev.pid, .first = nimg };
+				nimg++;
 			}
-			if (ev.type == MT_PROC)
+			if (ev.type == MT_PROC) {
 				img[i].len = 0;
+				img[i].ts = ev.ts;
+			}
 			img[i].gone = ev.type == MT_EXIT;
 			if (ev.type != MT_EXIT)
 				append(&img[i].lines, &img[i].len, &img[i].cap, s, len + 1);
@@ -288,6 +307,8 @@ put_carried(struct trace_bound *b)
 			trace_write(b->w, &ev);
 		}
 	}
+	if (nimg > 1)
+		qsort(img, nimg, sizeof(*img), image_cmp);
 	for (i = 0; i < nimg; i++) {
 		for (s = img[i].lines, end = s + img[i].len; !img[i].gone && s < end; s = e + 1) {
 			e = memchr(s, '\n', (size_t)(end - s));

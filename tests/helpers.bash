@@ -20,16 +20,23 @@ heap_totals() {
 
 # valgrind's "total heap usage" as "allocs frees bytes".  glibc's
 # freeres is not run: a program traced normally does not run it either.
+# The program sees what it sees under mt-record: its output in files (a
+# pipe or a terminal is buffered otherwise), the variables mt-record sets
+# (values of the same length), and not the three that Debian's valgrind
+# wrapper adds (LD_LIBRARY_PATH, GLIBCPP_FORCE_NEW, GLIBCXX_FORCE_NEW).
 valgrind_totals() {
-	# The same variables as mt-record sets (values of the same length),
-	# so that programs that copy their environment allocate alike.
+	local vg=valgrind dir
+	command -v valgrind.bin >/dev/null && vg=valgrind.bin
+	dir=$(mktemp -d)
 	MT_RECORD_SOCKET=mt-record-00000000-0000000 MT_RECORD_DEPTH=64 \
 	MT_RECORD_FLAGS= MT_RECORD_START=0000000000000 \
-	valgrind --tool=memcheck --run-libc-freeres=no --run-cxx-freeres=no \
-		--trace-children="${VG_CHILDREN:-no}" "$@" 2>&1 >/dev/null |
-	awk '/total heap usage/ {
+	$vg --tool=memcheck --run-libc-freeres=no --run-cxx-freeres=no \
+		--trace-children="${VG_CHILDREN:-no}" --log-file="$dir/vg.%p" \
+		"$@" >"$dir/out" 2>"$dir/err" </dev/null
+	cat "$dir"/vg.* | awk '/total heap usage/ {
 		gsub(",", ""); a += $5; f += $7; b += $9 }
 		END { printf "%d %d %d\n", a, f, b }'
+	rm -r "$dir"
 }
 
 # glibc's mtrace log as "allocs frees bytes" (realloc: a free and an alloc).

@@ -10,7 +10,15 @@
 
 #include "mt.h"
 
-static void usage(void) __attribute__((noreturn));
+static const char synopsis[] = "[-c] [file ...]";
+static const char options[] =
+    "Writes binary traces (.mtr) or event text as the event text of mt-events(5).\n"
+    "\n"
+    "  -c, --check     only validate: decode everything, write nothing\n"
+    "  -h, --help      this help\n"
+    "  -V, --version   the version\n"
+    "\n"
+    "With no file, or -, standard input.  Exit 0, or 1 when something was wrong.\n";
 static int decode(const char *path, struct mt_out *out, int check);
 
 static int
@@ -33,23 +41,30 @@ main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "check", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct mt_out out;
 	int ch, check = 0, status = 0, i;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "ch", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "chV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			check = 1;
 			break;
+		case 'h':
+			mt_usage(1, synopsis, options);
+		case 'V':
+			mt_version();
 		default:
-			usage();
+			mt_usage(0, synopsis, options);
 		}
 	}
 	argc -= optind;
 	argv += optind;
+	if (!reader_inputs(&argc, argv))
+		return 1;
 
 	out_init(&out, STDOUT_FILENO, 1 << 20);
 	if (argc == 0)
@@ -58,11 +73,4 @@ main(int argc, char *argv[])
 		status |= decode(argv[i], &out, check);
 	status |= out_finish(&out);
 	return status | mt_status;
-}
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-c] [--check] [file ...]\n", mt_progname);
-	exit(1);
 }

@@ -13,7 +13,29 @@
 
 #include "mt.h"
 
-static void usage(void) __attribute__((noreturn));
+static const char synopsis[] = "[-k keys] [-s impact|size|count] [-n count] [-T[=bottom-up]] "
+    "[-F table|tsv|json|folded] [-w size|impact] [-A regex] [file ...]";
+static const char options[] =
+    "Groups life lines as WPA's table does: Count, Size and Impacting Size a group,\n"
+    "biggest first; or a tree of their stacks; or folded stacks for a flame graph.\n"
+    "\n"
+    "  -k, --by KEYS        the columns, in order, from process, pid, heap, type,\n"
+    "                       class, function, stack, module, file\n"
+    "                       (default process,heap,type,function; -b is the old spelling)\n"
+    "  -s, --sort KEY       impact (default), size or count\n"
+    "  -n, --top N          only the N biggest groups\n"
+    "  -T, --tree[=bottom-up]  the stacks as a tree, callers first or callees first\n"
+    "                       (-t is the old spelling)\n"
+    "  -F, --format FORMAT  table (default), tsv, json, or folded (flame-graph input)\n"
+    "                       (-f is the old spelling)\n"
+    "  -w, --weight WHAT    folded stacks weighed by size (default) or impact\n"
+    "  -A, --skip REGEX     more functions to count as the allocation API (PCRE2)\n"
+    "                       (-S is the old spelling)\n"
+    "  -h, --help           this help\n"
+    "  -V, --version        the version\n"
+    "\n"
+    "With no file, or -, standard input.  Exit 0, or 1 when something was wrong.\n";
+static uint64_t nlife, nraw;	/* what the input held */
 
 enum key { K_PROCESS, K_PID, K_HEAP, K_TYPE, K_CLASS, K_FUNCTION, K_STACK, K_MODULE,
 	K_FILE, K_NKEYS };
@@ -513,8 +535,12 @@ group_file(const char *path)
 			continue;
 		}
 		/* Unknown records were passed on before us. */
-		if (ev.type == MT_LIFE)
+		if (ev.type == MT_LIFE) {
 			group_life(&ev);
+			nlife++;
+		} else if (ev.type == MT_ALLOC || ev.type == MT_FREE) {
+			nraw++;
+		}
 	}
 	return reader_close(r);
 }
@@ -544,14 +570,15 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
-		{ "by", required_argument, NULL, 'b' },
+		{ "by", required_argument, NULL, 'k' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "top", required_argument, NULL, 'n' },
-		{ "tree", optional_argument, NULL, 't' },
-		{ "format", required_argument, NULL, 'f' },
+		{ "tree", optional_argument, NULL, 'T' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "weight", required_argument, NULL, 'w' },
-		{ "skip", required_argument, NULL, 'S' },
+		{ "skip", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch, i, status = 0;
@@ -559,8 +586,9 @@ main(int argc, char *argv[])
 
 	mt_setprogname(argv[0]);
 	parse_keys("process,heap,type,function");
-	while ((ch = getopt_long(argc, argv, "b:s:n:tf:w:S:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tF:f:w:A:S:hV", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'k':
 		case 'b':
 			parse_keys(optarg);
 			break;
@@ -584,8 +612,11 @@ main(int argc, char *argv[])
 				return 2;
 			}
 			break;
+		case 'T':
 		case 't':
 			tree = 1;
+			if (optarg && *optarg == '=')	/* -T=bottom-up as --tree= */
+				optarg++;
 			if (optarg && !strcmp(optarg, "bottom-up"))
 				bottom_up = 1;
 			else if (optarg && strcmp(optarg, "top-down")) {
@@ -594,6 +625,7 @@ main(int argc, char *argv[])
 				return 2;
 			}
 			break;
+		case 'F':
 		case 'f':
 			if (!strcmp(optarg, "table"))
 				format = F_TABLE;
@@ -617,20 +649,31 @@ main(int argc, char *argv[])
 				return 2;
 			}
 			break;
+		case 'A':
 		case 'S':
 			skip_pattern = optarg;
 			break;
+		case 'h':
+			mt_usage(1, synopsis, options);
+		case 'V':
+			mt_version();
 		default:
-			usage();
+			mt_usage(0, synopsis, options);
 		}
 	}
 	argc -= optind;
 	argv += optind;
+	if (!reader_inputs(&argc, argv))
+		return 1;
 	dict = dict_new(skip_pattern);
 	if (argc == 0)
 		status |= group_file(NULL);
 	for (i = 0; i < argc; i++)
 		status |= group_file(argv[i]);
+	if (!nlife && nraw) {
+		fprintf(stderr, "%s: no life records: run mt-lifetime first\n", mt_progname);
+		return 1;
+	}
 	if (tree)
 		write_tree();
 	else if (format == F_FOLDED)
@@ -638,13 +681,4 @@ main(int argc, char *argv[])
 	else
 		write_groups();
 	return (mt_close_stdout() | status | mt_status) ? 1 : 0;
-}
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [--by keys] [--sort impact|size|count] [--top n] "
-	    "[--tree[=bottom-up]] [--format table|tsv|json|folded] [--weight size|impact] "
-	    "[--skip regex] [file ...]\n", mt_progname);
-	exit(2);
 }

@@ -13,7 +13,18 @@
 
 #include "mt.h"
 
-static void usage(void) __attribute__((noreturn));
+static const char synopsis[] = "[-bq] [file ...]";
+static const char options[] =
+    "Pairs each allocation of an event stream with its free: a life line for each,\n"
+    "written when it ends, and for the blocks alive at the end.\n"
+    "\n"
+    "  -b, --binary    write a .mtr stream for the next filter, not text\n"
+    "  -q, --quiet     no summary on standard error\n"
+    "  -h, --help      this help\n"
+    "  -V, --version   the version\n"
+    "\n"
+    "With no file, or -, standard input.  Exit 0; 1 when something was wrong or a\n"
+    "block was freed twice.\n";
 
 static struct mt_sink out;
 
@@ -139,6 +150,7 @@ main(int argc, char *argv[])
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "binary", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int ch, i, status = 0, quiet = 0, binary = 0;
@@ -146,7 +158,7 @@ main(int argc, char *argv[])
 	const struct mt_pair_stats *st;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "bqh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "bqhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
 			binary = 1;
@@ -154,12 +166,18 @@ main(int argc, char *argv[])
 		case 'q':
 			quiet = 1;
 			break;
+		case 'h':
+			mt_usage(1, synopsis, options);
+		case 'V':
+			mt_version();
 		default:
-			usage();
+			mt_usage(0, synopsis, options);
 		}
 	}
 	argc -= optind;
 	argv += optind;
+	if (!reader_inputs(&argc, argv))
+		return 1;
 
 	if (binary && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "%s: binary output to a terminal\n", mt_progname);
@@ -188,11 +206,4 @@ main(int argc, char *argv[])
 	status |= mt_status | (st->doubles > 0);
 	pairer_free_all(p);
 	return status;
-}
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-bq] [file ...]\n", mt_progname);
-	exit(1);
 }

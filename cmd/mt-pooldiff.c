@@ -22,7 +22,37 @@
 
 #include "mt.h"
 
-static void usage(void) __attribute__((noreturn));
+static const char synopsis[] = "-S [-P dir] [--time time] [source,...]\n"
+    "[-ad] [-s key] [-m pattern] [-x pattern] [-E] [-g [K/N]] [-i time] [-k key] "
+    "[-A regex] [file ...]";
+static const char options[] =
+    "PoolMon for Linux.  With -S, writes one snapshot of the kernel's pools (slab,\n"
+    "vmalloc, allocinfo) or of processes (pid:N), to append to a log.  Otherwise\n"
+    "reads snapshot logs, events or life lines and prints PoolMon's table of the\n"
+    "last snapshot, each counter's change in parentheses; or, with -g, the tags\n"
+    "that keep growing.\n"
+    "\n"
+    "  -S, --snapshot       take a snapshot of the sources (default slab,vmalloc,allocinfo)\n"
+    "  -P, --proc DIR       read DIR instead of /proc\n"
+    "      --time TIME      the snapshot's time: 2026-11-22T01:10:00Z or @EPOCH\n"
+    "  -s, --sort KEY       tag, allocs, frees, diff, bytes (default), per-alloc\n"
+    "  -d, --by-change      sort by the change of KEY, not its value (-c is the old spelling)\n"
+    "  -a, --totals         a totals row\n"
+    "  -m, --include PAT    only tags that match the pattern (repeatable)\n"
+    "  -x, --exclude PAT    not the tags that match it (repeatable)\n"
+    "  -E, --regex          the patterns are PCRE2, not shell patterns\n"
+    "  -g, --growth [K/N]   the tags whose bytes grew in every interval, or in K of\n"
+    "                       the last N; exit 1 when there is one\n"
+    "  -i, --interval TIME  events and life lines: a snapshot every TIME\n"
+    "                       (-I is the old spelling)\n"
+    "  -k, --tag KEY        events: the tag is the function (default), heap, module\n"
+    "                       or stack (-t is the old spelling)\n"
+    "  -A, --skip REGEX     more functions to count as the allocation API (PCRE2)\n"
+    "  -h, --help           this help\n"
+    "  -V, --version        the version\n"
+    "\n"
+    "With no file, or -, standard input.  Exit 0 when no tag grows, 1 when one\n"
+    "does, 2 on trouble.\n";
 
 #define NONE INT64_MIN		/* a counter the source does not have: '-' */
 enum { C_ALLOCS, C_FREES, C_DIFF, C_BYTES, NCOUNTERS };
@@ -1075,17 +1105,18 @@ main(int argc, char *argv[])
 		{ "snapshot", no_argument, NULL, 'S' },
 		{ "proc", required_argument, NULL, 'P' },
 		{ "time", required_argument, NULL, 'T' },
-		{ "interval", required_argument, NULL, 'I' },
-		{ "tag", required_argument, NULL, 't' },
-		{ "skip", required_argument, NULL, 'k' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "tag", required_argument, NULL, 'k' },
+		{ "skip", required_argument, NULL, 'A' },
 		{ "sort", required_argument, NULL, 's' },
-		{ "by-change", no_argument, NULL, 'c' },
-		{ "include", required_argument, NULL, 'i' },
+		{ "by-change", no_argument, NULL, 'd' },
+		{ "include", required_argument, NULL, 'm' },
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "regex", no_argument, NULL, 'E' },
 		{ "totals", no_argument, NULL, 'a' },
 		{ "growth", optional_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	static const char *const sort_names[] = { "allocs", "frees", "diff", "bytes", "per-alloc" };
@@ -1095,7 +1126,7 @@ main(int argc, char *argv[])
 	char *s, *w, *save;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "SP:T:I:t:k:s:ci:x:Eag::h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "SP:T:i:I:k:t:A:s:dcm:x:Eag::hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S':
 			snap = 1;
@@ -1110,12 +1141,15 @@ main(int argc, char *argv[])
 				return 2;
 			}
 			break;
+		case 'i':
 		case 'I':
-			if (parse_duration(optarg, &interval) < 0 || !interval) {
-				fprintf(stderr, "%s: bad interval '%s'\n", mt_progname, optarg);
+			if (!(interval = eduration("--interval", optarg))) {
+				fprintf(stderr, "%s: bad duration for --interval '%s'\n",
+				    mt_progname, optarg);
 				return 2;
 			}
 			break;
+		case 'k':
 		case 't':
 			if (!strcmp(optarg, "function"))
 				tag_by = T_FUNCTION;
@@ -1131,7 +1165,7 @@ main(int argc, char *argv[])
 				return 2;
 			}
 			break;
-		case 'k':
+		case 'A':
 			skip_pattern = optarg;
 			break;
 		case 's':
@@ -1147,10 +1181,11 @@ main(int argc, char *argv[])
 				sort_key = nsort;
 			}
 			break;
+		case 'd':
 		case 'c':
 			by_change = 1;
 			break;
-		case 'i':
+		case 'm':
 			add_pattern(&includes, &nincludes, optarg);
 			break;
 		case 'x':
@@ -1174,13 +1209,19 @@ main(int argc, char *argv[])
 				return 2;
 			}
 			break;
+		case 'h':
+			mt_usage(1, synopsis, options);
+		case 'V':
+			mt_version();
 		default:
-			usage();
+			mt_usage(0, synopsis, options);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 
+	if (!snap && !reader_inputs(&argc, argv))
+		return 2;
 	if (snap) {
 		for (i = 0; i < argc; i++) {
 			s = estrdup(argv[i]);
@@ -1237,14 +1278,4 @@ main(int argc, char *argv[])
 	if (mt_close_stdout() || trouble || mt_status || status)
 		return 2;
 	return grew;
-}
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s --snapshot [--proc dir] [--time time] [source,...]\n"
-	    "       %s [-ac] [-s key] [-i pattern] [-x pattern] [--regex] [--growth [K/N]]\n"
-	    "                   [--interval time] [--tag key] [--skip regex] [file ...]\n",
-	    mt_progname, mt_progname);
-	exit(2);
 }

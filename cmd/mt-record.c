@@ -109,7 +109,31 @@ struct ring {
 	int done;
 };
 
-static void usage(void) __attribute__((noreturn));
+static const char synopsis[] = "[-cFn] [-m size] [-o file] [-D depth] [--] command [arg ...]\n"
+    "-k [-cS] [-d duration] [-e events] [-m size] [-O order] [-o file]";
+static const char options[] =
+    "Runs a command and records what it and its children allocate and free (the\n"
+    "malloc family, anonymous mmap) with stacks; or, with -k, the kernel's\n"
+    "allocations.  Writes a .mtr trace for mt-decode(1) and the other filters.\n"
+    "\n"
+    "  -o, --output FILE     the trace (default mt.COMMAND.PID.mtr; - for stdout)\n"
+    "  -D, --depth N         frames a stack at most, 0 to 1024 (default 64;\n"
+    "                        -s is the old spelling)\n"
+    "  -F, --free-stacks     a stack for every free too\n"
+    "  -n, --no-follow       only the command, not the children it forks or execs\n"
+    "  -m, --max-size SIZE   keep the trace within SIZE (64K or more: 64K, 100MiB,\n"
+    "                        1.5G): the oldest events, or with -c the newest\n"
+    "  -c, --circular        with -m: drop the oldest events, keep the newest\n"
+    "  -k, --kernel          record the kernel's allocations through tracefs (root)\n"
+    "  -e, --events LIST     with -k: kmalloc, cache, page (default kmalloc,cache)\n"
+    "  -O, --min-order N     with -k: page allocations of order N or more (default 1)\n"
+    "  -S, --stacks          with -k: kernel stacks\n"
+    "  -d, --duration TIME   with -k: stop after TIME (as 30s, 500ms, 2m)\n"
+    "  -h, --help            this help\n"
+    "  -V, --version         the version\n"
+    "\n"
+    "Exits with the command's status (128+N when signal N killed it); 127 when the\n"
+    "command is not found, 126 when it cannot be run; 2 on trouble of its own.\n";
 static uint64_t clock_ns(void);
 static void emit(struct rec *r, struct proc *p);
 static struct proc *proc_by_pid(pid_t pid);
@@ -1015,15 +1039,34 @@ find_command(const char *cmd)
 	return NULL;
 }
 
+/*
+ * The command runs in a child; *exec_errno is 0 once it has exec'd, or
+ * why it could not (told through a pipe that the exec closes).
+ */
 static pid_t
 spawn(char **cmd, const char *lib, const char *sockname, const char *flags,
-    int out_is_stdout)
+    int out_is_stdout, int *exec_errno)
 {
 	char buf[64], *preload, *old;
-	pid_t pid = fork();
+	int p[2], e;
+	ssize_t n;
+	pid_t pid;
 
-	if (pid != 0)
+	*exec_errno = 0;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	if ((pid = fork()) != 0) {
+		close(p[1]);
+		if (pid > 0) {
+			while ((n = read(p[0], &e, sizeof(e))) < 0 && errno == EINTR)
+				;
+			if (n == (ssize_t)sizeof(e))
+				*exec_errno = e;
+		}
+		close(p[0]);
 		return pid;
+	}
+	close(p[0]);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
@@ -1046,8 +1089,10 @@ spawn(char **cmd, const char *lib, const char *sockname, const char *flags,
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)start_ns);
 	setenv(MT_ENV_START, buf, 1);
 	execvp(cmd[0], cmd);
-	fprintf(stderr, "%s: %s: %s\n", mt_progname, cmd[0], strerror(errno));
-	_exit(errno == ENOENT ? 127 : 126);
+	e = errno;
+	if (write(p[1], &e, sizeof(e)) < 0)
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, cmd[0], strerror(e));
+	_exit(e == ENOENT ? 127 : 126);
 }
 
 static void
@@ -1335,7 +1380,7 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
-		{ "depth", required_argument, NULL, 's' },
+		{ "depth", required_argument, NULL, 'D' },
 		{ "free-stacks", no_argument, NULL, 'F' },
 		{ "no-follow", no_argument, NULL, 'n' },
 		{ "max-size", required_argument, NULL, 'm' },
@@ -1346,6 +1391,7 @@ main(int argc, char *argv[])
 		{ "stacks", no_argument, NULL, 'S' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char sockname[96], flags[4] = "", *lib, *cmdpath, *end, *defname = NULL;
@@ -1356,11 +1402,11 @@ main(int argc, char *argv[])
 	uint64_t last_flush = 0, last_busy = 0, t, written, duration = 0;
 	struct ktrace_opts ko = { .min_order = 1 };
 	int kernel = 0;
-	int ch, lfd, fd, no_follow = 0, busy, status;
+	int ch, lfd, fd, no_follow = 0, busy, status, e, created = 0;
 	long v;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "+cd:e:FhkSm:nO:o:s:", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+cd:D:e:FhkSm:nO:o:s:V", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 			kernel = 1;
@@ -1384,8 +1430,9 @@ main(int argc, char *argv[])
 			ko.stacks = 1;
 			break;
 		case 'd':
-			if (parse_duration(optarg, &duration) < 0 || !duration) {
-				fprintf(stderr, "%s: bad duration '%s'\n", mt_progname, optarg);
+			if (!(duration = eduration("--duration", optarg))) {
+				fprintf(stderr, "%s: bad duration for --duration '%s'\n",
+				    mt_progname, optarg);
 				return 2;
 			}
 			break;
@@ -1401,6 +1448,7 @@ main(int argc, char *argv[])
 		case 'o':
 			output = optarg;
 			break;
+		case 'D':
 		case 's':
 			v = strtol(optarg, &end, 10);
 			if (*end || end == optarg || v < 0 || v > 1024) {
@@ -1415,8 +1463,12 @@ main(int argc, char *argv[])
 		case 'n':
 			no_follow = 1;
 			break;
+		case 'h':
+			mt_usage(1, synopsis, options);
+		case 'V':
+			mt_version();
 		default:
-			usage();
+			mt_usage(0, synopsis, options);
 		}
 	}
 	argc -= optind;
@@ -1434,7 +1486,7 @@ main(int argc, char *argv[])
 		return record_kernel(output, &ko, duration);
 	}
 	if (argc == 0 || duration || ko.events || ko.stacks || ko.min_order != 1)
-		usage();
+		mt_usage(0, synopsis, options);
 	if (free_stacks)
 		strcat(flags, "f");
 	if (no_follow)
@@ -1444,8 +1496,17 @@ main(int argc, char *argv[])
 		fprintf(stderr, "%s: cannot find libmt-preload.so (set MT_PRELOAD)\n", mt_progname);
 		return 2;
 	}
-	if ((cmdpath = find_command(argv[0])) && stat(cmdpath, &st) == 0 &&
-	    (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	/* As a shell says it, before anything is made: no trace of nothing. */
+	if (!(cmdpath = find_command(argv[0])) || stat(cmdpath, &st) < 0) {
+		fprintf(stderr, "%s: %s: command not found\n", mt_progname, argv[0]);
+		return 127;
+	}
+	if (S_ISDIR(st.st_mode) || access(cmdpath, X_OK) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, argv[0],
+		    strerror(S_ISDIR(st.st_mode) ? EISDIR : errno));
+		return 126;
+	}
+	if ((((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
 	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())))
 		fprintf(stderr, "%s: %s is set-user-ID or set-group-ID: the dynamic "
 		    "linker ignores LD_PRELOAD for it, so it is not traced\n",
@@ -1468,6 +1529,7 @@ main(int argc, char *argv[])
 		fd = STDOUT_FILENO;
 		out_name = "<stdout>";
 	} else if (output) {
+		created = stat(output, &st) < 0;
 		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		out_name = output;
 	} else {
@@ -1477,10 +1539,19 @@ main(int argc, char *argv[])
 		fprintf(stderr, "%s: %s: %s\n", mt_progname, output, strerror(errno));
 		return 2;
 	}
-	root_pid = forward_to = spawn(argv, lib, sockname, flags, fd == STDOUT_FILENO);
+	root_pid = forward_to = spawn(argv, lib, sockname, flags, fd == STDOUT_FILENO, &e);
 	if (root_pid < 0) {
 		fprintf(stderr, "%s: fork: %s\n", mt_progname, strerror(errno));
 		return 2;
+	}
+	if (e) {
+		/* Found, yet not run: a bad interpreter, a wrong format. */
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, argv[0], strerror(e));
+		if (created)
+			unlink(output);
+		while (waitpid(root_pid, &status, 0) < 0 && errno == EINTR)
+			;
+		return e == ENOENT ? 127 : 126;
 	}
 	if (fd < 0) {
 		const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
@@ -1570,13 +1641,4 @@ main(int argc, char *argv[])
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
-}
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-cFn] [-m size] [-o file] [-s depth] [--] command [arg ...]\n"
-	    "       %s -k [-cS] [-d duration] [-e events] [-m size] [-O order] [-o file]\n",
-	    mt_progname, mt_progname);
-	exit(2);
 }

@@ -39,7 +39,19 @@ struct mapping {
 	struct dso *dso;
 };
 
-static void usage(void) __attribute__((noreturn));
+static const char synopsis[] = "[-CI] [-y dir] [file ...]";
+static const char options[] =
+    "Adds a sym line (function, file:line, module) for every address of the stack\n"
+    "lines of an event stream, before the first stack that needs it.\n"
+    "\n"
+    "  -y, --symbols DIR  a symbol directory, searched by file name and build-id\n"
+    "                     (repeatable; -s is the old spelling)\n"
+    "  -I, --no-inline    one frame an address: no sym lines for inlined calls\n"
+    "  -C, --no-demangle  C++ and Rust names as they are in the binary\n"
+    "  -h, --help         this help\n"
+    "  -V, --version      the version\n"
+    "\n"
+    "With no file, or -, standard input.  Exit 0, or 1 when something was wrong.\n";
 static struct dso *dso_get(const char *path, const char *build_id, uint64_t off,
     uint64_t lo, uint64_t *bias);
 
@@ -475,18 +487,20 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
-		{ "symbols", required_argument, NULL, 's' },
+		{ "symbols", required_argument, NULL, 'y' },
 		{ "no-inline", no_argument, NULL, 'I' },
 		{ "no-demangle", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	size_t len;
 	int ch, i, status = 0;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "CIs:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "CIs:y:hV", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'y':
 		case 's':
 			symdirs = erealloc(symdirs, (nsymdirs + 1) * sizeof(*symdirs));
 			symdirs[nsymdirs++] = optarg;
@@ -497,12 +511,18 @@ main(int argc, char *argv[])
 		case 'C':
 			no_demangle = 1;
 			break;
+		case 'h':
+			mt_usage(1, synopsis, options);
+		case 'V':
+			mt_version();
 		default:
-			usage();
+			mt_usage(0, synopsis, options);
 		}
 	}
 	argc -= optind;
 	argv += optind;
+	if (!reader_inputs(&argc, argv))
+		return 1;
 
 	/* Beside the binary, its .debug directory, /usr/lib/debug, then ours. */
 	len = 64;
@@ -522,12 +542,4 @@ main(int argc, char *argv[])
 		status |= symbolize(argv[i]);
 	status |= out_finish(&out);
 	return status | mt_status;
-}
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-CI] [-s dir] [--no-inline] [--no-demangle] [file ...]\n",
-	    mt_progname);
-	exit(1);
 }

@@ -15,8 +15,27 @@
 
 #include "mt.h"
 
-static void usage(void) __attribute__((noreturn));
-
+static const char synopsis[] = "[-b] [-f time] [-t time | -l time] [-p pid] [-H heap] "
+    "[-m regex] [-x regex] [-i step] [file]";
+static const char options[] =
+    "Keeps the life lines active in a time window, classed aifi, aifo, aofi or aofo\n"
+    "with their impact on it (WPA's Impacting Size), or with -i the memory\n"
+    "outstanding at every step.  Times are from the trace's start, with a unit:\n"
+    "ns, us, ms, s, m, h (0 alone needs none).\n"
+    "\n"
+    "  -f, --from TIME      the window's start (default: the trace's start)\n"
+    "  -t, --to TIME        its end (default: the trace's end)\n"
+    "  -l, --last TIME      the last TIME of the trace\n"
+    "  -p, --pid PID        only this process (repeatable)\n"
+    "  -H, --heap HEAP      only this heap: malloc, mmap, reserve, ... (repeatable)\n"
+    "  -m, --match REGEX    only processes or stack frames that match (PCRE2)\n"
+    "  -x, --exclude REGEX  not those that match\n"
+    "  -i, --series STEP    sample lines every STEP instead (-s is the old spelling)\n"
+    "  -b, --binary         write a .mtr stream for the next filter, not text\n"
+    "  -h, --help           this help\n"
+    "  -V, --version        the version\n"
+    "\n"
+    "With no file, or -, standard input.  Exit 0, or 1 when something was wrong.\n";
 #define NONE UINT64_MAX
 
 static uint64_t t0, t1 = NONE;		/* the window [t0, t1) */
@@ -27,6 +46,49 @@ static char **heaps;
 static size_t nheaps;
 static struct mt_regex *match_re, *exclude_re;
 static struct mt_sink out;
+
+static uint64_t nlife, nraw, nkept, input_end;	/* what the input held */
+static const char *step_arg;
+
+/* A series is an array a sample: bounded, as a step of 1ns is easy to type. */
+#define MAX_SAMPLES 10000000
+
+/* A time for a message, as a person reads it. */
+static void
+format_time(char *buf, size_t len, uint64_t ns)
+{
+	if (ns % 1000000000 == 0)
+		snprintf(buf, len, "%" PRIu64 "s", ns / 1000000000);
+	else
+		snprintf(buf, len, "%.9gs", (double)ns / 1e9);
+}
+
+/* A window past the trace, or with nothing in it: a warning, not an error. */
+static void
+say_times(void)
+{
+	char a[64], b[64];
+
+	if (!nlife)
+		return;
+	format_time(b, sizeof(b), input_end);
+	if (from_opt != NONE && from_opt >= input_end) {
+		format_time(a, sizeof(a), from_opt);
+		fprintf(stderr, "%s: warning: --from %s is past the trace's end (%s)\n",
+		    mt_progname, a, b);
+	} else if (to_opt != NONE && to_opt > input_end) {
+		format_time(a, sizeof(a), to_opt);
+		fprintf(stderr, "%s: warning: --to %s is past the trace's end (%s)\n",
+		    mt_progname, a, b);
+	}
+	if (!nkept) {
+		format_time(a, sizeof(a), t0);
+		format_time(b, sizeof(b), t1);
+		fprintf(stderr, "%s: warning: no lifetimes in the window [%s, %s)%s\n",
+		    mt_progname, a, b, npids || nheaps || match_re || exclude_re ?
+		    " that the filters keep" : "");
+	}
+}
 
 /*
  * Dictionaries: which regular expressions a process's names matched, by
@@ -331,17 +393,28 @@ window(const char *path)
 			break;
 		}
 		if (ev.type != MT_LIFE) {
+			if (ev.type == MT_ALLOC || ev.type == MT_FREE)
+				nraw++;
+			if ((ev.type == MT_ALLOC || ev.type == MT_FREE || ev.type == MT_EXIT ||
+			    ev.type == MT_PROC || ev.type == MT_LOST) && ev.ts >= input_end)
+				input_end = ev.ts + 1;
 			if (!step)
 				sink_pass(&out, r, &ev);
 			continue;
 		}
 		ta = ev.flags & EV_TS_NONE ? 0 : ev.ts;
 		tf = ev.flags & EV_TS2_NONE ? NONE : ev.ts2;
+		if (!(ev.flags & EV_TS_NONE) && ta >= input_end)
+			input_end = ta + 1;
+		if (tf != NONE && tf >= input_end)
+			input_end = tf + 1;
+		nlife++;
 		/* In the window iff it began before its end and ended after its start. */
 		if (!((ev.flags & EV_TS_NONE) || ta < t1) || !(tf == NONE || tf > t0))
 			continue;
 		if (!keep(&ev))
 			continue;
+		nkept++;
 		ai = !(ev.flags & EV_TS_NONE) && ta >= t0;
 		fi = tf != NONE && tf < t1;
 		if (ev.flags & EV_SIZE_NONE)
@@ -361,18 +434,6 @@ window(const char *path)
 	return reader_close(r);
 }
 
-static uint64_t
-duration(const char *opt, const char *s)
-{
-	uint64_t ns;
-
-	if (parse_duration(s, &ns)) {
-		fprintf(stderr, "%s: bad duration for %s '%s'\n", mt_progname, opt, s);
-		exit(2);
-	}
-	return ns;
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -384,9 +445,10 @@ main(int argc, char *argv[])
 		{ "heap", required_argument, NULL, 'H' },
 		{ "match", required_argument, NULL, 'm' },
 		{ "exclude", required_argument, NULL, 'x' },
-		{ "series", required_argument, NULL, 's' },
+		{ "series", required_argument, NULL, 'i' },
 		{ "binary", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	char tmpname[] = "/tmp/mt-window.XXXXXX", *end_s;
@@ -396,22 +458,24 @@ main(int argc, char *argv[])
 	long v;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "bf:t:l:p:H:m:x:s:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "bf:t:l:p:H:m:x:i:s:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
 			binary = 1;
 			break;
 		case 'f':
-			from_opt = duration("--from", optarg);
+			from_opt = eduration("--from", optarg);
 			break;
 		case 't':
-			to_opt = duration("--to", optarg);
+			to_opt = eduration("--to", optarg);
 			break;
 		case 'l':
-			last_opt = duration("--last", optarg);
+			last_opt = eduration("--last", optarg);
 			break;
+		case 'i':
 		case 's':
-			step = duration("--series", optarg);
+			step = eduration("--series", optarg);
+			step_arg = optarg;
 			if (!step) {
 				fprintf(stderr, "%s: bad duration for --series '%s'\n", mt_progname, optarg);
 				return 2;
@@ -436,14 +500,20 @@ main(int argc, char *argv[])
 		case 'x':
 			exclude_re = re_compile(optarg);
 			break;
+		case 'h':
+			mt_usage(1, synopsis, options);
+		case 'V':
+			mt_version();
 		default:
-			usage();
+			mt_usage(0, synopsis, options);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 1 || (last_opt != NONE && (from_opt != NONE || to_opt != NONE)))
-		usage();
+		mt_usage(0, synopsis, options);
+	if (!reader_inputs(&argc, argv))
+		return 1;
 	if (argc == 1)
 		input = argv[0];
 	/* The end of the trace is needed first: read it twice, stdin spooled. */
@@ -477,23 +547,25 @@ main(int argc, char *argv[])
 		fprintf(stderr, "%s: empty window: --to must come after --from\n", mt_progname);
 		return 2;
 	}
+	if (step && (t1 - t0 - 1) / step >= MAX_SAMPLES) {
+		fprintf(stderr, "%s: --series %s makes %" PRIu64 " samples a series, more than "
+		    "%d: a longer step, or a shorter window\n", mt_progname, step_arg,
+		    (t1 - t0 - 1) / step + 1, MAX_SAMPLES);
+		return 2;
+	}
 	if (binary && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "%s: binary output to a terminal\n", mt_progname);
 		return 2;
 	}
 	sink_init(&out, STDOUT_FILENO, binary);
 	status |= window(input);
-	if (step)
+	if (step && nlife)
 		series_write(t1);
 	status |= sink_finish(&out);
+	if (!nlife && nraw) {
+		fprintf(stderr, "%s: no life records: run mt-lifetime first\n", mt_progname);
+		return 1;
+	}
+	say_times();
 	return status | mt_status;
-}
-
-static void
-usage(void)
-{
-	fprintf(stderr, "usage: %s [-b] [--from time] [--to time | --last time] [--pid pid] "
-	    "[--heap heap] [--match regex] [--exclude regex] [--series step] [file]\n",
-	    mt_progname);
-	exit(2);
 }

@@ -20,6 +20,31 @@ mt_setprogname(const char *argv0)
 	mt_progname = slash ? slash + 1 : argv0;
 }
 
+void
+mt_usage(int full, const char *synopsis, const char *options)
+{
+	FILE *f = full ? stdout : stderr;
+	const char *s, *nl;
+	int first = 1;
+
+	/* The synopsis is lines of arguments, each after "usage: prog". */
+	for (s = synopsis; *s; s = *nl ? nl + 1 : nl, first = 0) {
+		nl = strchrnul(s, '\n');
+		fprintf(f, "%s %s %.*s\n", first ? "usage:" : "      ", mt_progname,
+		    (int)(nl - s), s);
+	}
+	if (full)
+		fprintf(f, "\n%s", options);
+	exit(full ? (fflush(f) || ferror(f) ? 1 : 0) : 2);
+}
+
+void
+mt_version(void)
+{
+	printf("%s (mt) %s\n", mt_progname, MT_VERSION);
+	exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
+}
+
 /*
  * prog: file:line: what 'token' -- the token is cut at 60 bytes and its
  * control characters are shown as '?', so one bad line is one line.

@@ -13,11 +13,16 @@
 
 #define MT_EVENTS_VERSION 1	/* the text format, see mt-events(5) */
 #define MT_TRACE_VERSION 1	/* the .mtr container */
+#define MT_VERSION "0.1.0"	/* the programs' --version */
 
 /* diag.c */
 extern const char *mt_progname;
 extern int mt_status;		/* exit status the diagnostics asked for */
 void mt_setprogname(const char *argv0);
+/* --help (full: the synopsis and the options on stdout, exit 0) or a bad
+   option (the synopsis on stderr, exit 2); --version. */
+void mt_usage(int full, const char *synopsis, const char *options) __attribute__((noreturn));
+void mt_version(void) __attribute__((noreturn));
 void mt_warn_at(const char *file, uint64_t line, const char *what,
     const char *token, size_t toklen);
 void *emalloc(size_t n);
@@ -33,8 +38,10 @@ char *estrndup(const char *s, size_t n);
 int mt_close_stdout(void);
 
 /* units.c: "250ms", "1.5s", "2m" -> nanoseconds; "64K", "10MiB" -> bytes */
-int parse_duration(const char *s, uint64_t *ns);
+int parse_duration(const char *s, uint64_t *ns);	/* -2: a number without a unit */
 int parse_size(const char *s, uint64_t *bytes);
+uint64_t eduration(const char *opt, const char *s);	/* parse_duration, or exit 2 */
+uint64_t esize(const char *opt, const char *s);		/* parse_size, or exit 2 */
 
 /* A string that points into a buffer the reader owns. */
 struct mt_str {
@@ -325,6 +332,9 @@ void trace_reader_free(struct trace_reader *r);
 /* reader.c: one event reader for every program: text or .mtr, path or stdin */
 struct mt_reader;
 struct mt_reader *reader_open(const char *path);	/* NULL or "-": stdin; NULL return: warned */
+/* The named inputs that cannot be read, said once each and dropped from
+   argv; 0 when some were named and none is left. */
+int reader_inputs(int *argc, char **argv);
 /*
  * Next record: 1 with ev filled, 0 at the end.  A bad text line is
  * warned about (prog: file:line: what 'token'), counted and skipped;

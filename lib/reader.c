@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mt.h"
@@ -26,6 +27,34 @@ struct mt_reader {
 	char *fmt;		/* binary: the current record formatted */
 	size_t fmtcap;
 };
+
+int
+reader_inputs(int *argc, char **argv)
+{
+	struct stat st;
+	int i, n = 0, fd, had = *argc;
+
+	for (i = 0; i < had; i++) {
+		if (strcmp(argv[i], "-") != 0) {
+			/* O_NONBLOCK: a FIFO is not waited for here. */
+			if ((fd = open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+				fprintf(stderr, "%s: %s: %s\n", mt_progname, argv[i], strerror(errno));
+				mt_status = 1;
+				continue;
+			}
+			if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+				fprintf(stderr, "%s: %s: %s\n", mt_progname, argv[i], strerror(EISDIR));
+				mt_status = 1;
+				close(fd);
+				continue;
+			}
+			close(fd);
+		}
+		argv[n++] = argv[i];
+	}
+	*argc = n;
+	return had == 0 || n > 0;
+}
 
 struct mt_reader *
 reader_open(const char *path)

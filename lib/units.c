@@ -1,5 +1,6 @@
 /* Durations and sizes as people write them on command lines. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,7 +13,7 @@ struct unit {
 };
 
 static const struct unit time_units[] = {
-	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 },
+	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
 	{ "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 }, { NULL, 0 }
 };
 
@@ -54,11 +55,22 @@ parse_scaled(const char *s, const struct unit *units, int fold, uint64_t *out)
 	return 0;
 }
 
-/* A bare number is seconds. */
+/*
+ * A bare number is refused (-2): "500000000" meant to be nanoseconds
+ * would otherwise be 15.8 years.
+ */
 int
 parse_duration(const char *s, uint64_t *ns)
 {
-	return parse_scaled(s, time_units, 0, ns);
+	if (parse_scaled(s, time_units, 0, ns) == 0)
+		return 0;
+	if (s && *s && strspn(s, "0123456789.") == strlen(s)) {
+		if (strtod(s, NULL) != 0)
+			return -2;
+		*ns = 0;	/* zero needs no unit */
+		return 0;
+	}
+	return -1;
 }
 
 /* K, M, G, T are binary; KB, MB... decimal; case does not matter. */
@@ -66,4 +78,35 @@ int
 parse_size(const char *s, uint64_t *bytes)
 {
 	return parse_scaled(s, size_units, 1, bytes);
+}
+
+uint64_t
+eduration(const char *opt, const char *s)
+{
+	uint64_t ns;
+	int r = parse_duration(s, &ns);
+
+	if (r == -2) {
+		fprintf(stderr, "%s: %s '%s' needs a unit: ns, us, ms, s, m or h\n",
+		    mt_progname, opt, s);
+		exit(2);
+	}
+	if (r < 0) {
+		fprintf(stderr, "%s: bad duration for %s '%s'\n", mt_progname, opt, s);
+		exit(2);
+	}
+	return ns;
+}
+
+uint64_t
+esize(const char *opt, const char *s)
+{
+	uint64_t bytes;
+
+	if (parse_size(s, &bytes) < 0) {
+		fprintf(stderr, "%s: bad size for %s '%s' (as 64K, 64KiB, 1.5M, 2G)\n",
+		    mt_progname, opt, s);
+		exit(2);
+	}
+	return bytes;
 }

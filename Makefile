@@ -7,6 +7,7 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib/mt
 MANDIR ?= $(PREFIX)/share/man
 SHAREDIR ?= $(PREFIX)/share/mt
+COMPLETIONSDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR ?=
 
 CC ?= cc
@@ -44,7 +45,7 @@ LIBOBJ = lib/pair.o lib/stacks.o lib/bound.o lib/ktrace.o lib/sink.o lib/diag.o 
 PRELOAD = lib/libmt-preload.so
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c,$(wildcard tests/progs/*.c)))
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so
-MANPAGES = man/mt-events.5 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 man/mt-lifetime.1 man/mt-window.1 man/mt-group.1 man/mt-pooldiff.1
+MANPAGES = man/mt-events.5 man/mt-plot.1 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 man/mt-lifetime.1 man/mt-window.1 man/mt-group.1 man/mt-pooldiff.1
 
 # What a fresh Debian 12 needs, to build, to test, and to compare.
 APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
@@ -99,7 +100,7 @@ demo: deps
 	./cmd/mt-symbolize demo-wpa.mtr | ./cmd/mt-lifetime | ./cmd/mt-window | \
 		./cmd/mt-group --by process,heap,type,function
 	./cmd/mt-lifetime -q demo-wpa.mtr | ./cmd/mt-window --series 5ms | \
-		share/mt-plot -o demo-wpa.png -t "MemoryTestApp: memory outstanding"
+		share/mt-plot -o demo-wpa.png --title "MemoryTestApp: memory outstanding"
 	@echo "the graph WPA draws: demo-wpa.png"
 	@echo
 	@echo "== PoolMon: a process leaking from one function among noisy ones; the verdict"
@@ -114,24 +115,32 @@ check: deps
 lint-man:
 	mandoc -Tlint -Wwarning $(MANPAGES)
 
+# The cron file names mt-pooldiff by its installed path: cron's PATH is
+# /usr/bin:/bin.  The completions: one file, under each program's name.
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
-	install -m 755 $(PROGS) $(DESTDIR)$(BINDIR)
+	install -m 755 $(PROGS) share/mt-plot $(DESTDIR)$(BINDIR)
 	install -m 755 $(PRELOAD) $(DESTDIR)$(LIBDIR)
 	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5
 	install -d $(DESTDIR)$(SHAREDIR)
-	install -m 755 share/mt-plot $(DESTDIR)$(SHAREDIR)
-	install -m 644 share/mt-pool.cron $(DESTDIR)$(SHAREDIR)
+	sed 's|mt-pooldiff |$(BINDIR)/mt-pooldiff |g' share/mt-pool.cron >$(DESTDIR)$(SHAREDIR)/mt-pool.cron
+	chmod 644 $(DESTDIR)$(SHAREDIR)/mt-pool.cron
+	install -d $(DESTDIR)$(COMPLETIONSDIR)
+	for p in $(notdir $(PROGS)) mt-plot; do \
+		install -m 644 share/mt-completion.bash $(DESTDIR)$(COMPLETIONSDIR)/$$p || exit 1; \
+	done
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)))
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS)) mt-plot)
 	rm -f $(DESTDIR)$(LIBDIR)/libmt-preload.so
 	-rmdir $(DESTDIR)$(LIBDIR)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANPAGES))))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(filter %.5,$(MANPAGES))))
-	rm -f $(DESTDIR)$(SHAREDIR)/mt-plot $(DESTDIR)$(SHAREDIR)/mt-pool.cron
+	rm -f $(DESTDIR)$(SHAREDIR)/mt-pool.cron
 	-rmdir $(DESTDIR)$(SHAREDIR)
+	rm -f $(addprefix $(DESTDIR)$(COMPLETIONSDIR)/,$(notdir $(PROGS)) mt-plot)
+	-rmdir $(DESTDIR)$(COMPLETIONSDIR)
 
 clean:
 	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr

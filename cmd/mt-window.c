@@ -53,14 +53,17 @@ static const char *step_arg;
 /* A series is an array a sample: bounded, as a step of 1ns is easy to type. */
 #define MAX_SAMPLES 10000000
 
-/* A time for a message, as a person reads it. */
+/* A time for a message, as a person reads it: seconds, to the nanosecond. */
 static void
 format_time(char *buf, size_t len, uint64_t ns)
 {
-	if (ns % 1000000000 == 0)
-		snprintf(buf, len, "%" PRIu64 "s", ns / 1000000000);
-	else
-		snprintf(buf, len, "%.9gs", (double)ns / 1e9);
+	int n = snprintf(buf, len, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+
+	while (n > 0 && buf[n - 1] == '0')
+		n--;
+	if (n > 0 && buf[n - 1] == '.')
+		n--;
+	snprintf(buf + n, len - (size_t)n, "s");
 }
 
 /* A window past the trace, or with nothing in it: a warning, not an error. */
@@ -71,7 +74,7 @@ say_times(void)
 
 	if (!nlife)
 		return;
-	format_time(b, sizeof(b), input_end);
+	format_time(b, sizeof(b), input_end - 1);	/* its last time */
 	if (from_opt != NONE && from_opt >= input_end) {
 		format_time(a, sizeof(a), from_opt);
 		fprintf(stderr, "%s: warning: --from %s is past the trace's end (%s)\n",

@@ -5,7 +5,7 @@ bats_require_minimum_version 1.5.0
 TESTS=$(cd "$BATS_TEST_DIRNAME" && pwd)
 MT_BINDIR=${MT_BINDIR:-$TESTS/../cmd}
 PROGS=$TESTS/progs
-export PATH="$MT_BINDIR:$PATH"
+export PATH="$MT_BINDIR:$TESTS/../share:$PATH"
 # verify_asan_link_order: a test may preload a library into mt-record's
 # own environment (for the command it runs).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:verify_asan_link_order=0}

@@ -178,11 +178,6 @@ PY
 	diff n.life got.life
 }
 
-@test "usage" {
-	run -1 --separate-stderr mt-decode --bogus
-	has_line "$stderr" '^usage: mt-decode \[-c\] \[--check\] \[file \.\.\.\]$'
-}
-
 @test "a full standard output is said, exit 1" {
 	run -1 --separate-stderr bash -c "mt-decode '$FIX/roundtrip.txt' >/dev/full"
 	[ "$stderr" = "mt-decode: stdout: No space left on device" ]

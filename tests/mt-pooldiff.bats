@@ -83,9 +83,9 @@ make_log() {
 	run -0 awk '!/^#/ && NF == 7 { print $1, $3 }' <<<"$output"
 	[ "$output" = "$(printf 'leaky_cache 11/11\nnoisy_b 7/11\nnoisy_a 6/11\nmostly_cache 10/11')" ]
 	# once_cache grew from step 2 to 3 and held: quiet over the last 2.
-	run -0 --separate-stderr mt-pooldiff --growth 1/2 -i 'once*' "$log"
+	run -0 --separate-stderr mt-pooldiff --growth 1/2 -m 'once*' "$log"
 	[ "$output" = "#mt-pooldiff growth: 0 of 1 tags grew in at least 1 of the last 2 intervals, 2026-11-22T00:45:00Z to 2026-11-22T00:55:00Z" ]
-	run -1 --separate-stderr mt-pooldiff --growth 1/9 -i 'once*' "$log"
+	run -1 --separate-stderr mt-pooldiff --growth 1/9 -m 'once*' "$log"
 	has_line '^once_cache +slab +1/9 +51200 +460800 '
 }
 
@@ -124,11 +124,11 @@ make_log() {
 	[ "$output" = "$(printf 'noisy_b\nonce_cache')" ]
 	run -0 --separate-stderr bash -c "mt-pooldiff -s bytes --by-change '$log' | awk '!/^#/ { print \$1 }' | head -2"
 	[ "$output" = "$(printf 'once_cache\nnoisy_a')" ]
-	run -0 --separate-stderr bash -c "mt-pooldiff -s diff -i 'noisy*' -i steady -x '*_b' '$log' | awk '!/^#/ { print \$1 }'"
+	run -0 --separate-stderr bash -c "mt-pooldiff -s diff -m 'noisy*' -m steady -x '*_b' '$log' | awk '!/^#/ { print \$1 }'"
 	[ "$output" = "$(printf 'noisy_a\nsteady')" ]
-	run -0 --separate-stderr bash -c "mt-pooldiff --regex -i '^(leaky|once)_' '$log' | awk '!/^#/ { print \$1 }'"
+	run -0 --separate-stderr bash -c "mt-pooldiff --regex -m '^(leaky|once)_' '$log' | awk '!/^#/ { print \$1 }'"
 	[ "$output" = "$(printf 'leaky_cache\nonce_cache')" ]
-	run -0 --separate-stderr mt-pooldiff --totals -i 'leaky*' -i 'once*' "$log"
+	run -0 --separate-stderr mt-pooldiff --totals -m 'leaky*' -m 'once*' "$log"
 	has_line '^TOTAL +- +- \(-\) +- \(-\) +2050 \(\+850\) +608000 \(\+416000\) +296$'
 	run -2 --separate-stderr mt-pooldiff -s size "$log"
 	[ "$stderr" = "mt-pooldiff: bad sort key 'size' (tag, allocs, frees, diff, bytes, per-alloc)" ]
@@ -167,7 +167,7 @@ make_log() {
 @test "the table of a recorded process: Allocs and Frees counted, Diff and Bytes outstanding" {
 	cd "$BATS_TEST_TMPDIR"
 	mt-record -o leak.mtr -- "$PROGS/poolleak" >/dev/null 2>&1
-	run -0 --separate-stderr bash -c "mt-symbolize leak.mtr | mt-pooldiff --interval 1s -i '[A-Z]*'"
+	run -0 --separate-stderr bash -c "mt-symbolize leak.mtr | mt-pooldiff --interval 1s -m '[A-Z]*'"
 	# At the end: 1000 leaked blocks of 48; noisy 1020 allocs all freed;
 	# GrowOnce's ten blocks freed at the end; GrowThenShrink 200 and 200.
 	has_line '^LeakyCache +malloc +1000 \(\+[0-9]+\) +0 \(\+0\) +1000 \(\+[0-9]+\) +48000 \(\+[0-9]+\) +48$'
@@ -185,7 +185,9 @@ make_log() {
 	run -2 --separate-stderr mt-pooldiff empty.txt
 	[ "$stderr" = "mt-pooldiff: no snapshots in the input" ]
 	run -2 --separate-stderr mt-pooldiff --interval 0 e.txt
-	[ "$stderr" = "mt-pooldiff: bad interval '0'" ]
+	[ "$stderr" = "mt-pooldiff: bad duration for --interval '0'" ]
+	run -2 --separate-stderr mt-pooldiff --interval 5 e.txt
+	[ "$stderr" = "mt-pooldiff: --interval '5' needs a unit: ns, us, ms, s, m or h" ]
 }
 
 @test "snapshots of a live process that leaks: its [heap] grows in every interval, /proc says" {

@@ -161,11 +161,6 @@ mt-symbolize: g.txt:4: bad address 'zz'
 mt-symbolize: g.txt:5: missing fields in 'sym'" ]
 }
 
-@test "usage" {
-	run -1 --separate-stderr mt-symbolize --bogus
-	has_line "$stderr" '^usage: mt-symbolize \[-CI\] \[-s dir\] \[--no-inline\] \[--no-demangle\] \[file \.\.\.\]$'
-}
-
 @test "Rust, legacy and v0 manglings, demangled" {
 	xz -dc "$FIX/rust-legacy.xz" >rust-legacy
 	xz -dc "$FIX/rust-v0.xz" >rust-v0

@@ -87,6 +87,9 @@ tests/progs/%: tests/progs/%.c
 deps:
 	@sh share/mt-deps.sh $(APT_PACKAGES)
 
+print-packages:
+	@echo $(APT_PACKAGES)
+
 # deps first, then a new make: the pkg-config lines above are read when a
 # make starts, and on a new machine the libraries they name are installed
 # by deps.
@@ -145,7 +148,7 @@ uninstall:
 clean:
 	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr
 
-.PHONY: all deps need-deps demo check lint-man install uninstall clean
+.PHONY: all deps print-packages need-deps demo check lint-man install uninstall clean
 
 tests/progs/mtr-encode tests/progs/ktrace-text: %: %.c lib/libmt.a lib/mt.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm

@@ -89,3 +89,13 @@ setup() {
 	[ "$(complete_line mt-lifetime afile.m)" = "afile.mtr" ]
 	run -0 make -s -C "$top" uninstall PREFIX="$PWD/p"
 }
+
+@test "the README's set-up: what a new machine lacks first, and the Makefile's package list" {
+	readme=$top/README.md
+	grep -qx '    apt-get install git make' "$readme"
+	# The indented block after "The packages (the Makefile's `APT_PACKAGES`):".
+	listed=$(awk '/^The packages|APT_PACKAGES`\):$/ { on = 1; next }
+		on && /^    / { print; next } on && /^$/ && seen++ { exit }' "$readme" | xargs -n1 | sort)
+	[ -n "$listed" ]
+	[ "$listed" = "$(make -s -C "$top" print-packages | xargs -n1 | sort)" ]
+}

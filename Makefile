@@ -127,7 +127,7 @@ install: all
 	install -m 644 $(filter %.1,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man1
 	install -m 644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5
 	install -d $(DESTDIR)$(SHAREDIR)
-	sed 's|mt-pooldiff |$(BINDIR)/mt-pooldiff |g' share/mt-pool.cron >$(DESTDIR)$(SHAREDIR)/mt-pool.cron
+	sed '/^#/!s|mt-pooldiff |$(BINDIR)/mt-pooldiff |g' share/mt-pool.cron >$(DESTDIR)$(SHAREDIR)/mt-pool.cron
 	chmod 644 $(DESTDIR)$(SHAREDIR)/mt-pool.cron
 	install -d $(DESTDIR)$(COMPLETIONSDIR)
 	for p in $(notdir $(PROGS)) mt-plot; do \

@@ -265,6 +265,27 @@ PY
 	mt-decode g.mtr | grep -Eq $'^proc\t.*[/-]as\t'
 }
 
+@test "a thread that unmaps a range and maps over it with MAP_FIXED, also in a fork child: runs as without us" {
+	# The thread's first call is the munmap: a ring made after it went
+	# into the hole, was replaced by the program's mapping, and the next
+	# event faulted (PROT_NONE) or wrote into the program's memory.
+	for arg in "" prot-none; do
+		for flag in "" -F; do
+			run -0 --separate-stderr mt-record $flag -o h.mtr -- "$PROGS/mapfixed-hole" $arg
+			[ "$output" = ok ]
+			run -0 --separate-stderr mt-decode -c h.mtr
+			[ "$(mt-decode h.mtr | grep -c '^proc')" = 2 ]
+			[ -z "$(check_order h.mtr)" ]
+		done
+	done
+	# Our shared memory is not where the kernel puts a program's mappings.
+	run -0 --separate-stderr mt-record -o m.mtr -- sh -c 'cat /proc/$$/maps'
+	has_line "$output" '^[0-9a-f]+-[0-9a-f]+ rw-s 00000000 00:[0-9a-f]+ [0-9]+ +/memfd:mt-stacks'
+	addr=$(printf '%s\n' "$output" | awk '/memfd:mt-stacks/ { split($1, a, "-"); print a[1]; exit }')
+	[ $((16#$addr)) -ge $((16#200000000000)) ]
+	[ $((16#$addr)) -lt $((16#610000000000)) ]
+}
+
 @test "a program that closes our descriptors: no deadlock, its rings still read, the rest counted lost" {
 	run -0 --separate-stderr timeout 60 mt-record -o c.mtr -- "$PROGS/closefds"
 	[ "$output" = "before=100 after=200000 thread=1000" ]

@@ -152,6 +152,52 @@ send_msg(struct mt_msg *m, const void *data, size_t len, int fd)
 	return 0;
 }
 
+/*
+ * Where our shared memory goes: not where the kernel would put it, which
+ * is the hole a program has just unmapped and is about to map over with
+ * MAP_FIXED (its ring replaced, the next event faulted or wrote into the
+ * program's memory).  A region of its own, far from the kernel's mmap
+ * base, the heap and the usual runtime hints (Go's arenas, the JVM's
+ * compressed oops), at a random terabyte of 32 to 96 TiB; never over
+ * anything (MAP_FIXED_NOREPLACE), and where that fails the kernel's
+ * choice.  The next address is shared by the threads and inherited by a
+ * fork child, whose new rings then go after its parent's.
+ */
+#define REGION_LO 0x200000000000ULL
+#define REGION_TB 64
+static uintptr_t region_next;
+
+static void *
+map_ours(size_t size, int fd)
+{
+	uintptr_t at;
+	void *p;
+	int tries;
+
+	if (!__atomic_load_n(&region_next, __ATOMIC_RELAXED)) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		at = REGION_LO + ((uint64_t)(t.tv_nsec ^ getpid()) % REGION_TB << 40);
+		uintptr_t expect = 0;
+		__atomic_compare_exchange_n(&region_next, &expect, at, 0,
+		    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
+	for (tries = 0; tries < 8; tries++) {
+		/* Whole megabytes apart, each mapped the size it is. */
+		at = __atomic_fetch_add(&region_next, (size + 0xfffff) & ~(size_t)0xfffff,
+		    __ATOMIC_RELAXED);
+		p = (void *)syscall(SYS_mmap, at, size, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+		if (p == (void *)at)
+			return p;
+		if (p != MAP_FAILED)	/* a kernel before 4.17: only a hint */
+			syscall(SYS_munmap, p, size);
+		/* Taken: a terabyte further. */
+		__atomic_fetch_add(&region_next, (uintptr_t)1 << 40, __ATOMIC_RELAXED);
+	}
+	return (void *)syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+}
+
 static int
 shared_map(const char *name, size_t size, void **p)
 {
@@ -159,9 +205,7 @@ shared_map(const char *name, size_t size, void **p)
 
 	if (fd < 0)
 		return -1;
-	if (ftruncate(fd, (off_t)size) < 0 ||
-	    (*p = (void *)syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
-	    MAP_SHARED, fd, 0)) == MAP_FAILED) {
+	if (ftruncate(fd, (off_t)size) < 0 || (*p = map_ours(size, fd)) == MAP_FAILED) {
 		close(fd);
 		return -1;
 	}
@@ -602,10 +646,33 @@ heap_of_prot(int prot)
 	return RAW_HEAP_NONE;
 }
 
+/*
+ * Before a call that frees or replaces address space: what we would map
+ * lazily after it (the thread's ring, libunwind's caches) is mapped first,
+ * so that none of it can be in the range the program maps over next.
+ */
+static void
+ready_before_unmap(void)
+{
+	struct thread_state *t = &tls;
+	void *ips[4];
+
+	if (t->ring || t->busy || t->dead || connection_lost)
+		return;
+	t->busy = 2;
+	if (ring_open(t) == 0)
+		(void)unw_backtrace(ips, 4);
+	t->busy = 0;
+}
+
 EXPORT void *
 mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	void *p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	void *p;
+
+	if ((flags & MAP_FIXED) && recording && !OURS())
+		ready_before_unmap();
+	p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 
 	if (p != MAP_FAILED && recording && !OURS()) {
 		int anon = (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE;
@@ -628,8 +695,13 @@ EXPORT int
 munmap(void *addr, size_t len)
 {
 	int mine = recording && !OURS();
-	uint64_t t0 = mine ? now() : 0;
-	int ret = (int)syscall(SYS_munmap, addr, len);
+	uint64_t t0;
+	int ret;
+
+	if (mine)
+		ready_before_unmap();
+	t0 = mine ? now() : 0;
+	ret = (int)syscall(SYS_munmap, addr, len);
 
 	if (ret == 0 && mine) {
 		struct mt_raw r = RAW(RAW_MUNMAP, RAW_HEAP_NONE, addr, len);
@@ -643,9 +715,13 @@ EXPORT void *
 mremap(void *old, size_t oldlen, size_t newlen, int flags, ...)
 {
 	int mine = recording && !OURS();
-	uint64_t t0 = mine ? now() : 0;
+	uint64_t t0;
 	void *newaddr = NULL, *p;
 	va_list ap;
+
+	if (mine)
+		ready_before_unmap();
+	t0 = mine ? now() : 0;
 
 	if (flags & MREMAP_FIXED) {
 		va_start(ap, flags);

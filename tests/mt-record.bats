@@ -286,6 +286,23 @@ PY
 	[ $((16#$addr)) -lt $((16#610000000000)) ]
 }
 
+@test "a fork through the raw clone system call (no atfork handler): no deadlock, the child's events its own" {
+	# The child held its parent's ring: both wrote into it, and the child
+	# waited for room the parent's reader never made.
+	run -0 --separate-stderr timeout 60 mt-record -o c.mtr -- "$PROGS/rawclone-fork" 100000
+	[ "$output" = "parent 100000 child 100000" ]
+	[ -z "$(check_order c.mtr)" ]
+	[ -z "$(check_refs c.mtr)" ]
+	mt-decode c.mtr >c.txt
+	parent=$(awk -F'\t' '$1 == "proc" && $3 != "-" { print $2; exit }' c.txt)
+	child=$(awk -F'\t' -v p="$parent" '$1 == "proc" && $3 == p { print $2; exit }' c.txt)
+	[ -n "$child" ]
+	[ "$(awk -F'\t' -v c="$child" '$1 == "alloc" && $3 == c' c.txt | wc -l)" = 100000 ]
+	[ "$(awk -F'\t' -v c="$child" '$1 == "free" && $3 == c' c.txt | wc -l)" = 100000 ]
+	[ "$(awk -F'\t' -v p="$parent" '$1 == "alloc" && $3 == p' c.txt | wc -l)" -ge 100010 ]
+	run -1 grep -q '^lost' c.txt
+}
+
 @test "a program that closes our descriptors: no deadlock, its rings still read, the rest counted lost" {
 	run -0 --separate-stderr timeout 60 mt-record -o c.mtr -- "$PROGS/closefds"
 	[ "$output" = "before=100 after=200000 thread=1000" ]

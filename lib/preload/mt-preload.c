@@ -76,6 +76,14 @@ struct thread_state {
 
 static __thread struct thread_state tls __attribute__((tls_model("initial-exec")));
 
+/*
+ * A page the kernel clears in a child at any fork (MADV_WIPEONFORK),
+ * also one made by the raw clone system call, where no pthread_atfork
+ * handler runs: a 0 there on the event path is a child still holding its
+ * parent's ring, which both would write into.
+ */
+static volatile int *fork_canary;
+
 static volatile int recording;
 static volatile int connection_lost;	/* the recorder hung up on us */
 static int sock = -1;
@@ -403,6 +411,16 @@ keep_nested(struct thread_state *t, struct mt_raw *r)
  * realloc, the old range of an mremap).  Must be called straight from
  * the interposed function: the stack starts SKIP_FRAMES up.
  */
+static void after_fork_child(void);
+
+/* A child made without fork(): as after fork, then its own state. */
+static void
+forked_unseen(void)
+{
+	*fork_canary = 1;
+	after_fork_child();
+}
+
 static __attribute__((noinline)) void
 record(struct mt_raw *r, struct mt_raw *before, int want_stack)
 {
@@ -410,6 +428,8 @@ record(struct mt_raw *r, struct mt_raw *before, int want_stack)
 	void *ips[MAX_DEPTH + SKIP_FRAMES + 1];
 	int n;
 
+	if (__builtin_expect(fork_canary && !*fork_canary, 0))
+		forked_unseen();
 	if (!r->ts)
 		r->ts = now();
 	if (t->busy) {
@@ -1021,6 +1041,8 @@ after_fork_child(void)
 {
 	struct thread_state *t = &tls;
 
+	if (fork_canary)
+		*fork_canary = 1;
 	recording = 0;
 	if (sock >= 0)
 		close(sock);
@@ -1106,6 +1128,16 @@ init(void)
 	RESOLVE(real_waitid, "waitid");
 	pthread_key_create(&thread_key, thread_end);
 	pthread_atfork(NULL, NULL, after_fork_child);
+	fork_canary = (void *)syscall(SYS_mmap, NULL, 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fork_canary == MAP_FAILED ||
+	    syscall(SYS_madvise, fork_canary, 4096, MADV_WIPEONFORK) < 0) {
+		if (fork_canary != MAP_FAILED)
+			syscall(SYS_munmap, fork_canary, 4096);
+		fork_canary = NULL;	/* a kernel before 4.14: not detected */
+	} else {
+		*fork_canary = 1;
+	}
 	if (no_follow)
 		forget_preload();
 	start_process(1);

@@ -303,6 +303,32 @@ PY
 	run -1 grep -q '^lost' c.txt
 }
 
+# Runs a command with descriptors 0-2 only, as a daemon starts.
+only_012() {
+	bash -c 'for f in /proc/$$/fd/*; do n=${f##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done; exec "$@"' _ "$@"
+}
+
+@test "a program started with descriptors 0-2 that reuses every number: ours are out of its way" {
+	# Ours were 3 and 4 (libunwind's validation pipe) and 5 (the socket):
+	# libunwind then read and wrote the program's own pipe, or blocked on
+	# its socket, and a new thread's ring went to the program's socket.
+	run -0 --separate-stderr only_012 timeout 60 mt-record -o f.mtr -- "$PROGS/fds-low"
+	[ "$output" = "open:
+pipe ABCDEFGH" ]
+	# Every allocation of both rounds, the second on a new thread after
+	# the program closed 3 to 63.
+	[ "$(mt-decode f.mtr | awk -F'\t' '$1 == "alloc" && $7 >= 40 && $7 < 140 { print $4 }' |
+	    sort | uniq -c | awk '{ print $1 }')" = "100
+100" ]
+	run -1 grep -q '^lost' <(mt-decode f.mtr)
+	run -0 --separate-stderr only_012 timeout 60 mt-record -o s.mtr -- "$PROGS/fds-low" socket
+	[ "$output" = "open:
+socket quiet" ]
+	# A shell's descriptor 5 is its own, in its children too.
+	run -0 --separate-stderr only_012 mt-record -o b.mtr -- bash -c 'exec 5>out5.txt; (echo child >&5)'
+	[ "$(cat out5.txt)" = child ]
+}
+
 @test "a program that closes our descriptors: no deadlock, its rings still read, the rest counted lost" {
 	run -0 --separate-stderr timeout 60 mt-record -o c.mtr -- "$PROGS/closefds"
 	[ "$output" = "before=100 after=200000 thread=1000" ]

@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -124,6 +126,43 @@ count_lost(uint64_t n)
 		__atomic_fetch_add(&table->lost, n, __ATOMIC_RELAXED);
 }
 
+/*
+ * Our descriptors live high, out of the way of a program that counts on
+ * the lowest free numbers (a daemon started with 0-2, a shell's exec 5>):
+ * 32 below the soft limit or 1024, whichever is lower.  A program may
+ * still close one and open its own there: the socket is checked to be
+ * ours (the inode it had) before every use, and never closed otherwise.
+ */
+static int
+fd_high(int fd)
+{
+	struct rlimit rl;
+	rlim_t top = 1024;
+	int nfd;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < top)
+		top = rl.rlim_cur;
+	if (fd < 0 || top <= 96)
+		return fd;
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, (int)(top - 32));
+	if (nfd < 0)
+		return fd;
+	close(fd);
+	return nfd;
+}
+
+static dev_t sock_dev;
+static ino_t sock_ino;
+
+static int
+sock_ours(void)
+{
+	struct stat st;
+
+	return sock >= 0 && fstat(sock, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	    st.st_ino == sock_ino && st.st_dev == sock_dev;
+}
+
 static int
 send_msg(struct mt_msg *m, const void *data, size_t len, int fd)
 {
@@ -135,6 +174,12 @@ send_msg(struct mt_msg *m, const void *data, size_t len, int fd)
 
 	if (sock < 0)
 		return -1;
+	if (!sock_ours()) {
+		/* The program closed it, and the number may be its own now. */
+		sock = -1;
+		connection_lost = 1;
+		return -1;
+	}
 	if (fd >= 0) {
 		memset(cbuf, 0, sizeof(cbuf));
 		mh.msg_control = cbuf;
@@ -667,6 +712,24 @@ heap_of_prot(int prot)
 }
 
 /*
+ * libunwind validates addresses by writing a byte from them into a pipe
+ * it keeps (and makes again when it finds it closed): that pipe goes high
+ * too, or libunwind would read and write the program's own descriptors
+ * once the program has closed its numbers and reused them.
+ */
+EXPORT int
+pipe2(int fds[2], int flags)
+{
+	int ret = (int)syscall(SYS_pipe2, fds, flags);
+
+	if (ret == 0 && OURS()) {
+		fds[0] = fd_high(fds[0]);
+		fds[1] = fd_high(fds[1]);
+	}
+	return ret;
+}
+
+/*
  * Before a call that frees or replaces address space: what we would map
  * lazily after it (the thread's ring, libunwind's caches) is mapped first,
  * so that none of it can be in the range the program maps over next.
@@ -980,11 +1043,17 @@ connect_recorder(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	size_t n = strlen(socket_name);
+	struct stat st;
 	int fd;
 
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	fd = fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
+	sock_dev = st.st_dev;
+	sock_ino = st.st_ino;
 	/* An abstract name: a leading NUL, not a file. */
 	memcpy(sa.sun_path + 1, socket_name, n);
 	if (connect(fd, (struct sockaddr *)&sa,
@@ -1044,7 +1113,7 @@ after_fork_child(void)
 	if (fork_canary)
 		*fork_canary = 1;
 	recording = 0;
-	if (sock >= 0)
+	if (sock_ours())
 		close(sock);
 	sock = -1;
 	/* The parent's ring and table stay the parent's. */
@@ -1116,8 +1185,9 @@ init(void)
 		start_ns = strtoull(s, NULL, 10);
 	if ((s = strrchr(socket_name, '-')))
 		recorder_pid = (pid_t)strtol(s + 1, NULL, 10);
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	/* Before libunwind starts, which makes its pipe (see pipe2). */
 	dl_iterate_phdr(find_unwinder, (void *)(uintptr_t)unw_backtrace);
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	RESOLVE(real_posix_memalign, "posix_memalign");
 	RESOLVE(real_aligned_alloc, "aligned_alloc");
 	RESOLVE(real_dlopen, "dlopen");

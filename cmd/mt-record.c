@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -1017,6 +1018,63 @@ find_library(void)
 }
 
 /* Where execvp would find the command, for the set-user-ID check. */
+/*
+ * A trace holds command lines and paths: made 0600, through no symbolic
+ * link (a planted one would have root write over its target), truncated
+ * only when it is a regular file; with exclusive, only made anew (the
+ * default name is predictable).  *created says whether it was.
+ */
+/*
+ * The command died of a signal: so does mt-record, the trace written, so
+ * that a shell loop stops at a Ctrl-C as it would without us.  No core of
+ * ours for a SIGSEGV or SIGABRT of the command's.
+ */
+static void
+die_of(int sig)
+{
+	struct rlimit none = { 0, 0 };
+	sigset_t set;
+
+	fflush(stdout);
+	fflush(stderr);
+	setrlimit(RLIMIT_CORE, &none);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	exit(128 + sig);	/* a signal that does not kill */
+}
+
+static const char *
+open_error(int e)
+{
+	return e == ELOOP ? "a symbolic link: not followed" : strerror(e);
+}
+
+static int
+open_trace(const char *path, int exclusive, int *created)
+{
+	struct stat st;
+	int fd;
+
+	*created = 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		*created = 1;
+		return fd;
+	}
+	if (errno != EEXIST || exclusive)
+		return -1;
+	if ((fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static char *
 find_command(const char *cmd)
 {
@@ -1296,7 +1354,7 @@ record_kernel(const char *output, struct ktrace_opts *ko, uint64_t duration)
 	struct pollfd pfd;
 	char err[600], name[64];
 	uint64_t t, last_flush = 0, written;
-	int fd;
+	int fd, created;
 
 	if (output && strcmp(output, "-") == 0) {
 		fd = STDOUT_FILENO;
@@ -1306,11 +1364,11 @@ record_kernel(const char *output, struct ktrace_opts *ko, uint64_t duration)
 			snprintf(name, sizeof(name), "mt.kernel.%d.mtr", (int)getpid());
 			output = name;
 		}
-		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = open_trace(output, output == name, &created);
 		out_name = output;
 	}
 	if (fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, output, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, output, open_error(errno));
 		return 2;
 	}
 	kernel_mode = 1;
@@ -1529,14 +1587,13 @@ main(int argc, char *argv[])
 		fd = STDOUT_FILENO;
 		out_name = "<stdout>";
 	} else if (output) {
-		created = stat(output, &st) < 0;
-		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = open_trace(output, 0, &created);
 		out_name = output;
 	} else {
 		fd = -1;
 	}
 	if (output && fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, output, strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, output, open_error(errno));
 		return 2;
 	}
 	root_pid = forward_to = spawn(argv, lib, sockname, flags, fd == STDOUT_FILENO, &e);
@@ -1558,10 +1615,10 @@ main(int argc, char *argv[])
 		defname = emalloc(strlen(base) + 32);
 		sprintf(defname, "mt.%s.%d.mtr", base, (int)root_pid);
 		out_name = defname;
-		fd = open(defname, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = open_trace(defname, 1, &e);
 		if (fd < 0) {
 			fprintf(stderr, "%s: %s: %s: recording nothing, the program runs on\n",
-			    mt_progname, defname, strerror(errno));
+			    mt_progname, defname, open_error(errno));
 			write_failed = errno;
 			fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		}
@@ -1639,6 +1696,6 @@ main(int argc, char *argv[])
 	free(pfd);
 	status = root_status;
 	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
+		die_of(WTERMSIG(status));
 	return WEXITSTATUS(status);
 }

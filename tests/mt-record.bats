@@ -29,8 +29,18 @@ setup() {
 	mt-record -o - -- "$PROGS/demo" 2>/dev/null | mt-decode | grep -q '^exit'
 }
 
-@test "exits with the command status, 128+signal when it died of one" {
+@test "exits with the command status; dies of the signal the command died of, the trace written" {
 	run -3 mt-record -o t.mtr -- sh -c 'exit 3'
+	# Died of it, not exited 128+N: a shell loop under Ctrl-C stops.  No
+	# core dumped of ours.
+	run -0 perl -e 'system(@ARGV); print $? & 127, " ", $? & 128, " ", $? >> 8, "\n"' \
+	    mt-record -o k.mtr -- sh -c 'kill -INT $$'
+	[ "${lines[-1]}" = "2 0 0" ]
+	run -0 perl -e 'system(@ARGV); print $? & 127, " ", $? & 128, "\n"' \
+	    mt-record -o a.mtr -- "$PROGS/ends" abort
+	[ "${lines[-1]}" = "6 0" ]
+	run -0 --separate-stderr mt-decode -c k.mtr
+	has_line "$(mt-decode k.mtr)" '^exit\t\d+\t\d+\tSIGINT$'
 	run -134 --separate-stderr mt-record -o a.mtr -- "$PROGS/ends" abort
 	run -0 mt-decode a.mtr
 	has_line "$output" '^exit\t\d+\t\d+\tSIGABRT$'
@@ -184,6 +194,33 @@ free mmap 262144" ]
 	has_line "$stderr" 'is set-user-ID or set-group-ID: the dynamic linker ignores LD_PRELOAD for it, so it is not traced$'
 	has_line "$stderr" '^mt-record: ./suid-demo was not traced'
 	has_line "$stderr" ', 0 processes, '
+}
+
+@test "the trace file: made 0600, through no symbolic link, truncated only when a regular file" {
+	echo secret >target
+	chmod 600 target
+	ln -s target link.mtr
+	run -2 --separate-stderr mt-record -o link.mtr -- true
+	[ "$stderr" = "mt-record: link.mtr: a symbolic link: not followed" ]
+	[ "$(cat target)" = secret ]
+	run -0 --separate-stderr mt-record -o new.mtr -- true
+	[ "$(stat -c %a new.mtr)" = 600 ]
+	# An existing file keeps its mode, and is written anew.
+	head -c 100000 /dev/zero >old.mtr
+	chmod 640 old.mtr
+	run -0 --separate-stderr mt-record -o old.mtr -- true
+	[ "$(stat -c %a old.mtr)" = 640 ]
+	run -0 --separate-stderr mt-decode -c old.mtr
+	# A FIFO is written to, not truncated.
+	mkfifo f.fifo
+	cat f.fifo >from-fifo.mtr &
+	run -0 --separate-stderr mt-record -o f.fifo -- true
+	wait
+	run -0 --separate-stderr mt-decode -c from-fifo.mtr
+	# The default name, made anew in the current directory.
+	mkdir d && cd d
+	run -0 --separate-stderr mt-record -- true
+	[ "$(stat -c %a mt.true.*.mtr)" = 600 ]
 }
 
 @test "bad options: usage and exit 2" {

@@ -286,18 +286,24 @@ PY
 @test "gcc -c, children followed (cc1, as): valgrind totals" {
 	printf '#include <stdio.h>\nint main(void) { puts("hi"); return 0; }\n' >hello.c
 	read -r va vf vb <<<"$(VG_CHILDREN=yes valgrind_totals gcc -c hello.c -o hello.o)"
-	# cc1 hashes pointers: with address-space randomisation its tables
-	# sometimes grow once more (one more 32 KiB block, seen in 1 run of 6).
 	run -0 --separate-stderr setarch -R mt-record -o g.mtr -- gcc -c hello.c -o hello.o
 	has_line "$stderr" ', 3 processes, '
 	read -r ma mf mb <<<"$(heap_totals g.mtr)"
 	echo "valgrind: $va $vf $vb, mt: $ma $mf $mb"
-	[ "$ma $mf" = "$va $vf" ]
 	# The driver copies its environment into the children's: LD_PRELOAD
-	# is valgrind's there and ours here, so bytes agree to within 256
-	# (outside bats, in /tmp, they agree to the byte).
-	[ $((mb - vb)) -le 256 ]
-	[ $((vb - mb)) -le 256 ]
+	# is valgrind's there and ours here, so bytes differ by up to 256.
+	# And cc1's course depends on where its objects lie (it hashes and
+	# orders pointers): under valgrind's layout it makes, on some
+	# machines and not others, one more table, a calloc(4096, 8), freed
+	# or not (seen in valgrind's --trace-malloc, the sequences otherwise
+	# the same).  So: the same counts and bytes within 256, or one
+	# allocation more there (and at most one free), 32 KiB more within 256.
+	extra=$((va - ma))
+	[ "$extra" = 0 ] || [ "$extra" = 1 ]
+	[ $((vf - mf)) -ge 0 ]
+	[ $((vf - mf)) -le "$extra" ]
+	[ $((mb + extra * 32768 - vb)) -le 256 ]
+	[ $((vb - mb - extra * 32768)) -le 256 ]
 	mt-decode g.mtr | grep -q $'^proc\t.*/cc1\t'
 	mt-decode g.mtr | grep -Eq $'^proc\t.*[/-]as\t'
 }

@@ -215,10 +215,14 @@ queue_peek(struct queue *q)
 static uint64_t
 stack_id(struct proc *p, uint32_t off)
 {
-	uint64_t *arena = MT_STACK_ARENA(p->table), n, id, *old_val;
+	uint64_t *arena, n, id, *old_val;
 	uint32_t *old_key;
 	size_t i, h, oldcap;
 	struct mt_event ev;
+
+	if (!p->table)
+		return 0;	/* let go of: no stack */
+	arena = MT_STACK_ARENA(p->table);
 
 	if (p->ids_len * 2 >= p->ids_cap) {
 		old_key = p->ids_key;
@@ -691,6 +695,39 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len)
 			add_module(p, m->ts, &parent->mods[i]);
 }
 
+static int read_control(struct proc *p);
+
+/*
+ * A process whose connection it closed itself connects again: the new
+ * connection becomes its own, if the peer is that very process of ours
+ * and its old connection is closed (read to its end here, if that was not
+ * seen yet).  Told with a byte, which the library waits for; refused, the
+ * connection is closed, and it gives up.
+ */
+static int
+hello_again(struct proc *p, const struct mt_msg *m)
+{
+	struct proc *old = proc_by_pid(m->pid);
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	if (!old || old == p || p->said_hello || !old->said_hello ||
+	    getsockopt(p->fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
+	    cr.pid != m->pid || cr.uid != getuid())
+		return 0;
+	if (old->fd >= 0) {
+		if (read_control(old))
+			return 0;	/* still open: not the process's doing */
+		close(old->fd);
+		old->fd = -1;
+	}
+	if (send(p->fd, "y", 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+		return 0;
+	old->fd = p->fd;
+	p->fd = -1;
+	return 1;
+}
+
 /* Reads what a process has sent; 0 at the end of its connection. */
 static int
 read_control(struct proc *p)
@@ -740,6 +777,14 @@ read_control(struct proc *p)
 		len = (size_t)n - sizeof(m);
 		switch (m.type) {
 		case MSG_HELLO:
+			if (m.flags & HELLO_AGAIN) {
+				if (fd >= 0)
+					close(fd);
+				/* The rest is read from the process it joined. */
+				if (hello_again(p, &m))
+					return 1;
+				return 0;
+			}
 			hello(p, &m, fd, buf + sizeof(m), len);
 			break;
 		case MSG_RING:
@@ -942,6 +987,9 @@ release(void)
 	for (i = 0; i < nprocs; i++) {
 		p = procs[i];
 		if (!p->table || p->fd >= 0)
+			continue;
+		/* Closed by the process itself, which may connect again. */
+		if (!p->replaced && !p->exited && proc_alive(p->pid))
 			continue;
 		for (j = 0; j < nrings; j++)
 			if (rings[j]->proc == p)
@@ -1220,6 +1268,8 @@ listen_socket(char *name, size_t cap)
 	return -1;
 }
 
+static int children_left;
+
 static void
 reap(void)
 {
@@ -1233,6 +1283,12 @@ reap(void)
 		}
 		add_exit(&reaped_q, pid, st, now_rel());
 	}
+	/*
+	 * We are the subreaper: every descendant still alive whose parent
+	 * has gone is our child.  A daemon that closed its connection may
+	 * still connect again.
+	 */
+	children_left = pid == 0;
 }
 
 static void
@@ -1651,7 +1707,7 @@ main(int argc, char *argv[])
 			flush_trace();
 			last_flush = t;
 		}
-		if (root_status != -1) {
+		if (root_status != -1 && !children_left) {
 			for (i = 0; i < nprocs; i++)
 				if (procs[i]->fd >= 0)
 					break;

@@ -129,12 +129,16 @@ count_lost(uint64_t n)
 /*
  * Our descriptors live high, out of the way of a program that counts on
  * the lowest free numbers (a daemon started with 0-2, a shell's exec 5>):
- * 32 below the soft limit or 1024, whichever is lower.  A program may
- * still close one and open its own there: the socket is checked to be
- * ours (the inode it had) before every use, and never closed otherwise.
+ * the socket from 32 below the soft limit or 1024, whichever is lower,
+ * libunwind's pipe from 16 below.  Apart: once a daemon has closed them
+ * all, libunwind still reads its old numbers (and makes a new pipe when
+ * they are closed), which must not be where our new socket went.  A
+ * program may still close one and open its own there: the socket is
+ * checked to be ours (the inode it had) before every use, and never
+ * closed otherwise.
  */
 static int
-fd_high(int fd)
+fd_high(int fd, int below)
 {
 	struct rlimit rl;
 	rlim_t top = 1024;
@@ -144,7 +148,7 @@ fd_high(int fd)
 		top = rl.rlim_cur;
 	if (fd < 0 || top <= 96)
 		return fd;
-	nfd = fcntl(fd, F_DUPFD_CLOEXEC, (int)(top - 32));
+	nfd = fcntl(fd, F_DUPFD_CLOEXEC, (int)(top - (rlim_t)below));
 	if (nfd < 0)
 		return fd;
 	close(fd);
@@ -163,6 +167,48 @@ sock_ours(void)
 	    st.st_ino == sock_ino && st.st_dev == sock_dev;
 }
 
+static int connect_recorder(void);
+
+/*
+ * The program closed our socket (close_range, a daemon's loop): a new
+ * connection, said to be the same process's, once; the recorder keeps
+ * its table and rings.  Not when the recorder is gone.
+ */
+static int
+reconnect(void)
+{
+	struct mt_msg m = { .type = MSG_HELLO, .flags = HELLO_AGAIN };
+	struct iovec iov = { &m, sizeof(m) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct timeval wait_ack = { 10, 0 };
+	ssize_t n;
+	char ack;
+
+	if (connection_lost || (sock = connect_recorder()) < 0) {
+		sock = -1;
+		connection_lost = 1;
+		return -1;
+	}
+	m.pid = getpid();
+	m.ppid = getppid();
+	m.ts = now();
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	/* Taken back, or refused: a byte, or the connection closed. */
+	if (n >= 0 && setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &wait_ack, sizeof(wait_ack)) == 0)
+		do
+			n = recv(sock, &ack, 1, 0);
+		while (n < 0 && errno == EINTR);
+	if (n != 1) {
+		close(sock);
+		sock = -1;
+		connection_lost = 1;
+		return -1;
+	}
+	return 0;
+}
+
 static int
 send_msg(struct mt_msg *m, const void *data, size_t len, int fd)
 {
@@ -174,12 +220,9 @@ send_msg(struct mt_msg *m, const void *data, size_t len, int fd)
 
 	if (sock < 0)
 		return -1;
-	if (!sock_ours()) {
-		/* The program closed it, and the number may be its own now. */
-		sock = -1;
-		connection_lost = 1;
+	/* The program closed it, and the number may be its own now. */
+	if (!sock_ours() && reconnect() < 0)
 		return -1;
-	}
 	if (fd >= 0) {
 		memset(cbuf, 0, sizeof(cbuf));
 		mh.msg_control = cbuf;
@@ -723,8 +766,8 @@ pipe2(int fds[2], int flags)
 	int ret = (int)syscall(SYS_pipe2, fds, flags);
 
 	if (ret == 0 && OURS()) {
-		fds[0] = fd_high(fds[0]);
-		fds[1] = fd_high(fds[1]);
+		fds[0] = fd_high(fds[0], 16);
+		fds[1] = fd_high(fds[1], 16);
 	}
 	return ret;
 }
@@ -1046,7 +1089,7 @@ connect_recorder(void)
 	struct stat st;
 	int fd;
 
-	fd = fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+	fd = fd_high(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), 32);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (fd >= 0)
 			close(fd);

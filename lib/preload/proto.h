@@ -87,6 +87,9 @@ struct mt_msg {
 	uint32_t flags;
 };
 #define HELLO_FORKED 1	/* a fork's child: its modules are its parent's */
+#define HELLO_AGAIN 2	/* a process whose connection was closed under it
+			   (a daemon closing every descriptor): the same
+			   process, its table and rings as they were */
 
 #define MT_MSG_MAX 65536
 

@@ -86,7 +86,8 @@ struct proc {
 	int fd;			/* -1 once the image is gone */
 	struct module *mods;	/* what its map records said */
 	size_t nmods, modcap;
-	pid_t pid, ppid;
+	pid_t pid, ppid;	/* as we see them */
+	pid_t nspid;		/* as it sees itself, in a PID namespace; else 0 */
 	int said_hello;
 	int exited;
 	int replaced;		/* by an exec */
@@ -508,6 +509,15 @@ emit_control(struct rec *r, struct proc *p)
 		ev.s2.len = str_escape(buf + ev.s1.len, args, n);
 		put(&ev);
 		free(buf);
+		if (p && p->nspid) {
+			char line[96];
+			memset(&ev, 0, sizeof(ev));
+			ev.type = MT_COMMENT;
+			ev.s1.s = line;
+			ev.s1.len = (size_t)snprintf(line, sizeof(line), "#nspid\t%d\t%d",
+			    (int)p->pid, (int)p->nspid);
+			put(&ev);
+		}
 		break;
 	case CTL_MAP: {
 		char *bid = r->data, *path;
@@ -654,16 +664,52 @@ add_module(struct proc *p, uint64_t ts, const struct module *mod)
 	p->nmods++;
 }
 
+/*
+ * Its pid and parent's as we see them: the peer's credentials (the kernel
+ * translates them to our PID namespace) and its /proc stat.  A process in
+ * a namespace of its own says 1, 2, 3, which here are other processes.
+ */
+static void
+peer_pids(int fd, struct mt_msg *m, pid_t *nspid)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	char path[64], buf[512], *s;
+	ssize_t n;
+	long ppid;
+	int sfd;
+
+	*nspid = 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.pid <= 0 ||
+	    cr.pid == m->pid)
+		return;
+	*nspid = m->pid;
+	m->pid = cr.pid;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)cr.pid);
+	if ((sfd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(sfd, buf, sizeof(buf) - 1);
+	close(sfd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	/* pid (comm) state ppid: comm may hold anything, the last ')' ends it. */
+	if ((s = strrchr(buf, ')')) && sscanf(s + 1, " %*c %ld", &ppid) == 1)
+		m->ppid = (int32_t)ppid;
+}
+
 static void
 hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len)
 {
-	struct proc *old = proc_by_pid(m->pid), *parent = NULL;
+	struct proc *old, *parent = NULL;
 	struct rec *r;
 	size_t i;
 	void *t;
 
 	if (p->said_hello || fd < 0)
 		return;
+	peer_pids(p->fd, m, &p->nspid);
+	old = proc_by_pid(m->pid);
 	t = mmap(NULL, MT_STACK_BYTES, PROT_READ, MAP_SHARED, fd, 0);
 	if (t == MAP_FAILED)
 		return;
@@ -707,13 +753,13 @@ static int read_control(struct proc *p);
 static int
 hello_again(struct proc *p, const struct mt_msg *m)
 {
-	struct proc *old = proc_by_pid(m->pid);
+	struct proc *old;
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
 
-	if (!old || old == p || p->said_hello || !old->said_hello ||
-	    getsockopt(p->fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
-	    cr.pid != m->pid || cr.uid != getuid())
+	if (p->said_hello || getsockopt(p->fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
+	    cr.uid != getuid() || !(old = proc_by_pid(cr.pid)) || old == p ||
+	    !old->said_hello || (old->nspid ? old->nspid : old->pid) != m->pid)
 		return 0;
 	if (old->fd >= 0) {
 		if (read_control(old))
@@ -726,6 +772,19 @@ hello_again(struct proc *p, const struct mt_msg *m)
 	old->fd = p->fd;
 	p->fd = -1;
 	return 1;
+}
+
+/* A child as its parent in a PID namespace names it, as we see it. */
+static pid_t
+child_pid(const struct proc *parent, pid_t nspid)
+{
+	size_t i;
+
+	for (i = nprocs; i-- > 0;)
+		if (procs[i]->nspid == nspid && procs[i]->ppid == parent->pid &&
+		    !procs[i]->replaced)
+			return procs[i]->pid;
+	return 0;
 }
 
 /* Reads what a process has sent; 0 at the end of its connection. */
@@ -798,6 +857,8 @@ read_control(struct proc *p)
 			    buf + sizeof(m), len });
 			break;
 		case MSG_CHILD:
+			if (p->nspid && !(m.child = child_pid(p, m.child)))
+				break;	/* not one of ours: nothing to end */
 			add_exit(&p->ctl, m.child, m.status, m.ts);
 			break;
 		}

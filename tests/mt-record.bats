@@ -372,6 +372,29 @@ socket quiet" ]
 	[ "$(cat out5.txt)" = child ]
 }
 
+@test "a PID namespace (unshare --pid --fork): pids as we see them, both written, and an end" {
+	unshare --pid --fork --mount-proc true 2>/dev/null ||
+		skip "unshare --pid needs CAP_SYS_ADMIN, which this test run lacks"
+	# The processes said 1 and 2, which here are init and a kernel
+	# thread: mt-record waited on them for ever.
+	run -0 --separate-stderr timeout 60 mt-record -o ns.mtr -- \
+	    unshare --pid --fork --mount-proc sh -c "echo hi; $PROGS/demo >/dev/null"
+	[ "$output" = hi ]
+	mt-decode ns.mtr >ns.txt
+	sh_pid=$(awk -F'\t' '$1 == "proc" && $5 == "/usr/bin/dash" { print $2 }' ns.txt)
+	demo_pid=$(awk -F'\t' '$1 == "proc" && $5 ~ /progs\/demo$/ { print $2 }' ns.txt)
+	[ "$sh_pid" -gt 2 ]
+	[ "$demo_pid" -gt 2 ]
+	# Inside, the shell was 1 and the demo 2.
+	grep -qx $'#nspid\t'"$sh_pid"$'\t1' ns.txt
+	grep -qx $'#nspid\t'"$demo_pid"$'\t2' ns.txt
+	# Its parent as we see it, and its end as its parent reaped it.
+	awk -F'\t' -v p="$demo_pid" -v pp="$sh_pid" '$1 == "proc" && $2 == p && $3 == pp' ns.txt | grep -q .
+	grep -qx $'exit\t[0-9]*\t'"$demo_pid"$'\t0' ns.txt
+	[ "$(awk -F'\t' -v p="$demo_pid" '$1 == "alloc" && $3 == p' ns.txt | wc -l)" = 9 ]
+	[ -z "$(check_order ns.mtr)" ]
+}
+
 @test "a program that closes our descriptors: no deadlock, it connects again, nothing lost" {
 	run -0 --separate-stderr timeout 60 mt-record -o c.mtr -- "$PROGS/closefds"
 	[ "$output" = "before=100 after=200000 thread=1000" ]

@@ -1085,11 +1085,20 @@ flush_trace(void)
 		say_stopped();
 }
 
+static volatile sig_atomic_t stop_signal, signals_seen;
+
 static void
 on_signal(int sig)
 {
-	if (forward_to > 0)
+	/*
+	 * The first goes to the command; a second, or one when the command
+	 * has ended, stops us: the trace written, whatever else still runs
+	 * (untraced from then on).  Killable in every state.
+	 */
+	if (forward_to > 0 && !signals_seen++)
 		kill(forward_to, sig);
+	else
+		stop_signal = sig;
 }
 
 /* The preload library: beside us in the build tree, or where installed. */
@@ -1746,6 +1755,8 @@ main(int argc, char *argv[])
 	write_header();
 
 	for (;;) {
+		if (stop_signal)
+			break;
 		t = now_rel();
 		/* The watermark is taken before anything is read: see the top. */
 		uint64_t w = t > SLACK_NS ? t - SLACK_NS : 0;
@@ -1811,6 +1822,11 @@ main(int argc, char *argv[])
 	free(defname);
 	free(lib);
 	free(pfd);
+	if (stop_signal) {
+		fprintf(stderr, "%s: stopped by %s%s\n", mt_progname, strsignal(stop_signal),
+		    root_status == -1 ? ": the command runs on, untraced" : "");
+		die_of(stop_signal);
+	}
 	status = root_status;
 	if (WIFSIGNALED(status))
 		die_of(WTERMSIG(status));

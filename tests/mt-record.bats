@@ -196,6 +196,21 @@ free mmap 262144" ]
 	has_line "$stderr" ', 0 processes, '
 }
 
+@test "killable: a second SIGTERM stops mt-record though the command ignores it, the trace written" {
+	mt-record -o t.mtr -- sh -c "trap '' TERM; $PROGS/demo >/dev/null; sleep 3" 2>t.err &
+	rec=$!
+	sleep 0.5
+	kill -TERM "$rec"
+	sleep 0.2
+	kill -TERM "$rec"
+	run -143 wait "$rec"
+	[ "$(tail -n 1 t.err)" = "mt-record: stopped by Terminated: the command runs on, untraced" ]
+	run -0 --separate-stderr mt-decode -c t.mtr
+	# The demo, done before the signals, is there whole.
+	demo=$(mt-decode t.mtr | awk -F'\t' '$1 == "proc" && $5 ~ /progs\/demo$/ { print $2 }')
+	[ "$(mt-decode t.mtr | awk -F'\t' -v p="$demo" '$1 == "alloc" && $3 == p' | wc -l)" = 9 ]
+}
+
 @test "the trace file: made 0600, through no symbolic link, truncated only when a regular file" {
 	echo secret >target
 	chmod 600 target

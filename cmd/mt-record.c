@@ -92,6 +92,7 @@ struct proc {
 	int exited;
 	int replaced;		/* by an exec */
 	struct mt_stack_table *table;
+	uint32_t table_words;	/* the size of its arena */
 	uint32_t *ids_key;	/* stack table offset -> trace stack id */
 	uint64_t *ids_val;
 	size_t ids_cap, ids_len;
@@ -223,7 +224,7 @@ stack_id(struct proc *p, uint32_t off)
 
 	if (!p->table)
 		return 0;	/* let go of: no stack */
-	arena = MT_STACK_ARENA(p->table);
+	arena = MT_STACK_ARENA(p->table, p->table_words);
 
 	if (p->ids_len * 2 >= p->ids_cap) {
 		old_key = p->ids_key;
@@ -249,10 +250,10 @@ stack_id(struct proc *p, uint32_t off)
 		if (p->ids_key[h] == off)
 			return p->ids_val[h];
 	/* The table lives in the traced process: trust nothing in it. */
-	if (off >= MT_STACK_WORDS)
+	if (off >= p->table_words)
 		return 0;
 	n = arena[off] >> 1;
-	if (n > 1024 || off + 1 + n > MT_STACK_WORDS)
+	if (n > 1024 || off + 1 + n > p->table_words)
 		return 0;
 	id = next_stack_id++;
 	memset(&ev, 0, sizeof(ev));
@@ -620,13 +621,45 @@ add_exit(struct queue *q, pid_t pid, int status, uint64_t ts)
 	r->status = status;
 }
 
+/*
+ * A memfd from a traced process, which is not to be trusted: mapped only
+ * when it is a memfd of the size expected and sealed so that it cannot
+ * shrink under us (a 0-byte one, or one shrunk through
+ * /proc/PID/map_files, made the first read a SIGBUS).
+ */
+static int
+sealed_size(int fd, size_t want)
+{
+	struct stat st;
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	return seals >= 0 && (seals & MT_SEALS) == MT_SEALS && fstat(fd, &st) == 0 &&
+	    S_ISREG(st.st_mode) && (uint64_t)st.st_size == want;
+}
+
+/* A stack table's arena words, from its memfd's size; 0 when no size fits. */
+static uint32_t
+table_size(int fd)
+{
+	uint32_t w;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return 0;
+	for (w = MT_STACK_WORDS_MIN; w && w <= MT_STACK_WORDS_MAX; w <<= 1)
+		if ((uint64_t)st.st_size == MT_STACK_BYTES(w))
+			return sealed_size(fd, MT_STACK_BYTES(w)) ? w : 0;
+	return 0;
+}
+
 static void
 add_ring(struct proc *p, int fd, pid_t tid)
 {
 	struct ring *g;
-	void *m = mmap(NULL, MT_RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *m;
 
-	if (m == MAP_FAILED)
+	if (!sealed_size(fd, MT_RING_BYTES) ||
+	    (m = mmap(NULL, MT_RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
 		return;
 	g = ecalloc(1, sizeof(*g));
 	g->proc = p;
@@ -677,6 +710,8 @@ peer_pids(int fd, struct mt_msg *m, pid_t *nspid)
 	char path[64], buf[512], *s;
 	ssize_t n;
 	long ppid;
+	pid_t nsppid;
+	size_t i;
 	int sfd;
 
 	*nspid = 0;
@@ -685,6 +720,14 @@ peer_pids(int fd, struct mt_msg *m, pid_t *nspid)
 		return;
 	*nspid = m->pid;
 	m->pid = cr.pid;
+	nsppid = m->ppid;
+	/* Gone already: its parent as the one known by that name there. */
+	m->ppid = 0;
+	for (i = nprocs; i-- > 0;)
+		if (nsppid > 0 && procs[i]->nspid == nsppid && !procs[i]->replaced) {
+			m->ppid = procs[i]->pid;
+			break;
+		}
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)cr.pid);
 	if ((sfd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
@@ -710,7 +753,9 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len)
 		return;
 	peer_pids(p->fd, m, &p->nspid);
 	old = proc_by_pid(m->pid);
-	t = mmap(NULL, MT_STACK_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+	if (!(p->table_words = table_size(fd)))
+		return;
+	t = mmap(NULL, MT_STACK_BYTES(p->table_words), PROT_READ, MAP_SHARED, fd, 0);
 	if (t == MAP_FAILED)
 		return;
 	p->table = t;
@@ -1065,7 +1110,7 @@ release(void)
 			p->lost_said = p->table->lost;
 		}
 		p->full_said = p->table->full;
-		munmap(p->table, MT_STACK_BYTES);
+		munmap(p->table, MT_STACK_BYTES(p->table_words));
 		p->table = NULL;
 		free(p->ids_key);
 		free(p->ids_val);

@@ -213,6 +213,36 @@ free mmap 262144" ]
 	[ "$(mt-decode t.mtr | awk -F'\t' -v p="$demo" '$1 == "alloc" && $3 == p' | wc -l)" = 9 ]
 }
 
+@test "memfds that lie (0 bytes, unsealed, shrunk) from a peer: not mapped, mt-record lives" {
+	# A SIGBUS killed mt-record at the first read of a 0-byte table.
+	run -0 --separate-stderr timeout 60 mt-record -o h.mtr -- "$PROGS/hostile-peer"
+	[ "$output" = sent ]
+	run -0 --separate-stderr mt-decode -c h.mtr
+	# The program's own events, and no fake process.
+	[ "$(mt-decode h.mtr | awk -F'\t' '$1 == "alloc" && ($7 == 1234 || $7 == 4321)' | wc -l)" = 2 ]
+	[ "$(mt-decode h.mtr | grep -c '^proc')" = 1 ]
+	run -1 grep -q $'^proc\t.*\t/fake\t' <(mt-decode h.mtr)
+}
+
+@test "under ulimit -v: traced, our table a sixteenth of the limit at most, the program's memory its own" {
+	# The stack table took 272 MiB of address space: a program limited
+	# to 120 MB was not traced, said to be static or set-user-ID.
+	cat >vm.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) { void *p = malloc(60 << 20); printf("%s\n", p ? "ok" : "failed"); free(p); return !p; }
+C
+	cc -o vm vm.c
+	run -0 --separate-stderr bash -c 'ulimit -v 120000; exec mt-record -o v.mtr -- ./vm'
+	[ "$output" = ok ]
+	[ "$(mt-decode v.mtr | awk -F'\t' '$1 == "alloc" && $7 == 62914560' | wc -l)" = 1 ]
+	run -0 bash -c 'ulimit -v 120000; exec mt-record -o m.mtr -- sh -c "cat /proc/\$\$/maps"'
+	size=$(printf '%s\n' "$output" | awk '/memfd:mt-stacks/ { split($1, a, "-"); print a[2] " " a[1]; exit }' |
+	    while read -r hi lo; do echo $((16#$hi - 16#$lo)); done)
+	[ "$size" -gt 0 ]
+	[ "$size" -le $((120000 * 1024 / 16)) ]
+}
+
 @test "the trace file: made 0600, through no symbolic link, truncated only when a regular file" {
 	echo secret >target
 	chmod 600 target

@@ -90,6 +90,25 @@ static volatile int recording;
 static volatile int connection_lost;	/* the recorder hung up on us */
 static int sock = -1;
 static struct mt_stack_table *table;
+static uint32_t stack_words = MT_STACK_WORDS_MAX;
+
+/*
+ * The stack table's size: the most (272 MiB of address space, touched as
+ * it fills) unless the program's address space is limited, when it takes
+ * at most a sixteenth of the limit, and a program run under ulimit -v
+ * does not fail for us.
+ */
+static uint32_t
+table_words(void)
+{
+	struct rlimit rl;
+	uint32_t w = MT_STACK_WORDS_MAX;
+
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		while (w > MT_STACK_WORDS_MIN && MT_STACK_BYTES(w) > rl.rlim_cur / 16)
+			w >>= 1;
+	return w;
+}
 static int depth = 64;
 static int free_stacks, no_follow;
 static uint64_t start_ns;
@@ -297,11 +316,13 @@ map_ours(size_t size, int fd)
 static int
 shared_map(const char *name, size_t size, void **p)
 {
-	int fd = (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC);
+	int fd = (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 
 	if (fd < 0)
 		return -1;
-	if (ftruncate(fd, (off_t)size) < 0 || (*p = map_ours(size, fd)) == MAP_FAILED) {
+	if (ftruncate(fd, (off_t)size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, MT_SEALS | F_SEAL_SEAL) < 0 ||
+	    (*p = map_ours(size, fd)) == MAP_FAILED) {
 		close(fd);
 		return -1;
 	}
@@ -435,18 +456,18 @@ static uint32_t
 stack_intern(void *const *ips, int n, int truncated)
 {
 	uint32_t *slots = MT_STACK_SLOT_PTR(table);
-	uint64_t *arena = MT_STACK_ARENA(table);
+	uint64_t *arena = MT_STACK_ARENA(table, stack_words);
 	uint64_t h = hash_frames(ips, n), base;
 	uint32_t i, probe, off, expect;
 	int k;
 
 	for (probe = 0; probe < 64; probe++) {
-		i = (uint32_t)(h + probe) & (MT_STACK_SLOTS - 1);
+		i = (uint32_t)(h + probe) & (MT_STACK_SLOTS(stack_words) - 1);
 		off = __atomic_load_n(&slots[i], __ATOMIC_ACQUIRE);
 		if (off == 0) {
 			base = __atomic_fetch_add(&table->used, (uint64_t)n + 1,
 			    __ATOMIC_RELAXED);
-			if (base + (uint64_t)n + 1 > MT_STACK_WORDS)
+			if (base + (uint64_t)n + 1 > stack_words)
 				break;
 			arena[base] = (uint64_t)n << 1 | (uint64_t)truncated;
 			for (k = 0; k < n; k++)
@@ -1120,7 +1141,8 @@ start_process(int modules)
 	sock = connect_recorder();
 	if (sock < 0)
 		return;
-	tfd = shared_map("mt-stacks", MT_STACK_BYTES, &p);
+	stack_words = table_words();
+	tfd = shared_map("mt-stacks", MT_STACK_BYTES(stack_words), &p);
 	if (tfd < 0) {
 		close(sock);
 		sock = -1;
@@ -1166,7 +1188,7 @@ after_fork_child(void)
 	t->head = t->tail = 0;
 	t->nnested = 0;
 	if (table)
-		syscall(SYS_munmap, table, MT_STACK_BYTES);
+		syscall(SYS_munmap, table, MT_STACK_BYTES(stack_words));
 	table = NULL;
 	/*
 	 * Another thread may have held the lock, or the loader's, at the

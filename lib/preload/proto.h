@@ -19,10 +19,20 @@
 #define MT_RING_RECS	(1u << 15)	/* records a thread's ring holds */
 #define MT_RING_BYTES	(MT_RING_HDR + MT_RING_RECS * sizeof(struct mt_raw))
 
-#define MT_STACK_SLOTS	(1u << 20)	/* hash slots of the stack table */
-#define MT_STACK_WORDS	(1u << 25)	/* its arena, in 8-byte words */
-#define MT_STACK_BYTES	(4096 + MT_STACK_SLOTS * 4 + MT_STACK_WORDS * 8)
+/*
+ * The stack table: a header page, hash slots, and an arena of 8-byte
+ * words, its size a power of two between these (the library takes less
+ * than the most when the program's address space is limited: ulimit -v).
+ * The recorder learns it from the memfd's size, sealed against change.
+ */
+#define MT_STACK_WORDS_MAX	(1u << 25)
+#define MT_STACK_WORDS_MIN	(1u << 16)
+#define MT_STACK_SLOTS(words)	((words) >> 5)	/* hash slots, a power of two */
+#define MT_STACK_BYTES(words)	(4096 + (size_t)MT_STACK_SLOTS(words) * 4 + (size_t)(words) * 8)
 #define MT_STACK_NONE	0u
+/* What the recorder asks of a memfd it maps: that it can neither shrink
+   nor grow (a shrunk one faults the reader). */
+#define MT_SEALS	(F_SEAL_SHRINK | F_SEAL_GROW)
 
 /* Raw events in a ring, in the order the thread made them. */
 enum mt_raw_type {
@@ -68,7 +78,8 @@ struct mt_stack_table {
 	/* then uint32_t slots[MT_STACK_SLOTS] at 4096, the arena after */
 };
 #define MT_STACK_SLOT_PTR(t) ((uint32_t *)((char *)(t) + 4096))
-#define MT_STACK_ARENA(t) ((uint64_t *)((char *)(t) + 4096 + MT_STACK_SLOTS * 4))
+#define MT_STACK_ARENA(t, words) \
+	((uint64_t *)((char *)(t) + 4096 + (size_t)MT_STACK_SLOTS(words) * 4))
 /* An arena entry: a word (frames << 1 | truncated), then the frames. */
 
 enum mt_msg_type {

@@ -523,7 +523,16 @@ socket quiet" ]
 	    "$PROGS/pairs 100000; $PROGS/forkexec >/dev/null; $PROGS/pairs 20000 & $PROGS/pairs 20000; wait"
 	run -0 --separate-stderr mt-decode -c f.mtr
 	[ "$(mt-decode f.mtr | awk -F'\t' '$1 == "lost" { n += $4 } END { print n }')" -gt 100000 ]
-	[ "$(mt-decode f.mtr | grep -c '^alloc')" -gt 1000 ]
+	# The last ones kept: allocations of a pairs that ran last (of the two
+	# run together, the one that ended first may be dropped whole).  How
+	# many fit beside the carried stacks varies with the machine's load
+	# (985 to 6000 allocations seen: a loaded recorder makes smaller
+	# frames), so not a count; that every stack is carried is issue 13's.
+	mt-decode f.mtr >f.txt
+	most=$(awk -F'\t' '$1 == "alloc" { n[$3]++ } END { for (p in n) print n[p], p }' f.txt |
+	    sort -rn | head -n 1)
+	[ "${most% *}" -gt 100 ]
+	awk -F'\t' -v p="${most#* }" '$1 == "proc" && $2 == p && $6 ~ /pairs 20000$/' f.txt | grep -q .
 	[ -z "$(check_order f.mtr)" ]
 	[ -z "$(check_refs f.mtr)" ]
 	run -0 --separate-stderr mt-lifetime -q f.mtr

@@ -442,6 +442,21 @@ socket quiet" ]
 	[ -z "$(check_order ns.mtr)" ]
 }
 
+@test "detached threads that free at their end: every free kept, no block allocated again" {
+	# A key's destructor frees the thread's block; after every destructor
+	# the loader frees the thread's DTV, allocated through us.  That free
+	# came after the thread's ring was closed: lost, and the next thread's
+	# DTV at the same address was "allocated again" (1742 of 2000).
+	run -0 --separate-stderr timeout 120 mt-record -o d.mtr -- "$PROGS/detached-exit" 2000
+	[ "$output" = "done 2000" ]
+	run -1 grep -q '^lost' <(mt-decode d.mtr)
+	run -0 --separate-stderr mt-lifetime -q d.mtr
+	[ -z "$stderr" ]
+	# Each thread's 100-byte block, freed.
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "life" && $8 == 100 && $3 != "-"' | wc -l)" = 2000 ]
+	[ -z "$(check_order d.mtr)" ]
+}
+
 @test "a program that closes our descriptors: no deadlock, it connects again, nothing lost" {
 	run -0 --separate-stderr timeout 60 mt-record -o c.mtr -- "$PROGS/closefds"
 	[ "$output" = "before=100 after=200000 thread=1000" ]

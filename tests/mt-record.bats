@@ -422,8 +422,8 @@ socket quiet" ]
 }
 
 @test "a PID namespace (unshare --pid --fork): pids as we see them, both written, and an end" {
-	unshare --pid --fork --mount-proc true 2>/dev/null ||
-		skip "unshare --pid needs CAP_SYS_ADMIN, which this test run lacks"
+	err=$(unshare --pid --fork --mount-proc true 2>&1) ||
+		skip "unshare --pid --fork --mount-proc is refused here: ${err:-no reason given}"
 	# The processes said 1 and 2, which here are init and a kernel
 	# thread: mt-record waited on them for ever.
 	run -0 --separate-stderr timeout 60 mt-record -o ns.mtr -- \

@@ -1143,11 +1143,7 @@ main(int argc, char *argv[])
 			break;
 		case 'i':
 		case 'I':
-			if (!(interval = eduration("--interval", optarg))) {
-				fprintf(stderr, "%s: bad duration for --interval '%s'\n",
-				    mt_progname, optarg);
-				return 2;
-			}
+			interval = eduration("--interval", optarg, 0);
 			break;
 		case 'k':
 		case 't':

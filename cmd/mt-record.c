@@ -702,17 +702,37 @@ add_module(struct proc *p, uint64_t ts, const struct module *mod)
  * translates them to our PID namespace) and its /proc stat.  A process in
  * a namespace of its own says 1, 2, 3, which here are other processes.
  */
+/*
+ * A process's /proc stat, from just after its name: " state ppid ...".
+ * The name may hold anything, so the last ')' ends it.  NULL if gone.
+ */
+static char *
+proc_stat(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return (buf = strrchr(buf, ')')) ? buf + 1 : NULL;
+}
+
 static void
 peer_pids(int fd, struct mt_msg *m, pid_t *nspid)
 {
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
-	char path[64], buf[512], *s;
-	ssize_t n;
+	char buf[512], *s;
 	long ppid;
 	pid_t nsppid;
 	size_t i;
-	int sfd;
 
 	*nspid = 0;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.pid <= 0 ||
@@ -728,16 +748,7 @@ peer_pids(int fd, struct mt_msg *m, pid_t *nspid)
 			m->ppid = procs[i]->pid;
 			break;
 		}
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)cr.pid);
-	if ((sfd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	n = read(sfd, buf, sizeof(buf) - 1);
-	close(sfd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	/* pid (comm) state ppid: comm may hold anything, the last ')' ends it. */
-	if ((s = strrchr(buf, ')')) && sscanf(s + 1, " %*c %ld", &ppid) == 1)
+	if ((s = proc_stat(cr.pid, buf, sizeof(buf))) && sscanf(s, " %*c %ld", &ppid) == 1)
 		m->ppid = (int32_t)ppid;
 }
 
@@ -1051,20 +1062,9 @@ merge(uint64_t w)
 static int
 proc_alive(pid_t pid)
 {
-	char path[64], buf[256], *s;
-	ssize_t n;
-	int fd;
+	char buf[512], *s = proc_stat(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	s = strrchr(buf, ')');
-	return s && s[1] == ' ' && s[2] != 'Z' && s[2] != 'X';
+	return s && s[0] == ' ' && s[1] != 'Z' && s[1] != 'X';
 }
 
 /* Lets go of rings and tables nobody will write to again. */
@@ -1659,11 +1659,7 @@ main(int argc, char *argv[])
 			ko.stacks = 1;
 			break;
 		case 'd':
-			if (!(duration = eduration("--duration", optarg))) {
-				fprintf(stderr, "%s: bad duration for --duration '%s'\n",
-				    mt_progname, optarg);
-				return 2;
-			}
+			duration = eduration("--duration", optarg, 0);
 			break;
 		case 'm':
 			if (parse_size(optarg, &max_size) < 0 || max_size < 65536) {

@@ -306,6 +306,22 @@ series_write(uint64_t end)
 	}
 }
 
+/* The end so far, after a record: the last time any record carries, plus one. */
+static uint64_t
+end_after(const struct mt_event *ev, uint64_t end)
+{
+	if (ev->type == MT_LIFE) {
+		if (!(ev->flags & EV_TS_NONE) && ev->ts >= end)
+			end = ev->ts + 1;
+		if (!(ev->flags & EV_TS2_NONE) && ev->ts2 >= end)
+			end = ev->ts2 + 1;
+	} else if ((ev->type == MT_ALLOC || ev->type == MT_FREE || ev->type == MT_EXIT ||
+	    ev->type == MT_PROC || ev->type == MT_LOST) && ev->ts >= end) {
+		end = ev->ts + 1;
+	}
+	return end;
+}
+
 /* The end of the trace: the last time any record carries, plus one. */
 static uint64_t
 last_time(const char *path)
@@ -316,17 +332,8 @@ last_time(const char *path)
 
 	if (!r)
 		return 0;
-	while (reader_next(r, &ev)) {
-		if (ev.type == MT_LIFE) {
-			if (!(ev.flags & EV_TS_NONE) && ev.ts >= end)
-				end = ev.ts + 1;
-			if (!(ev.flags & EV_TS2_NONE) && ev.ts2 >= end)
-				end = ev.ts2 + 1;
-		} else if ((ev.type == MT_ALLOC || ev.type == MT_FREE || ev.type == MT_EXIT ||
-		    ev.type == MT_PROC || ev.type == MT_LOST) && ev.ts >= end) {
-			end = ev.ts + 1;
-		}
-	}
+	while (reader_next(r, &ev))
+		end = end_after(&ev, end);
 	reader_close(r);
 	return end;
 }
@@ -395,22 +402,16 @@ window(const char *path)
 		default:
 			break;
 		}
+		input_end = end_after(&ev, input_end);
 		if (ev.type != MT_LIFE) {
 			if (ev.type == MT_ALLOC || ev.type == MT_FREE)
 				nraw++;
-			if ((ev.type == MT_ALLOC || ev.type == MT_FREE || ev.type == MT_EXIT ||
-			    ev.type == MT_PROC || ev.type == MT_LOST) && ev.ts >= input_end)
-				input_end = ev.ts + 1;
 			if (!step)
 				sink_pass(&out, r, &ev);
 			continue;
 		}
 		ta = ev.flags & EV_TS_NONE ? 0 : ev.ts;
 		tf = ev.flags & EV_TS2_NONE ? NONE : ev.ts2;
-		if (!(ev.flags & EV_TS_NONE) && ta >= input_end)
-			input_end = ta + 1;
-		if (tf != NONE && tf >= input_end)
-			input_end = tf + 1;
 		nlife++;
 		/* In the window iff it began before its end and ended after its start. */
 		if (!((ev.flags & EV_TS_NONE) || ta < t1) || !(tf == NONE || tf > t0))
@@ -467,22 +468,18 @@ main(int argc, char *argv[])
 			binary = 1;
 			break;
 		case 'f':
-			from_opt = eduration("--from", optarg);
+			from_opt = eduration("--from", optarg, 1);
 			break;
 		case 't':
-			to_opt = eduration("--to", optarg);
+			to_opt = eduration("--to", optarg, 1);
 			break;
 		case 'l':
-			last_opt = eduration("--last", optarg);
+			last_opt = eduration("--last", optarg, 1);
 			break;
 		case 'i':
 		case 's':
-			step = eduration("--series", optarg);
+			step = eduration("--series", optarg, 0);
 			step_arg = optarg;
-			if (!step) {
-				fprintf(stderr, "%s: bad duration for --series '%s'\n", mt_progname, optarg);
-				return 2;
-			}
 			break;
 		case 'p':
 			v = strtol(optarg, &end_s, 10);

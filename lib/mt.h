@@ -40,7 +40,7 @@ int mt_close_stdout(void);
 /* units.c: "250ms", "1.5s", "2m" -> nanoseconds; "64K", "10MiB" -> bytes */
 int parse_duration(const char *s, uint64_t *ns);	/* -2: a number without a unit */
 int parse_size(const char *s, uint64_t *bytes);
-uint64_t eduration(const char *opt, const char *s);	/* parse_duration, or exit 2 */
+uint64_t eduration(const char *opt, const char *s, int zero_ok);	/* parse_duration, or exit 2 */
 uint64_t esize(const char *opt, const char *s);		/* parse_size, or exit 2 */
 
 /* A string that points into a buffer the reader owns. */

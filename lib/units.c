@@ -81,7 +81,7 @@ parse_size(const char *s, uint64_t *bytes)
 }
 
 uint64_t
-eduration(const char *opt, const char *s)
+eduration(const char *opt, const char *s, int zero_ok)
 {
 	uint64_t ns;
 	int r = parse_duration(s, &ns);
@@ -91,7 +91,7 @@ eduration(const char *opt, const char *s)
 		    mt_progname, opt, s);
 		exit(2);
 	}
-	if (r < 0) {
+	if (r < 0 || (!ns && !zero_ok)) {
 		fprintf(stderr, "%s: bad duration for %s '%s'\n", mt_progname, opt, s);
 		exit(2);
 	}

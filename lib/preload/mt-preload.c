@@ -70,14 +70,7 @@ struct thread_state {
 	uint64_t head;		/* our copy of ring->head */
 	uint64_t tail;		/* the last ring->tail we read */
 	volatile int busy;	/* inside record(): do not recurse */
-	/*
-	 * The thread whose ring was closed at its end: it may not open
-	 * another.  A tid, not a flag: glibc gives a new thread the cached
-	 * stack, and the static TLS in it, of one that ended, without
-	 * making this state new (a flag left every thread that reused a
-	 * stack without a ring: 1657 of 2000 detached threads lost all).
-	 */
-	pid_t dead;
+	int dead;		/* the thread's ring is closed: events go late */
 	int dtor_rounds;
 	unsigned nnested;
 	struct mt_raw nested[NESTED_MAX];
@@ -355,15 +348,13 @@ ring_open(struct thread_state *t)
 	void *p;
 	int fd;
 
-	if (t->dead && t->dead == (pid_t)syscall(SYS_gettid))
+	if (t->dead)
 		return -2;
 	if ((fd = shared_map("mt-ring", MT_RING_BYTES, &p)) < 0)
 		return -1;
 	t->ring = p;
 	t->ring->tid = (int32_t)syscall(SYS_gettid);
 	t->head = t->tail = 0;
-	t->dtor_rounds = 0;	/* a reused TLS holds the last thread's count */
-	t->dead = 0;
 	m.pid = getpid();
 	m.tid = t->ring->tid;
 	m.ts = now();
@@ -399,7 +390,7 @@ thread_end(void *arg)
 		syscall(SYS_munmap, t->ring, MT_RING_BYTES);
 		t->ring = NULL;
 	}
-	t->dead = (pid_t)syscall(SYS_gettid);
+	t->dead = 1;
 }
 
 static void

@@ -71,11 +71,6 @@ struct queue {
 	uint64_t last_ts;
 };
 
-struct region {
-	uint64_t lo, hi;
-	uint8_t heap;
-};
-
 struct module {
 	uint64_t lo, hi, off;
 	char *data;		/* build-id NUL path, as sent */
@@ -96,8 +91,7 @@ struct proc {
 	uint32_t *ids_key;	/* stack table offset -> trace stack id */
 	uint64_t *ids_val;
 	size_t ids_cap, ids_len;
-	struct region *regions;
-	size_t nregions, regcap;
+	struct mt_ranges regions;
 	int remap_heap;		/* of the range an mremap is moving */
 	struct queue ctl;
 	uint64_t lost_said, full_said;
@@ -319,34 +313,6 @@ put_heap_event(enum mt_type type, struct rec *r, struct proc *p, int heap,
 
 /* Mappings: which ranges of a process are committed or reserved. */
 
-static size_t
-region_first(struct proc *p, uint64_t lo)
-{
-	size_t a = 0, b = p->nregions;
-
-	while (a < b) {
-		size_t m = (a + b) / 2;
-		if (p->regions[m].hi <= lo)
-			a = m + 1;
-		else
-			b = m;
-	}
-	return a;
-}
-
-static void
-region_insert(struct proc *p, size_t at, uint64_t lo, uint64_t hi, int heap)
-{
-	if (p->nregions == p->regcap) {
-		p->regcap = p->regcap ? p->regcap * 2 : 64;
-		p->regions = erealloc(p->regions, p->regcap * sizeof(*p->regions));
-	}
-	memmove(&p->regions[at + 1], &p->regions[at],
-	    (p->nregions - at) * sizeof(*p->regions));
-	p->regions[at] = (struct region){ lo, hi, (uint8_t)heap };
-	p->nregions++;
-}
-
 /*
  * Ends [lo, hi) wherever it overlaps what we track, one free a piece,
  * and returns the heap of the first piece (or -1).  With only_heap >= 0
@@ -356,35 +322,37 @@ static int
 region_cut(struct proc *p, struct rec *r, uint64_t lo, uint64_t hi, int only_heap,
     int quiet)
 {
-	size_t i = region_first(p, lo);
+	struct mt_rpos at = ranges_seek(&p->regions, lo);
+	struct mt_range *g, v;
 	int first = -1;
 
-	while (i < p->nregions && p->regions[i].lo < hi) {
-		struct region g = p->regions[i];
-		uint64_t a = g.lo > lo ? g.lo : lo, b = g.hi < hi ? g.hi : hi;
+	while ((g = ranges_at(&p->regions, at)) && g->lo < hi) {
+		uint64_t a, b;
 
-		if (only_heap >= 0 && g.heap != only_heap) {
-			i++;
+		v = *g;
+		a = v.lo > lo ? v.lo : lo;
+		b = v.hi < hi ? v.hi : hi;
+		if (only_heap >= 0 && v.heap != only_heap) {
+			ranges_next(&p->regions, &at);
 			continue;
 		}
 		if (first < 0)
-			first = g.heap;
+			first = v.heap;
 		if (!quiet)
-			put_heap_event(MT_FREE, r, p, g.heap, a, b - a);
-		if (g.lo < a && g.hi > b) {
-			p->regions[i].hi = a;
-			region_insert(p, i + 1, b, g.hi, g.heap);
-			i += 2;
-		} else if (g.lo < a) {
-			p->regions[i].hi = a;
-			i++;
-		} else if (g.hi > b) {
-			p->regions[i].lo = b;
-			i++;
+			put_heap_event(MT_FREE, r, p, v.heap, a, b - a);
+		if (v.lo < a && v.hi > b) {
+			g->hi = a;
+			ranges_next(&p->regions, &at);
+			ranges_insert(&p->regions, &at, (struct mt_range){ b, v.hi, v.heap });
+			ranges_next(&p->regions, &at);
+		} else if (v.lo < a) {
+			g->hi = a;
+			ranges_next(&p->regions, &at);
+		} else if (v.hi > b) {
+			g->lo = b;
+			ranges_next(&p->regions, &at);
 		} else {
-			memmove(&p->regions[i], &p->regions[i + 1],
-			    (p->nregions - i - 1) * sizeof(*p->regions));
-			p->nregions--;
+			ranges_delete(&p->regions, &at);
 		}
 	}
 	return first;
@@ -393,9 +361,12 @@ region_cut(struct proc *p, struct rec *r, uint64_t lo, uint64_t hi, int only_hea
 static void
 region_add(struct proc *p, struct rec *r, uint64_t lo, uint64_t hi, int heap)
 {
+	struct mt_rpos at;
+
 	if (hi <= lo)
 		return;
-	region_insert(p, region_first(p, lo), lo, hi, heap);
+	at = ranges_seek(&p->regions, lo);
+	ranges_insert(&p->regions, &at, (struct mt_range){ lo, hi, (uint8_t)heap });
 	put_heap_event(MT_ALLOC, r, p, heap, lo, hi - lo);
 }
 
@@ -430,7 +401,8 @@ static void
 emit_mapping(struct rec *r, struct proc *p)
 {
 	uint64_t lo = r->addr, hi = page_end(r->addr, r->size);
-	size_t i;
+	struct mt_range *g;
+	struct mt_rpos at;
 
 	switch (r->kind) {
 	case RAW_MMAP:
@@ -455,22 +427,22 @@ emit_mapping(struct rec *r, struct proc *p)
 		break;
 	case RAW_MPROTECT:
 		if (r->flags & RAW_EXEC)
-			for (i = region_first(p, lo); i < p->nregions && p->regions[i].lo < hi; i++)
-				put_exec_map(r, p->regions[i].lo > lo ? p->regions[i].lo : lo,
-				    p->regions[i].hi < hi ? p->regions[i].hi : hi);
+			for (at = ranges_seek(&p->regions, lo); (g = ranges_at(&p->regions, at)) &&
+			    g->lo < hi; ranges_next(&p->regions, &at))
+				put_exec_map(r, g->lo > lo ? g->lo : lo, g->hi < hi ? g->hi : hi);
 		/* Reserved made writable is a commit; committed made
 		   inaccessible a decommit; anything else changes nothing. */
 		if (r->heap == RAW_HEAP_MMAP || r->heap == RAW_HEAP_RESERVE) {
 			int from = r->heap == RAW_HEAP_MMAP ? RAW_HEAP_RESERVE : RAW_HEAP_MMAP;
 			for (;;) {
-				i = region_first(p, lo);
-				while (i < p->nregions && p->regions[i].lo < hi &&
-				    p->regions[i].heap != from)
-					i++;
-				if (i == p->nregions || p->regions[i].lo >= hi)
+				at = ranges_seek(&p->regions, lo);
+				while ((g = ranges_at(&p->regions, at)) && g->lo < hi &&
+				    g->heap != from)
+					ranges_next(&p->regions, &at);
+				if (!g || g->lo >= hi)
 					break;
-				uint64_t a = p->regions[i].lo > lo ? p->regions[i].lo : lo;
-				uint64_t b = p->regions[i].hi < hi ? p->regions[i].hi : hi;
+				uint64_t a = g->lo > lo ? g->lo : lo;
+				uint64_t b = g->hi < hi ? g->hi : hi;
 				region_cut(p, r, a, b, from, 0);
 				region_add(p, r, a, b, r->heap);
 			}
@@ -778,11 +750,9 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len)
 		/* An exec: the old image is gone, its mappings with it. */
 		old->replaced = 1;
 	} else if ((m->flags & HELLO_FORKED) && (parent = proc_by_pid(m->ppid)) &&
-	    parent != p && parent->nregions) {
+	    parent != p) {
 		/* A fork: the child has its parent's mappings. */
-		p->regions = emalloc(parent->nregions * sizeof(*p->regions));
-		memcpy(p->regions, parent->regions, parent->nregions * sizeof(*p->regions));
-		p->nregions = p->regcap = parent->nregions;
+		ranges_copy(&p->regions, &parent->regions);
 	}
 	r = queue_push(&p->ctl, m->ts);
 	r->kind = CTL_PROC;

@@ -277,6 +277,30 @@ void trace_writer_frame_max(struct trace_writer *w, size_t raw);
 void trace_writer_on_frame(struct trace_writer *w, void (*fn)(void *, const void *, size_t),
     void *arg);
 
+/* regions.c: disjoint address ranges, sorted, in chunks (mt-record's mappings) */
+struct mt_range {
+	uint64_t lo, hi;
+	uint8_t heap;
+};
+struct reg_chunk;
+struct mt_ranges {
+	struct reg_chunk **c;
+	size_t nc, cap, n;	/* chunks, and ranges in all */
+};
+struct mt_rpos {
+	size_t c, i;		/* chunk, index in it */
+};
+/* The first range that ends after addr (the end when none does). */
+struct mt_rpos ranges_seek(const struct mt_ranges *s, uint64_t addr);
+struct mt_range *ranges_at(const struct mt_ranges *s, struct mt_rpos at);	/* NULL: the end */
+void ranges_next(const struct mt_ranges *s, struct mt_rpos *at);
+/* Before *at, which then points at the new range; the caller keeps them disjoint. */
+void ranges_insert(struct mt_ranges *s, struct mt_rpos *at, struct mt_range r);
+/* Removes the range at *at, which then points at the one after. */
+void ranges_delete(struct mt_ranges *s, struct mt_rpos *at);
+void ranges_copy(struct mt_ranges *dst, const struct mt_ranges *src);
+void ranges_free(struct mt_ranges *s);
+
 /* bound.c: a trace kept within a size, sequential or circular */
 struct trace_bound;
 struct trace_bound *bound_new(struct trace_writer *w, int fd, uint64_t max, int circular);

@@ -162,9 +162,14 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \
 FUZZ_SRC = lib/diag.c lib/units.c lib/event.c lib/out.c lib/lines.c lib/trace.c lib/reader.c \
 	lib/ktrace.c lib/map.c
 
-fuzz: tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace
+fuzz: tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace tests/fuzz/fuzz-collector
 
 tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRC) lib/mt.h
 	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC) $(DEPS_LIBS) -lm
+
+# mt-record's collector, its main renamed: every library source.
+COLLECTOR_SRC = $(LIBOBJ:.o=.c)
+tests/fuzz/fuzz-collector: tests/fuzz/fuzz-collector.c cmd/mt-record.c $(COLLECTOR_SRC) lib/mt.h lib/preload/proto.h
+	clang $(FUZZ_CFLAGS) -o $@ $< $(COLLECTOR_SRC) $(DEPS_LIBS) $(LIBS_mt-window) -lm
 
 .PHONY: fuzz

@@ -64,6 +64,7 @@ struct rec {
 };
 
 enum { CTL_PROC = 100, CTL_MAP, CTL_EXIT, CTL_LOST };
+enum { LOST_UNDELIVERED, LOST_CORRUPT };	/* CTL_LOST's status */
 
 struct queue {
 	struct rec *v;
@@ -96,15 +97,32 @@ struct proc {
 	struct queue ctl;
 	uint64_t lost_said, full_said;
 	uint64_t gone_at;
+	/* What it sends is not trusted: times out of bounds, and records. */
+	uint64_t hello_ts;
+	uint64_t future;	/* times later than when we read them */
+	uint64_t bad;		/* records of no known kind */
+	size_t nrings;		/* its rings we read */
+	int capped;		/* it reached a limit below: said once */
 };
 
 struct ring {
 	struct proc *proc;
 	struct mt_ring *map;
+	uint64_t tail;		/* ours: the map's copy is the process's to spoil */
 	pid_t pid, tid;
 	struct queue q;
 	int done;
 };
+
+/*
+ * What one process may make us hold.  The most threads one process has
+ * had that we know of is a JVM's few thousand, and modules a few
+ * thousand; a path is at most PATH_MAX and a build-id 40 digits.
+ */
+#define PEER_RINGS	32768
+#define PEER_MODULES	16384
+#define MODULE_DATA	(PATH_MAX + 130)
+#define READ_BATCH	256	/* messages read from one connection at a time */
 
 static const char synopsis[] = "[-cFn] [-m size] [-o file] [-D depth] [--] command [arg ...]\n"
     "-k [-cS] [-d duration] [-e events] [-m size] [-O order] [-o file]";
@@ -513,7 +531,7 @@ emit_control(struct rec *r, struct proc *p)
 	case CTL_LOST:
 		ev.type = MT_LOST;
 		ev.size = r->size;
-		ev.s1.s = "undelivered";
+		ev.s1.s = r->status == LOST_CORRUPT ? "corrupt" : "undelivered";
 		ev.s1.len = strlen(ev.s1.s);
 		put(&ev);
 		break;
@@ -566,6 +584,33 @@ emit(struct rec *r, struct proc *p)
 }
 
 /* Processes and their connections. */
+
+/*
+ * A time a process sent (CLOCK_MONOTONIC, as it read it), as a time of
+ * the trace.  An honest time is no earlier than our start and no later
+ * than `limit', when we read it: it was taken before it was published.
+ * Any other (one in the far future would have waited in the merge for
+ * ever, and mt-record with it) becomes 0, which its queue makes the time
+ * of the event before it from the same source.
+ */
+static uint64_t
+peer_time(struct proc *p, uint64_t ts, uint64_t limit)
+{
+	ts -= start_ns;
+	if (ts <= limit)
+		return ts;
+	p->future++;
+	return 0;
+}
+
+static void
+say_capped(struct proc *p, const char *what)
+{
+	if (p->capped++)
+		return;
+	fprintf(stderr, "%s: pid %d sent more %s than a process has: the rest ignored\n",
+	    mt_progname, (int)p->pid, what);
+}
 
 static struct proc *
 proc_by_pid(pid_t pid)
@@ -630,10 +675,17 @@ add_ring(struct proc *p, int fd, pid_t tid)
 	struct ring *g;
 	void *m;
 
+	if (p->nrings >= PEER_RINGS) {
+		say_capped(p, "rings");
+		return;
+	}
 	if (!sealed_size(fd, MT_RING_BYTES) ||
 	    (m = mmap(NULL, MT_RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
 		return;
+	p->nrings++;
 	g = ecalloc(1, sizeof(*g));
+	/* Its events come after its process's hello, and its lies too. */
+	g->q.last_ts = p->hello_ts;
 	g->proc = p;
 	g->map = m;
 	g->pid = p->pid;
@@ -648,7 +700,13 @@ add_ring(struct proc *p, int fd, pid_t tid)
 static void
 add_module(struct proc *p, uint64_t ts, const struct module *mod)
 {
-	struct rec *r = queue_push(&p->ctl, ts);
+	struct rec *r;
+
+	if (p->nmods >= PEER_MODULES || mod->len > MODULE_DATA) {
+		say_capped(p, "modules");
+		return;
+	}
+	r = queue_push(&p->ctl, ts);
 
 	r->kind = CTL_MAP;
 	r->pid = p->pid;
@@ -725,7 +783,7 @@ peer_pids(int fd, struct mt_msg *m, pid_t *nspid)
 }
 
 static void
-hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len)
+hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len, uint64_t limit)
 {
 	struct proc *old, *parent = NULL;
 	struct rec *r;
@@ -745,6 +803,7 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len)
 	p->pid = m->pid;
 	p->ppid = m->ppid;
 	p->said_hello = 1;
+	p->hello_ts = m->ts = peer_time(p, m->ts, limit);
 	nprocs_traced++;
 	if (old && old != p) {
 		/* An exec: the old image is gone, its mappings with it. */
@@ -813,7 +872,10 @@ child_pid(const struct proc *parent, pid_t nspid)
 	return 0;
 }
 
-/* Reads what a process has sent; 0 at the end of its connection. */
+/*
+ * Reads what a process has sent: 0 at the end of its connection, 1 when
+ * it has sent nothing more, 2 when more waits.
+ */
 static int
 read_control(struct proc *p)
 {
@@ -825,9 +887,11 @@ read_control(struct proc *p)
 	struct mt_msg m;
 	ssize_t n;
 	size_t len;
-	int fd;
+	uint64_t limit;
+	int fd, batch;
 
-	for (;;) {
+	/* A few at a time: a peer that never stops sending must not hold us. */
+	for (batch = 0; batch < READ_BATCH; batch++) {
 		memset(&mh, 0, sizeof(mh));
 		mh.msg_iov = &iov;
 		mh.msg_iovlen = 1;
@@ -838,8 +902,6 @@ read_control(struct proc *p)
 			continue;
 		if (n < 0)
 			return errno == EAGAIN ? 1 : 0;
-		if (n == 0)
-			return 0;
 		fd = -1;
 		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
@@ -853,13 +915,19 @@ read_control(struct proc *p)
 				}
 			}
 		}
-		if ((size_t)n < sizeof(m)) {
+		/* The end, or a message of nothing (which can carry a memfd). */
+		if (n == 0 || (size_t)n < sizeof(m)) {
 			if (fd >= 0)
 				close(fd);
+			if (n == 0)
+				return 0;
 			continue;
 		}
 		memcpy(&m, buf, sizeof(m));
 		len = (size_t)n - sizeof(m);
+		limit = now_rel();
+		if (p->said_hello)
+			m.ts = peer_time(p, m.ts, limit);
 		switch (m.type) {
 		case MSG_HELLO:
 			if (m.flags & HELLO_AGAIN) {
@@ -870,7 +938,7 @@ read_control(struct proc *p)
 					return 1;
 				return 0;
 			}
-			hello(p, &m, fd, buf + sizeof(m), len);
+			hello(p, &m, fd, buf + sizeof(m), len, limit);
 			break;
 		case MSG_RING:
 			if (p->said_hello && fd >= 0)
@@ -891,6 +959,7 @@ read_control(struct proc *p)
 		if (fd >= 0)
 			close(fd);
 	}
+	return 2;
 }
 
 static struct proc *
@@ -908,27 +977,49 @@ add_proc(int fd)
 	return p;
 }
 
+/*
+ * A ring the process spoiled (its head further than a ring holds, or
+ * behind what we read): read no more, and say how much was lost.
+ */
+static void
+ring_spoiled(struct ring *g, uint64_t head)
+{
+	struct rec *r = queue_push(&g->proc->ctl, now_rel());
+
+	g->done = 1;
+	r->kind = CTL_LOST;
+	r->pid = g->pid;
+	r->status = LOST_CORRUPT;
+	r->size = head - g->tail < MT_RING_RECS ? head - g->tail : MT_RING_RECS;
+	fprintf(stderr, "%s: pid %d: thread %d's ring was overwritten (head %llu, read %llu): "
+	    "no longer read\n", mt_progname, (int)g->pid, (int)g->tid,
+	    (unsigned long long)head, (unsigned long long)g->tail);
+}
+
 /* Moves what a ring holds into its queue; 1 if there was anything. */
 static int
 drain(struct ring *g)
 {
 	struct mt_raw *recs = (struct mt_raw *)((char *)g->map + MT_RING_HDR), raw;
+	uint64_t limit = now_rel();	/* before the head: see peer_time */
 	uint64_t head = __atomic_load_n(&g->map->head, __ATOMIC_ACQUIRE);
-	uint64_t tail = g->map->tail;
+	uint64_t tail = g->tail;
+	struct proc *p = g->proc;
 	struct rec *r;
 
-	if (head == tail)
+	if (g->done || head == tail)
 		return 0;
 	if (head - tail > MT_RING_RECS) {
-		/* Not something our library wrote: stop reading this ring. */
-		g->done = 1;
+		ring_spoiled(g, head);
 		return 0;
 	}
 	for (; tail != head; tail++) {
 		raw = recs[tail & (MT_RING_RECS - 1)];
-		if (raw.type < RAW_ALLOC || raw.type > RAW_MPROTECT || raw.heap > RAW_HEAP_NONE)
+		if (raw.type < RAW_ALLOC || raw.type > RAW_MPROTECT || raw.heap > RAW_HEAP_NONE) {
+			p->bad++;
 			continue;
-		r = queue_push(&g->q, raw.ts);
+		}
+		r = queue_push(&g->q, peer_time(p, raw.ts, limit));
 		r->kind = raw.type;
 		r->heap = raw.heap;
 		r->addr = raw.addr;
@@ -938,6 +1029,7 @@ drain(struct ring *g)
 		r->pid = g->pid;
 		r->tid = g->tid;
 	}
+	g->tail = tail;
 	__atomic_store_n(&g->map->tail, tail, __ATOMIC_RELEASE);
 	return 1;
 }
@@ -1051,8 +1143,9 @@ release(void)
 		    (g->done || g->proc->replaced ||
 		    __atomic_load_n(&g->map->closed, __ATOMIC_ACQUIRE) ||
 		    (g->proc->fd < 0 && !proc_alive(g->pid))) &&
-		    (g->done || __atomic_load_n(&g->map->head, __ATOMIC_ACQUIRE) == g->map->tail)) {
+		    (g->done || __atomic_load_n(&g->map->head, __ATOMIC_ACQUIRE) == g->tail)) {
 			munmap(g->map, MT_RING_BYTES);
+			g->proc->nrings--;
 			free(g->q.v);
 			free(g);
 			continue;
@@ -1101,6 +1194,26 @@ flush_trace(void)
 }
 
 static volatile sig_atomic_t stop_signal, signals_seen;
+static void on_signal(int sig);
+
+/*
+ * A Ctrl-C at the terminal reaches the command too: it is ignored while
+ * the command runs, and stops us once it has ended (when a process that
+ * lied to us could otherwise keep us waiting).  One sent by kill(1) is
+ * as a SIGTERM.
+ */
+static void
+on_sigint(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (si->si_code == SI_USER || si->si_code == SI_QUEUE || forward_to <= 0)
+		on_signal(sig);
+}
+
+/* What the command is to start with: what we were given, not ours. */
+static const int passed_signals[] = { SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGHUP };
+static struct sigaction given[sizeof(passed_signals) / sizeof(passed_signals[0])];
+static struct rlimit nofile = { RLIM_INFINITY, RLIM_INFINITY };	/* as given */
 
 static void
 on_signal(int sig)
@@ -1258,11 +1371,11 @@ spawn(char **cmd, const char *lib, const char *sockname, const char *flags,
 		return pid;
 	}
 	close(p[0]);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGQUIT, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	if (nofile.rlim_cur != RLIM_INFINITY)
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	/* Ignored when we were started so (nohup, a script's background job). */
+	for (e = 0; e < (int)(sizeof(passed_signals) / sizeof(passed_signals[0])); e++)
+		signal(passed_signals[e], given[e].sa_handler == SIG_IGN ? SIG_IGN : SIG_DFL);
 	if (out_is_stdout)
 		dup2(STDERR_FILENO, STDOUT_FILENO);
 	old = getenv("LD_PRELOAD");
@@ -1277,8 +1390,6 @@ spawn(char **cmd, const char *lib, const char *sockname, const char *flags,
 	snprintf(buf, sizeof(buf), "%d", depth);
 	setenv(MT_ENV_DEPTH, buf, 1);
 	setenv(MT_ENV_FLAGS, flags, 1);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)start_ns);
-	setenv(MT_ENV_START, buf, 1);
 	execvp(cmd[0], cmd);
 	e = errno;
 	if (write(p[1], &e, sizeof(e)) < 0)
@@ -1376,13 +1487,90 @@ reap(void)
 	children_left = pid == 0;
 }
 
+/*
+ * Whether pid is a descendant of ours: 1, 0, or -1 when it is gone.  We
+ * are the subreaper, so an orphan of ours stays ours.
+ */
+static int
+descendant(pid_t pid)
+{
+	char buf[512], *s;
+	pid_t self = getpid(), at;
+	long ppid;
+	int hops, tries;
+
+	/* An ancestor gone while we walk: its children are ours now. */
+	for (tries = 0; tries < 4; tries++) {
+		for (at = pid, hops = 0; hops < 4096 && at > 1; hops++) {
+			if (!(s = proc_stat(at, buf, sizeof(buf))) ||
+			    sscanf(s, " %*c %ld", &ppid) != 1)
+				break;
+			if ((pid_t)ppid == self)
+				return 1;
+			at = (pid_t)ppid;
+		}
+		if (hops == 0 && at > 1)
+			return -1;
+		if (at <= 1 || hops == 4096)
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Who may talk to us.  The socket's name is in /proc/net/unix for anyone
+ * to read: a peer of another user is accepted only when it is alive and
+ * our descendant (a program we run as root that dropped its privileges);
+ * one of ours when it is our descendant, or already gone (a short
+ * process that ended before we got to it; the same user could do
+ * anything to us anyway).
+ */
+static int
+peer_ok(int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int d;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.pid <= 0)
+		return 0;
+	d = descendant(cr.pid);
+	return cr.uid == getuid() ? d != 0 : d == 1;
+}
+
+static uint64_t refused;
+static int spare_fd = -1;	/* given up to accept and close at our limit */
+
 static void
 accept_all(int lfd)
 {
 	int fd;
 
-	while ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0)
+	for (;;) {
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && spare_fd >= 0) {
+			/*
+			 * Out of descriptors: the one waiting is closed, or
+			 * the socket stays readable and we spin; the process
+			 * runs on untraced.
+			 */
+			close(spare_fd);
+			if ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+				close(fd);
+				refused++;
+			}
+			spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			continue;
+		}
+		if (fd < 0)
+			return;
+		if (!peer_ok(fd)) {
+			close(fd);
+			refused++;
+			continue;
+		}
 		add_proc(fd);
+	}
 }
 
 static void
@@ -1405,6 +1593,26 @@ finish(void)
 		r->pid = p->pid;
 		r->status = -1;
 		comment("# mt-record: pid %d ended without an exit status we could see", (int)p->pid);
+	}
+	for (i = 0; i < nprocs; i++) {
+		struct proc *p = procs[i];
+		if (p->bad) {
+			r = queue_push(&p->ctl, last_emitted);
+			r->kind = CTL_LOST;
+			r->pid = p->pid;
+			r->status = LOST_CORRUPT;
+			r->size = p->bad;
+		}
+		if (p->future)
+			comment("# mt-record: pid %d: %llu events carried a time later than when we read them: "
+			    "given the time of the event before", (int)p->pid,
+			    (unsigned long long)p->future);
+	}
+	if (refused) {
+		comment("# mt-record: %llu connections refused: not from a process of ours",
+		    (unsigned long long)refused);
+		fprintf(stderr, "%s: %llu connections refused: not from a process of ours\n",
+		    mt_progname, (unsigned long long)refused);
 	}
 	merge(UINT64_MAX);
 	release();
@@ -1600,8 +1808,9 @@ main(int argc, char *argv[])
 	size_t npfd, i, pfdcap = 0;
 	uint64_t last_flush = 0, last_busy = 0, t, written, duration = 0;
 	struct ktrace_opts ko = { .min_order = 1 };
+	struct sigaction sa;
 	int kernel = 0;
-	int ch, lfd, fd, no_follow = 0, busy, status, e, created = 0;
+	int ch, lfd, fd, no_follow = 0, busy, status, e, created = 0, n;
 	long v;
 
 	mt_setprogname(argv[0]);
@@ -1714,11 +1923,25 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	signal(SIGINT, SIG_IGN);
+	for (i = 0; i < sizeof(passed_signals) / sizeof(passed_signals[0]); i++)
+		sigaction(passed_signals[i], NULL, &given[i]);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_sigaction = on_sigint;
+	sigaction(SIGINT, &sa, NULL);
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
+	/*
+	 * Descriptors: as many as we may, one a traced process image; the
+	 * command gets the limit it would have had.
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+		struct rlimit more = { nofile.rlim_max, nofile.rlim_max };
+		setrlimit(RLIMIT_NOFILE, &more);
+	}
+	spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 	if (output && strcmp(output, "-") == 0) {
 		fd = STDOUT_FILENO;
@@ -1776,11 +1999,14 @@ main(int argc, char *argv[])
 		busy = 0;
 		for (i = 0; i < nprocs; i++) {
 			struct proc *p = procs[i];
-			if (p->fd >= 0 && !read_control(p)) {
+			if (p->fd < 0)
+				continue;
+			if (!(n = read_control(p))) {
 				close(p->fd);
 				p->fd = -1;
 				p->gone_at = now_rel();
 			}
+			busy |= n == 2;
 		}
 		for (i = 0; i < nrings; i++)
 			busy |= drain(rings[i]);
@@ -1791,12 +2017,22 @@ main(int argc, char *argv[])
 			last_flush = t;
 		}
 		if (root_status != -1 && !children_left) {
+			/*
+			 * Nothing of ours runs any more (every living
+			 * descendant would be a child of ours, the subreaper):
+			 * what they sent is all there is, whoever still holds
+			 * a connection or a ring.
+			 */
 			for (i = 0; i < nprocs; i++)
-				if (procs[i]->fd >= 0)
-					break;
-			if (i == nprocs && nrings == 0)
-				break;
-			/* Else a process that closed our connection still runs. */
+				if (procs[i]->fd >= 0) {
+					while (read_control(procs[i]) == 2)
+						;
+					close(procs[i]->fd);
+					procs[i]->fd = -1;
+				}
+			for (i = 0; i < nrings; i++)
+				drain(rings[i]);
+			break;
 		}
 		if (busy) {
 			last_busy = t;

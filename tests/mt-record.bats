@@ -224,6 +224,81 @@ free mmap 262144" ]
 	run -1 grep -q $'^proc\t.*\t/fake\t' <(mt-decode h.mtr)
 }
 
+@test "a program that lies in its own ring (a far-future time, a spoiled head): mt-record ends, says so" {
+	# A time in the future waited in the merge for ever: mt-record never
+	# ended.  A spoiled head made it stop reading without a word.
+	run -0 --separate-stderr timeout 60 mt-record -o f.mtr -- "$PROGS/hostile-peer" future
+	[ "$output" = sent ]
+	run -0 --separate-stderr mt-decode -c f.mtr
+	mt-decode f.mtr >f.txt
+	grep -q $'^alloc\t.*\t0x1000\t99\t' f.txt
+	grep -q '^# mt-record: pid [0-9]*: 1 events carried a time later than when we read them' f.txt
+	# The lie keeps the order: before the exit, after the proc.
+	run -0 --separate-stderr mt-lifetime f.mtr
+	[ "$(wc -l <<<"$stderr")" = 1 ]
+	run -0 --separate-stderr timeout 60 mt-record -o s.mtr -- "$PROGS/hostile-peer" scribble
+	[[ "$stderr" == *"ring was overwritten (head 1099511627"*"): no longer read"* ]]
+	mt-decode s.mtr | grep -q $'^lost\t[0-9]*\t[0-9]*\t32768\tcorrupt$'
+}
+
+@test "MT_RECORD_START=abc in a child's environment: its times are right, mt-record ends" {
+	# The library subtracted the start it was told: told nothing, its
+	# times were its clock's, days ahead, and mt-record waited for them.
+	run -0 --separate-stderr timeout 60 mt-record -o m.mtr -- sh -c "MT_RECORD_START=abc exec $PROGS/demo"
+	run -0 --separate-stderr mt-lifetime m.mtr
+	[[ "$stderr" == *"0 alive at the end"* ]]
+	# Every event between the demo's proc and its exit, no time past the end.
+	mt-decode m.mtr | awk -F'\t' '$1 == "proc" && $5 ~ /demo$/ { p = $2; seen = 1 }
+		$1 == "alloc" && $3 == p && !seen { bad++ }
+		$1 == "exit" && $3 == p { end = $2 }
+		END { exit bad || !end || end > 60e9 }'
+}
+
+@test "another user connects to mt-record's socket: refused, its lies not written, mt-record ends with the command" {
+	# As uid 65534: a HELLO of "/sbin/init" and ten 100 MiB allocations
+	# went into root's trace; 2000 held connections made mt-record spin at
+	# its descriptor limit, and one kept it alive past the command's end.
+	[ "$(id -u)" = 0 ] || skip "needs root to run the attacker as uid 65534 (id -u: $(id -u))"
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
+	mkdir -m 777 att
+	cat >att/run.sh <<SH
+echo "\$MT_RECORD_SOCKET" > $PWD/att/name
+for i in \$(seq 200); do [ -s $PWD/att/connected ] && break; sleep 0.05; done
+[ -s $PWD/att/connected ] || echo "the attacker did not connect" >&2
+$PROGS/demo >/dev/null
+SH
+	( for i in $(seq 200); do [ -s att/name ] && break; sleep 0.05; done
+	  ulimit -n 4096
+	  exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PROGS/hostile-peer" attack "$(cat att/name)" 2000 >att/connected ) 3>&- &
+	att=$!
+	st=0
+	( ulimit -n 1024; exec timeout 60 mt-record -o a.mtr -- sh att/run.sh ) 2>a.err || st=$?
+	kill "$att"
+	cat a.err
+	[ "$st" = 0 ]
+	# It ended while the attacker still held its connections.
+	[ "$(cat att/connected)" = connected ]
+	run -1 grep -q "did not connect" a.err
+	grep -q '^mt-record: 2001 connections refused: not from a process of ours$' a.err
+	run -0 --separate-stderr mt-decode -c a.mtr
+	mt-decode a.mtr >a.txt
+	run -1 grep -q '/sbin/init' a.txt
+	run -1 grep -q $'\t104857600\t' a.txt
+	# The command's own events are all there.
+	demo=$(awk -F'\t' '$1 == "proc" && $5 ~ /progs\/demo$/ { print $2 }' a.txt)
+	[ "$(awk -F'\t' -v p="$demo" '$1 == "alloc" && $3 == p' a.txt | wc -l)" = 9 ]
+}
+
+@test "a million pages mapped one by one and unmapped from the lowest: every one recorded, not in quadratic time" {
+	# Each insert and removal moved every mapping after it: 40 s for 400k,
+	# some 250 s for a million.  The timeout is a guard against that, over
+	# twenty times what it takes now (3.8 s).
+	run -0 --separate-stderr timeout 90 mt-record -o p.mtr -- "$PROGS/maps-many" 1000000
+	[ "$output" = "mapped 1000000" ]
+	[ "$(mt-decode p.mtr | awk -F'\t' '$5 == "mmap" { n[$1]++ } END { print n["alloc"], n["free"] }')" = "1000000 1000000" ]
+}
+
 @test "under ulimit -v: traced, our table a sixteenth of the limit at most, the program's memory its own" {
 	# The stack table took 272 MiB of address space: a program limited
 	# to 120 MB was not traced, said to be static or set-user-ID.

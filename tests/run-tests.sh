@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every test of mt: the bats suites, the man page lint, the same suites
-# against an ASan+UBSan build, and a short fuzzing run of the decoder and
-# the parser.  The last line is "N passed, N failed".
+# against an ASan+UBSan build, and a short fuzzing run of the decoder, the
+# parsers and mt-record's collector.  The last line is "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -51,7 +51,10 @@ fi
 
 echo "== fuzzing"
 if step "build fuzzers" make -s fuzz; then
-	for f in tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace; do
+	for f in tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace tests/fuzz/fuzz-collector; do
+		# The collector says on stderr what each lie was: not wanted here.
+		quiet=
+		[ "$f" = tests/fuzz/fuzz-collector ] && quiet=-close_fd_mask=2
 		mkdir -p "$log/corpus-$(basename "$f")"
 		cp tests/fuzz/corpus/* "$log/corpus-$(basename "$f")/" 2>/dev/null
 		# Traces of the current format, made now from the fixtures.
@@ -65,7 +68,7 @@ if step "build fuzzers" make -s fuzz; then
 		tar -xJOf tests/fixtures/mt-record/raw.tar.xz per_cpu/cpu1/trace_pipe_raw 2>/dev/null |
 			head -c 8192 >"$log/corpus-$(basename "$f")/pages.raw"
 		step "$(basename "$f") for ${FUZZ_SECONDS:-20}s" "$f" -max_total_time="${FUZZ_SECONDS:-20}" \
-			-timeout=10 -rss_limit_mb=2048 "$log/corpus-$(basename "$f")"
+			-timeout=10 -rss_limit_mb=2048 $quiet "$log/corpus-$(basename "$f")"
 	done
 fi
 

@@ -111,7 +111,6 @@ table_words(void)
 }
 static int depth = 64;
 static int free_stacks, no_follow;
-static uint64_t start_ns;
 static pid_t recorder_pid;
 static pthread_key_t thread_key;
 static char socket_name[108];
@@ -135,7 +134,7 @@ now(void)
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec - start_ns;
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 static void
@@ -232,9 +231,8 @@ static int
 send_msg(struct mt_msg *m, const void *data, size_t len, int fd)
 {
 	struct iovec iov[2] = { { m, sizeof(*m) }, { (char *)(uintptr_t)data, len } };
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	char cbuf[MT_CMSG_SPACE];
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
-	struct cmsghdr *c;
 	ssize_t n;
 
 	if (sock < 0)
@@ -242,16 +240,8 @@ send_msg(struct mt_msg *m, const void *data, size_t len, int fd)
 	/* The program closed it, and the number may be its own now. */
 	if (!sock_ours() && reconnect() < 0)
 		return -1;
-	if (fd >= 0) {
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
+	if (fd >= 0)
+		mt_msg_fd(&mh, cbuf, fd);
 	do
 		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
@@ -1273,8 +1263,6 @@ init(void)
 		free_stacks = strchr(s, 'f') != NULL;
 		no_follow = strchr(s, 'n') != NULL;
 	}
-	if ((s = getenv(MT_ENV_START)))
-		start_ns = strtoull(s, NULL, 10);
 	if ((s = strrchr(socket_name, '-')))
 		recorder_pid = (pid_t)strtol(s + 1, NULL, 10);
 	/* Before libunwind starts, which makes its pipe (see pipe2). */

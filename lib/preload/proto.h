@@ -9,11 +9,12 @@
 #define MT_PROTO_H
 
 #include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #define MT_ENV_SOCKET	"MT_RECORD_SOCKET"	/* abstract socket name */
 #define MT_ENV_DEPTH	"MT_RECORD_DEPTH"
 #define MT_ENV_FLAGS	"MT_RECORD_FLAGS"	/* 'f': free stacks, 'n': no follow */
-#define MT_ENV_START	"MT_RECORD_START"	/* trace start, CLOCK_MONOTONIC ns */
 
 #define MT_RING_HDR	4096
 #define MT_RING_RECS	(1u << 15)	/* records a thread's ring holds */
@@ -53,7 +54,7 @@ enum mt_raw_type {
 #define RAW_EXEC	1	/* flags: the range is executable (JIT code) */
 
 struct mt_raw {
-	uint64_t ts;
+	uint64_t ts;		/* CLOCK_MONOTONIC ns: the recorder makes it relative */
 	uint64_t addr;
 	uint64_t size;
 	uint32_t stack;
@@ -103,5 +104,22 @@ struct mt_msg {
 			   process, its table and rings as they were */
 
 #define MT_MSG_MAX 65536
+
+/* A descriptor passed with a message: cbuf is CMSG_SPACE(sizeof(int)). */
+#define MT_CMSG_SPACE CMSG_SPACE(sizeof(int))
+static inline void
+mt_msg_fd(struct msghdr *mh, char *cbuf, int fd)
+{
+	struct cmsghdr *c;
+
+	memset(cbuf, 0, MT_CMSG_SPACE);
+	mh->msg_control = cbuf;
+	mh->msg_controllen = MT_CMSG_SPACE;
+	c = CMSG_FIRSTHDR(mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+}
 
 #endif

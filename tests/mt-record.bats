@@ -213,6 +213,32 @@ free mmap 262144" ]
 	[ "$(mt-decode t.mtr | awk -F'\t' -v p="$demo" '$1 == "alloc" && $3 == p' | wc -l)" = 9 ]
 }
 
+@test "signals ignored when mt-record was started (nohup, a background job) stay ignored in the command" {
+	# The command got SIGINT, SIGQUIT, SIGTERM and SIGHUP at their
+	# defaults whatever it was given: a background job of a script died
+	# at a Ctrl-C meant for the foreground.
+	want=$(sh -c 'trap "" INT QUIT HUP; exec grep SigIgn /proc/self/status')
+	got=$(sh -c 'trap "" INT QUIT HUP; exec mt-record -o g.mtr -- grep SigIgn /proc/self/status' 2>/dev/null)
+	[ "$got" = "$want" ]
+	[ "$want" != "SigIgn:	0000000000000000" ]
+	# And those not ignored are at their defaults.
+	[ "$(mt-record -o g.mtr -- grep SigIgn /proc/self/status 2>/dev/null)" = "$(sh -c 'exec grep SigIgn /proc/self/status')" ]
+}
+
+@test "SIGINT sent with kill is as SIGTERM: the first to the command, a second stops mt-record" {
+	mt-record -o i.mtr -- sh -c "trap '' INT; $PROGS/demo >/dev/null; sleep 3" 2>i.err &
+	rec=$!
+	sleep 0.5
+	kill -INT "$rec"
+	sleep 0.2
+	kill -INT "$rec"
+	st=0
+	wait "$rec" || st=$?
+	[ "$st" = 130 ]
+	[ "$(tail -n 1 i.err)" = "mt-record: stopped by Interrupt: the command runs on, untraced" ]
+	run -0 --separate-stderr mt-decode -c i.mtr
+}
+
 @test "memfds that lie (0 bytes, unsealed, shrunk) from a peer: not mapped, mt-record lives" {
 	# A SIGBUS killed mt-record at the first read of a 0-byte table.
 	run -0 --separate-stderr timeout 60 mt-record -o h.mtr -- "$PROGS/hostile-peer"

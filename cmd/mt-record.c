@@ -174,6 +174,7 @@ static size_t nrings, ringcap;
 static pid_t root_pid;
 static int root_status = -1;
 static uint64_t nprocs_traced;
+static uint64_t full_said;	/* of processes let go of */
 static int depth = 64;
 static int free_stacks;
 static pid_t forward_to;
@@ -1129,6 +1130,44 @@ proc_alive(pid_t pid)
 	return s && s[0] == ' ' && s[1] != 'Z' && s[1] != 'X';
 }
 
+/* Everything a process's state holds, and the state. */
+static void
+proc_free(struct proc *p)
+{
+	size_t j;
+
+	if (p->fd >= 0)
+		close(p->fd);
+	if (p->table)
+		munmap(p->table, MT_STACK_BYTES(p->table_words));
+	for (j = 0; j < p->nmods; j++)
+		free(p->mods[j].data);
+	for (j = p->ctl.head; j < p->ctl.len; j++)
+		free(p->ctl.v[j].data);
+	free(p->mods);
+	free(p->ctl.v);
+	free(p->ids_key);
+	free(p->ids_val);
+	ranges_free(&p->regions);
+	free(p);
+}
+
+/*
+ * A process is done with when its end is written, its connection and
+ * table let go of, no ring of its left, and a second has passed: a
+ * child forked just before its parent ended finds its parent's modules.
+ * (100k short processes left 606 MB behind, and every lookup walked
+ * them all.)
+ */
+#define PROC_GRACE_NS 1000000000u
+
+static int
+proc_done(const struct proc *p, uint64_t t)
+{
+	return p->fd < 0 && !p->table && !p->nrings && p->ctl.head == p->ctl.len &&
+	    (p->exited || p->replaced || !p->said_hello) && t - p->gone_at > PROC_GRACE_NS;
+}
+
 /* Lets go of rings and tables nobody will write to again. */
 static void
 release(void)
@@ -1136,6 +1175,7 @@ release(void)
 	size_t i, j;
 	struct ring *g;
 	struct proc *p;
+	uint64_t t;
 
 	for (i = j = 0; i < nrings; i++) {
 		g = rings[i];
@@ -1181,6 +1221,17 @@ release(void)
 		p->ids_val = NULL;
 		p->ids_cap = p->ids_len = 0;
 	}
+	t = now_rel();
+	for (i = j = 0; i < nprocs; i++) {
+		p = procs[i];
+		if (proc_done(p, t)) {
+			full_said += p->full_said;
+			proc_free(p);
+			continue;
+		}
+		procs[j++] = p;
+	}
+	nprocs = j;
 }
 
 /* A whole frame out, so that a crash of ours loses little. */
@@ -1520,22 +1571,20 @@ descendant(pid_t pid)
 /*
  * Who may talk to us.  The socket's name is in /proc/net/unix for anyone
  * to read: a peer of another user is accepted only when it is alive and
- * our descendant (a program we run as root that dropped its privileges);
- * one of ours when it is our descendant, or already gone (a short
- * process that ended before we got to it; the same user could do
- * anything to us anyway).
+ * our descendant (a program we run as root that dropped its privileges).
+ * One of our own user is: it could do anything to us anyway, and the
+ * process tree cannot vouch for it (a short process may have ended, and
+ * its pid gone to another, before we get to it).
  */
 static int
 peer_ok(int fd)
 {
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
-	int d;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.pid <= 0)
 		return 0;
-	d = descendant(cr.pid);
-	return cr.uid == getuid() ? d != 0 : d == 1;
+	return cr.uid == getuid() || descendant(cr.pid) == 1;
 }
 
 static uint64_t refused;
@@ -1617,6 +1666,7 @@ finish(void)
 	merge(UINT64_MAX);
 	release();
 	merge(UINT64_MAX);
+	full = full_said;
 	for (i = 0; i < nprocs; i++)
 		full += procs[i]->full_said;
 	if (full)

@@ -14,10 +14,21 @@
 
 #define REG_CHUNK 256
 
+/* Chunks start small (a forked child copies its parent's few) and grow. */
 struct reg_chunk {
-	size_t n;
-	struct mt_range r[REG_CHUNK];
+	size_t n, cap;
+	struct mt_range r[];
 };
+
+static struct reg_chunk *
+chunk_new(size_t cap)
+{
+	struct reg_chunk *k = emalloc(sizeof(*k) + cap * sizeof(k->r[0]));
+
+	k->n = 0;
+	k->cap = cap;
+	return k;
+}
 
 /* A position past a chunk's end is the next chunk's first. */
 static void
@@ -91,7 +102,7 @@ ranges_insert(struct mt_ranges *s, struct mt_rpos *at, struct mt_range r)
 	size_t half;
 
 	if (s->nc == 0) {
-		chunk_insert(s, 0, ecalloc(1, sizeof(*k)));
+		chunk_insert(s, 0, chunk_new(8));
 		*at = (struct mt_rpos){ 0, 0 };
 	} else if (at->c == s->nc) {
 		/* After everything: the end of the last chunk. */
@@ -99,9 +110,12 @@ ranges_insert(struct mt_ranges *s, struct mt_rpos *at, struct mt_range r)
 		at->i = s->c[at->c]->n;
 	}
 	k = s->c[at->c];
-	if (k->n == REG_CHUNK) {
+	if (k->n == k->cap && k->cap < REG_CHUNK) {
+		k->cap *= 2;
+		k = s->c[at->c] = erealloc(k, sizeof(*k) + k->cap * sizeof(k->r[0]));
+	} else if (k->n == REG_CHUNK) {
 		half = REG_CHUNK / 2;
-		k2 = emalloc(sizeof(*k2));
+		k2 = chunk_new(REG_CHUNK);
 		k2->n = k->n - half;
 		memcpy(k2->r, k->r + half, k2->n * sizeof(k->r[0]));
 		k->n = half;
@@ -147,8 +161,9 @@ ranges_copy(struct mt_ranges *dst, const struct mt_ranges *src)
 	dst->nc = dst->cap = src->nc;
 	dst->n = src->n;
 	for (c = 0; c < src->nc; c++) {
-		dst->c[c] = emalloc(sizeof(*dst->c[c]));
-		memcpy(dst->c[c], src->c[c], sizeof(*dst->c[c]));
+		dst->c[c] = chunk_new(src->c[c]->n);
+		dst->c[c]->n = src->c[c]->n;
+		memcpy(dst->c[c]->r, src->c[c]->r, src->c[c]->n * sizeof(src->c[c]->r[0]));
 	}
 }
 

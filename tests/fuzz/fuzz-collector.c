@@ -95,7 +95,7 @@ pass(void)
 static void
 forget(void)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < nrings; i++) {
 		munmap(rings[i]->map, MT_RING_BYTES);
@@ -103,23 +103,8 @@ forget(void)
 		free(rings[i]);
 	}
 	nrings = 0;
-	for (i = 0; i < nprocs; i++) {
-		struct proc *p = procs[i];
-		if (p->fd >= 0)
-			close(p->fd);
-		if (p->table)
-			munmap(p->table, MT_STACK_BYTES(p->table_words));
-		for (j = 0; j < p->nmods; j++)
-			free(p->mods[j].data);
-		for (j = p->ctl.head; j < p->ctl.len; j++)
-			free(p->ctl.v[j].data);
-		free(p->mods);
-		free(p->ctl.v);
-		free(p->ids_key);
-		free(p->ids_val);
-		ranges_free(&p->regions);
-		free(p);
-	}
+	for (i = 0; i < nprocs; i++)
+		proc_free(procs[i]);
 	nprocs = 0;
 	reaped_q.head = reaped_q.len = 0;
 	reaped_q.last_ts = 0;

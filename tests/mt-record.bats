@@ -341,6 +341,32 @@ print(st, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
 	[ "$(mt-decode c.mtr | awk -F'\t' '{ n[$1]++ } END { print n["proc"], n["exit"], n["alloc"], n["free"] }')" = "20001 20001 20001 20000" ]
 }
 
+@test "threads whose rings are full sleep until mt-record reads them, without polling; every event kept" {
+	# They polled with sched_yield and 100 us sleeps: 200 threads made a
+	# program 40 times slower, most of it system time.  With mt-record
+	# stopped, 8 threads with full rings took a third of a CPU doing nothing.
+	cat >waiting.sh <<'SH'
+mt-record -o w.mtr -- "$1" 8 2000000 >/dev/null 2>w.err &
+rec=$!
+sleep 0.5
+prog=$(pgrep -P "$rec" -f threads-many)
+kill -STOP "$rec"
+sleep 1	# the rings fill
+a=$(awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$prog/stat")
+sleep 1
+b=$(awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$prog/stat")
+kill -CONT "$rec"
+wait "$rec"
+echo "$((b - a))"
+SH
+	run -0 bash waiting.sh "$PROGS/threads-many"
+	echo "CPU while waiting: $output ticks of 1/$(getconf CLK_TCK) s"
+	[ "$output" -le 3 ]
+	# And all of it was recorded, in order.
+	mt-lifetime w.mtr 2>&1 >/dev/null | grep -Eq '^mt-lifetime: 160000[0-9]{2} lifetimes.* 0 alive at the end'
+	[ "$(mt-decode w.mtr | awk -F'\t' '$1 == "alloc" && $7 >= 16 && $7 < 272' | wc -l)" -ge 16000000 ]
+}
+
 @test "under ulimit -v: traced, our table a sixteenth of the limit at most, the program's memory its own" {
 	# The stack table took 272 MiB of address space: a program limited
 	# to 120 MB was not traced, said to be static or set-user-ID.

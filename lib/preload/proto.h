@@ -70,6 +70,7 @@ struct mt_ring {
 	char pad2[56];
 	uint32_t closed;	/* the thread has ended */
 	int32_t tid;
+	uint32_t waiting;	/* a futex: the thread waits for room, to be woken */
 };
 
 struct mt_stack_table {

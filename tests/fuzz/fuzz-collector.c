@@ -78,6 +78,7 @@ send_step(int s, int kind, const uint8_t *d, size_t n)
 static void
 pass(void)
 {
+	uint64_t w = drain_limit(now_rel());
 	size_t i;
 
 	for (i = 0; i < nprocs; i++)
@@ -86,8 +87,8 @@ pass(void)
 			procs[i]->fd = -1;
 		}
 	for (i = 0; i < nrings; i++)
-		drain(rings[i]);
-	merge(now_rel());
+		drain(rings[i], w);
+	merge(w);
 	release();
 }
 

@@ -1538,6 +1538,41 @@ comment(const char *fmt, ...)
 	put(&ev);
 }
 
+/*
+ * The socket's path twin (see MT_SOCKET_DIR), made with the abstract
+ * name once that is ours: -1 when it cannot be (a name taken, /tmp
+ * read-only), and processes in a network namespace of their own then
+ * go untraced, as they did.
+ */
+static char path_sock[128];
+
+static void
+unlink_path(void)
+{
+	if (path_sock[0])
+		unlink(path_sock);
+	path_sock[0] = '\0';
+}
+
+static int
+listen_path(const char *name)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s%s", MT_SOCKET_DIR, name);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 128) < 0) {
+		close(fd);
+		return -1;
+	}
+	strcpy(path_sock, sa.sun_path);
+	atexit(unlink_path);
+	return fd;
+}
+
 static int
 listen_socket(char *name, size_t cap)
 {
@@ -1643,6 +1678,8 @@ accept_all(int lfd)
 {
 	int fd;
 
+	if (lfd < 0)
+		return;
 	for (;;) {
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0 && (errno == EMFILE || errno == ENFILE) && spare_fd >= 0) {
@@ -1908,7 +1945,7 @@ main(int argc, char *argv[])
 	struct ktrace_opts ko = { .min_order = 1 };
 	struct sigaction sa;
 	int kernel = 0;
-	int ch, lfd, fd, no_follow = 0, busy, status, e, created = 0, n;
+	int ch, lfd, fd, no_follow = 0, busy, status, e, created = 0, n, pfd_path = -1;
 	long v;
 
 	mt_setprogname(argv[0]);
@@ -2016,7 +2053,9 @@ main(int argc, char *argv[])
 	free(cmdpath);
 
 	start_ns = clock_ns();
-	if ((lfd = listen_socket(sockname, sizeof(sockname))) < 0) {
+	if ((lfd = listen_socket(sockname, sizeof(sockname))) >= 0)
+		pfd_path = listen_path(sockname);
+	if (lfd < 0) {
 		fprintf(stderr, "%s: socket: %s\n", mt_progname, strerror(errno));
 		return 2;
 	}
@@ -2094,6 +2133,7 @@ main(int argc, char *argv[])
 		uint64_t w = t > SLACK_NS ? t - SLACK_NS : 0;
 		reap();
 		accept_all(lfd);
+		accept_all(pfd_path);
 		busy = 0;
 		for (i = 0; i < nprocs; i++) {
 			struct proc *p = procs[i];
@@ -2138,16 +2178,18 @@ main(int argc, char *argv[])
 			continue;
 		}
 		npfd = 0;
-		if (pfdcap < nprocs + 1) {
-			pfdcap = (nprocs + 1) * 2;
+		if (pfdcap < nprocs + 2) {
+			pfdcap = (nprocs + 2) * 2;
 			pfd = erealloc(pfd, pfdcap * sizeof(*pfd));
 		}
 		pfd[npfd++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+		pfd[npfd++] = (struct pollfd){ .fd = pfd_path, .events = POLLIN };
 		for (i = 0; i < nprocs; i++)
 			if (procs[i]->fd >= 0)
 				pfd[npfd++] = (struct pollfd){ .fd = procs[i]->fd, .events = POLLIN };
 		poll(pfd, npfd, t - last_busy < 100000000u ? 1 : 10);
 	}
+	unlink_path();
 	finish();
 	written = close_trace(fd);
 	if (!proc_by_pid(root_pid))

@@ -587,6 +587,20 @@ socket quiet" ]
 	[ -z "$(check_order ns.mtr)" ]
 }
 
+@test "a network namespace of its own (unshare --net): traced below it too, through the socket's path" {
+	# Abstract socket names are a network namespace's own: everything
+	# below unshare --net went untraced, without a word.
+	unshare --net true 2>ns.err || skip "unshare --net refused here: $(cat ns.err)"
+	run -0 --separate-stderr mt-record -o n.mtr -- unshare --net sh -c "$PROGS/demo >/dev/null; echo done"
+	[ "$output" = done ]
+	mt-decode n.mtr >n.txt
+	demo=$(awk -F'\t' '$1 == "proc" && $5 ~ /progs\/demo$/ { print $2 }' n.txt)
+	[ -n "$demo" ]
+	[ "$(awk -F'\t' -v p="$demo" '$1 == "alloc" && $3 == p' n.txt | wc -l)" = 9 ]
+	# The path is gone with mt-record.
+	run -1 sh -c 'ls /tmp/mt-record-* 2>/dev/null | grep .'
+}
+
 @test "detached threads that free at their end: every free kept, no block allocated again" {
 	# A key's destructor frees the thread's block; after every destructor
 	# the loader frees the thread's DTV, allocated through us.  That free

@@ -1145,11 +1145,20 @@ connect_recorder(void)
 	/* An abstract name: a leading NUL, not a file. */
 	memcpy(sa.sun_path + 1, socket_name, n);
 	if (connect(fd, (struct sockaddr *)&sa,
-	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0) {
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) == 0)
+		return fd;
+	/* In a network namespace of its own: the path (proto.h). */
+	if (strlen(MT_SOCKET_DIR) + n >= sizeof(sa.sun_path)) {
 		close(fd);
 		return -1;
 	}
-	return fd;
+	memset(sa.sun_path, 0, sizeof(sa.sun_path));
+	memcpy(sa.sun_path, MT_SOCKET_DIR, strlen(MT_SOCKET_DIR));
+	memcpy(sa.sun_path + strlen(MT_SOCKET_DIR), socket_name, n);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+		return fd;
+	close(fd);
+	return -1;
 }
 
 static void

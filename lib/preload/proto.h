@@ -13,6 +13,12 @@
 #include <sys/socket.h>
 
 #define MT_ENV_SOCKET	"MT_RECORD_SOCKET"	/* abstract socket name */
+/*
+ * The same name under this directory is a socket too: abstract names
+ * are a network namespace's own, and a process in one of its own
+ * (unshare --net) connects there.
+ */
+#define MT_SOCKET_DIR	"/tmp/"
 #define MT_ENV_DEPTH	"MT_RECORD_DEPTH"
 #define MT_ENV_FLAGS	"MT_RECORD_FLAGS"	/* 'f': free stacks, 'n': no follow */
 

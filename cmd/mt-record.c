@@ -65,7 +65,7 @@ struct rec {
 	size_t len;
 };
 
-enum { CTL_PROC = 100, CTL_MAP, CTL_EXIT, CTL_LOST };
+enum { CTL_PROC = 100, CTL_MAP, CTL_EXIT, CTL_LOST, CTL_NOTE };
 enum { LOST_UNDELIVERED, LOST_CORRUPT };	/* CTL_LOST's status */
 
 struct queue {
@@ -531,6 +531,12 @@ emit_control(struct rec *r, struct proc *p)
 		free(buf);
 		break;
 	}
+	case CTL_NOTE:
+		ev.type = MT_COMMENT;
+		ev.s1.s = r->data;
+		ev.s1.len = r->len;
+		put(&ev);
+		break;
 	case CTL_LOST:
 		ev.type = MT_LOST;
 		ev.size = r->size;
@@ -952,6 +958,17 @@ read_control(struct proc *p)
 				break;
 			add_module(p, m.ts, &(struct module){ m.lo, m.hi, m.off,
 			    buf + sizeof(m), len });
+			break;
+		case MSG_ALLOCATOR:
+			if (p->said_hello && len > 0 && len < PATH_MAX) {
+				struct rec *r = queue_push(&p->ctl, m.ts);
+				r->kind = CTL_NOTE;
+				r->pid = p->pid;
+				r->data = emalloc(len * 4 + 32);
+				r->len = (size_t)sprintf(r->data, "#allocator\t%d\t", (int)p->pid);
+				r->len += str_escape(r->data + r->len, buf + sizeof(m),
+				    strnlen(buf + sizeof(m), len));
+			}
 			break;
 		case MSG_CHILD:
 			if (p->nspid && !(m.child = child_pid(p, m.child)))

@@ -601,6 +601,30 @@ socket quiet" ]
 	run -1 sh -c 'ls /tmp/mt-record-* 2>/dev/null | grep .'
 }
 
+@test "another allocator preloaded (jemalloc, tcmalloc): it serves the program, as without us, and the trace names it" {
+	# mt's malloc went to glibc while malloc_usable_size went to
+	# jemalloc: a SIGSEGV.  The allocator's own count of what it handed
+	# out says who served the program.
+	local n=0 lib
+	for lib in /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4; do
+		[ -e "$lib" ] || continue
+		n=$((n + 1))
+		want=$(LD_PRELOAD=$lib "$PROGS/other-allocator")
+		[[ "$want" == *" allocated 128000 usable-ok" ]]
+		run -0 --separate-stderr env LD_PRELOAD="$lib" mt-record -o o.mtr -- "$PROGS/other-allocator"
+		[ "$output" = "$want" ]
+		mt-decode o.mtr >o.txt
+		grep -q $'^#allocator\t[0-9]*\t'"$lib"'$' o.txt
+		[ "$(awk -F'\t' '$1 == "alloc" && $7 == 128' o.txt | wc -l)" = 1000 ]
+		[ "$(awk -F'\t' '$1 == "free" && $5 == "malloc"' o.txt | wc -l)" -ge 1000 ]
+	done
+	[ "$n" -gt 0 ] || skip "neither libjemalloc2 nor libtcmalloc-minimal4 is installed"
+	# And glibc's own is not named.
+	run -0 --separate-stderr mt-record -o g.mtr -- "$PROGS/other-allocator"
+	[ "$output" = "none allocated 0 usable-ok" ]
+	run -1 grep -q '^#allocator' <(mt-decode g.mtr)
+}
+
 @test "detached threads that free at their end: every free kept, no block allocated again" {
 	# A key's destructor frees the thread's block; after every destructor
 	# the loader frees the thread's DTV, allocated through us.  That free

@@ -66,6 +66,86 @@ extern void *__libc_memalign(size_t, size_t);
 extern void *__libc_valloc(size_t);
 extern void *__libc_pvalloc(size_t);
 
+/*
+ * The allocator we pass calls on to: glibc's, unless another is
+ * preloaded after us (jemalloc, tcmalloc, mimalloc), when it is the next
+ * definition in the lookup order, as the program would have called
+ * without us.  (glibc's own while malloc_usable_size went to jemalloc
+ * was a SIGSEGV; sqlite3 was served by glibc without a word.)  Found at
+ * the first call, whoever makes it; one not given by the other allocator
+ * is made from its memalign.
+ */
+static struct {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void (*free)(void *);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+} next_alloc = { __libc_malloc, __libc_calloc, __libc_realloc, __libc_free,
+    __libc_memalign, __libc_valloc, __libc_pvalloc };
+static int next_found;		/* 0 not yet, 1 found */
+static const char *other_allocator;	/* its file, when not glibc's */
+
+static void *
+valloc_of_memalign(size_t n)
+{
+	return next_alloc.memalign((size_t)sysconf(_SC_PAGESIZE), n);
+}
+
+static void *
+pvalloc_of_memalign(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	return next_alloc.memalign(pg, (n + pg - 1) & ~(pg - 1));
+}
+
+static void
+find_next_alloc(void)
+{
+	Dl_info info, libc;
+	void *m;
+
+	next_found = 1;
+	m = dlsym(RTLD_NEXT, "malloc");
+	/* tcmalloc gives glibc's inner names too: by its file, then. */
+	if (m && dladdr(m, &info) && info.dli_fname &&
+	    dladdr((void *)getpid, &libc) && libc.dli_fname &&
+	    strcmp(info.dli_fname, libc.dli_fname) != 0)
+		other_allocator = info.dli_fname;
+	if (!m || m == (void *)__libc_malloc)
+		return;
+	*(void **)&next_alloc.malloc = m;
+	*(void **)&next_alloc.free = dlsym(RTLD_NEXT, "free");
+	*(void **)&next_alloc.calloc = dlsym(RTLD_NEXT, "calloc");
+	*(void **)&next_alloc.realloc = dlsym(RTLD_NEXT, "realloc");
+	*(void **)&next_alloc.memalign = dlsym(RTLD_NEXT, "memalign");
+	*(void **)&next_alloc.valloc = dlsym(RTLD_NEXT, "valloc");
+	*(void **)&next_alloc.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+	if (!next_alloc.free || !next_alloc.calloc || !next_alloc.realloc ||
+	    !next_alloc.memalign) {
+		/* Half an allocator: glibc's whole is safer. */
+		other_allocator = NULL;
+		next_alloc.malloc = __libc_malloc;
+		next_alloc.free = __libc_free;
+		next_alloc.calloc = __libc_calloc;
+		next_alloc.realloc = __libc_realloc;
+		next_alloc.memalign = __libc_memalign;
+		next_alloc.valloc = __libc_valloc;
+		next_alloc.pvalloc = __libc_pvalloc;
+		return;
+	}
+	if (!next_alloc.valloc)
+		next_alloc.valloc = valloc_of_memalign;
+	if (!next_alloc.pvalloc)
+		next_alloc.pvalloc = pvalloc_of_memalign;
+}
+
+#define NEXT(fn) (__builtin_expect(!next_found, 0) ? (find_next_alloc(), next_alloc.fn) : \
+	next_alloc.fn)
+
 struct thread_state {
 	struct mt_ring *ring;
 	uint64_t head;		/* our copy of ring->head */
@@ -620,7 +700,7 @@ static int init_state;		/* 0 not yet, 1 started */
 EXPORT void *
 malloc(size_t n)
 {
-	void *p = __libc_malloc(n);
+	void *p = NEXT(malloc)(n);
 
 	if (p && ACTIVE()) {
 		struct mt_raw r = RAW(RAW_ALLOC, RAW_HEAP_MALLOC, p, n);
@@ -636,7 +716,7 @@ free(void *p)
 		struct mt_raw r = RAW(RAW_FREE, RAW_HEAP_MALLOC, p, 0);
 		record(&r, NULL, free_stacks);
 	}
-	__libc_free(p);
+	NEXT(free)(p);
 }
 
 EXPORT void
@@ -648,7 +728,7 @@ cfree(void *p)
 EXPORT void *
 calloc(size_t n, size_t size)
 {
-	void *p = __libc_calloc(n, size);
+	void *p = NEXT(calloc)(n, size);
 
 	if (p && ACTIVE()) {
 		struct mt_raw r = RAW(RAW_ALLOC, RAW_HEAP_MALLOC, p, n * size);
@@ -671,7 +751,7 @@ realloc(void *p, size_t n)
 	void *q;
 
 	if (!recording || !p) {
-		q = __libc_realloc(p, n);
+		q = NEXT(realloc)(p, n);
 		if (q && recording) {
 			r = RAW(RAW_ALLOC, RAW_HEAP_MALLOC, q, n);
 			record(&r, NULL, 1);
@@ -679,7 +759,7 @@ realloc(void *p, size_t n)
 		return q;
 	}
 	t0 = now();
-	q = __libc_realloc(p, n);
+	q = NEXT(realloc)(p, n);
 	if (!q && n != 0)
 		return NULL;
 	r2 = RAW(RAW_FREE, RAW_HEAP_MALLOC, p, 0);
@@ -719,19 +799,19 @@ aligned_result(void *p, size_t n)
 EXPORT void *
 memalign(size_t align, size_t n)
 {
-	return aligned_result(__libc_memalign(align, n), n);
+	return aligned_result(NEXT(memalign)(align, n), n);
 }
 
 EXPORT void *
 valloc(size_t n)
 {
-	return aligned_result(__libc_valloc(n), n);
+	return aligned_result(NEXT(valloc)(n), n);
 }
 
 EXPORT void *
 pvalloc(size_t n)
 {
-	return aligned_result(__libc_pvalloc(n), n);
+	return aligned_result(NEXT(pvalloc)(n), n);
 }
 
 EXPORT void *
@@ -740,7 +820,7 @@ aligned_alloc(size_t align, size_t n)
 	if (!real_aligned_alloc)
 		real_aligned_alloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "aligned_alloc");
 	return aligned_result(real_aligned_alloc ? real_aligned_alloc(align, n) :
-	    __libc_memalign(align, n), n);
+	    NEXT(memalign)(align, n), n);
 }
 
 EXPORT int
@@ -1198,6 +1278,10 @@ start_process(int modules)
 	}
 	send_msg(&m, buf, len, tfd);
 	close(tfd);
+	if (other_allocator) {
+		struct mt_msg a = { .type = MSG_ALLOCATOR, .pid = m.pid, .ts = now() };
+		send_msg(&a, other_allocator, strlen(other_allocator), -1);
+	}
 	recording = sock >= 0;
 	if (modules)
 		send_modules();
@@ -1311,6 +1395,8 @@ init(void)
 	}
 	if (no_follow)
 		forget_preload();
+	if (!next_found)
+		find_next_alloc();
 	start_process(1);
 	tls.busy = 0;
 }

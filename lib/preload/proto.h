@@ -95,6 +95,7 @@ enum mt_msg_type {
 	MSG_RING,	/* SCM_RIGHTS: a thread's ring */
 	MSG_MAP,	/* + build-id (hex) NUL path */
 	MSG_CHILD,	/* a child the process reaped: pid, status */
+	MSG_ALLOCATOR,	/* + the file of its allocator, when not glibc's */
 };
 
 struct mt_msg {

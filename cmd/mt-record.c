@@ -65,7 +65,7 @@ struct rec {
 	size_t len;
 };
 
-enum { CTL_PROC = 100, CTL_MAP, CTL_EXIT, CTL_LOST, CTL_NOTE };
+enum { CTL_PROC = 100, CTL_MAP, CTL_EXIT, CTL_LOST, CTL_NOTE, CTL_FORK };
 enum { LOST_UNDELIVERED, LOST_CORRUPT };	/* CTL_LOST's status */
 
 struct queue {
@@ -105,6 +105,7 @@ struct proc {
 	uint64_t bad;		/* records of no known kind */
 	size_t nrings;		/* its rings we read */
 	int capped;		/* it reached a limit below: said once */
+	int fork_pending;	/* its parent's mappings yet to be copied */
 };
 
 struct ring {
@@ -531,6 +532,12 @@ emit_control(struct rec *r, struct proc *p)
 		free(buf);
 		break;
 	}
+	case CTL_FORK: {
+		struct proc *child = (struct proc *)(uintptr_t)r->off;
+		ranges_copy(&child->regions, &p->regions);
+		child->fork_pending--;
+		break;
+	}
 	case CTL_NOTE:
 		ev.type = MT_COMMENT;
 		ev.s1.s = r->data;
@@ -819,8 +826,18 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len, uint64_t
 		old->replaced = 1;
 	} else if ((m->flags & HELLO_FORKED) && (parent = proc_by_pid(m->ppid)) &&
 	    parent != p) {
-		/* A fork: the child has its parent's mappings. */
-		ranges_copy(&p->regions, &parent->regions);
+		/*
+		 * A fork: the child has its parent's mappings as of the fork,
+		 * copied when the merge reaches its time in the parent's
+		 * events (a hello is read before the parent's last events
+		 * before the fork are merged).
+		 */
+		uint64_t at = m->lo ? peer_time(p, m->lo, m->ts) : 0;
+		r = queue_push(&parent->ctl, at && at <= m->ts ? at : m->ts);
+		r->kind = CTL_FORK;
+		r->pid = parent->pid;
+		r->off = (uint64_t)(uintptr_t)p;
+		p->fork_pending++;
 	}
 	r = queue_push(&p->ctl, m->ts);
 	r->kind = CTL_PROC;
@@ -1230,6 +1247,7 @@ static int
 proc_done(const struct proc *p, uint64_t t)
 {
 	return p->fd < 0 && !p->table && !p->nrings && p->ctl.head == p->ctl.len &&
+	    !p->fork_pending &&
 	    (p->exited || p->replaced || !p->said_hello) && t - p->gone_at > PROC_GRACE_NS;
 }
 

@@ -625,6 +625,21 @@ socket quiet" ]
 	run -1 grep -q '^#allocator' <(mt-decode g.mtr)
 }
 
+@test "a fork just after the parent mapped and unmapped: the child's mappings are its parent's as of the fork" {
+	# They were copied when mt-record read the child's hello, before it
+	# had merged the parent's last events: the child "freed" B, unmapped
+	# before the fork, and its C, mapped just before, was never freed.
+	for i in 1 2 3; do
+		run -0 --separate-stderr mt-record -o f.mtr -- "$PROGS/fork-maps"
+		read -r _ b _ c <<<"$output"
+		mt-decode f.mtr >f.txt
+		child=$(awk -F'\t' '$1 == "proc" && ++n == 2 { print $2 }' f.txt)
+		[ -n "$child" ]
+		[ "$(awk -F'\t' -v p="$child" '$3 == p && $5 == "mmap" { print $1, $6 }' f.txt)" = "free $c
+alloc $b" ]
+	done
+}
+
 @test "detached threads that free at their end: every free kept, no block allocated again" {
 	# A key's destructor frees the thread's block; after every destructor
 	# the loader frees the thread's DTV, allocated through us.  That free

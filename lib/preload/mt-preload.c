@@ -619,9 +619,17 @@ keep_nested(struct thread_state *t, struct mt_raw *r)
 static void after_fork_child(void);
 
 /* A child made without fork(): as after fork, then its own state. */
+/*
+ * The time of a fork, taken in the parent just before it, the child's
+ * copy sent with its hello: its mappings are its parent's as of then.
+ * A raw clone's child sends 0, and gets its parent's as of its hello.
+ */
+static uint64_t fork_ts;
+
 static void
 forked_unseen(void)
 {
+	fork_ts = 0;
 	*fork_canary = 1;
 	after_fork_child();
 }
@@ -1267,6 +1275,7 @@ start_process(int modules)
 	m.ppid = getppid();
 	m.ts = now();
 	m.flags = modules ? 0 : HELLO_FORKED;
+	m.lo = modules ? 0 : fork_ts;
 	n = readlink("/proc/self/exe", buf, 4096);
 	len = n > 0 ? (size_t)n : 0;
 	buf[len++] = '\0';
@@ -1285,6 +1294,13 @@ start_process(int modules)
 	recording = sock >= 0;
 	if (modules)
 		send_modules();
+}
+
+/* Taken in the parent just before a fork (see fork_ts). */
+static void
+before_fork(void)
+{
+	fork_ts = recording ? now() : 0;
 }
 
 static void
@@ -1382,7 +1398,7 @@ init(void)
 	RESOLVE(real_wait4, "wait4");
 	RESOLVE(real_waitid, "waitid");
 	pthread_key_create(&thread_key, thread_end);
-	pthread_atfork(NULL, NULL, after_fork_child);
+	pthread_atfork(before_fork, NULL, after_fork_child);
 	fork_canary = (void *)syscall(SYS_mmap, NULL, 4096, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (fork_canary == MAP_FAILED ||

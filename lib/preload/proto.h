@@ -91,7 +91,8 @@ struct mt_stack_table {
 /* An arena entry: a word (frames << 1 | truncated), then the frames. */
 
 enum mt_msg_type {
-	MSG_HELLO = 1,	/* + exe NUL argv; SCM_RIGHTS: the stack table */
+	MSG_HELLO = 1,	/* + exe NUL argv; SCM_RIGHTS: the stack table;
+			   lo: a fork's time, when known */
 	MSG_RING,	/* SCM_RIGHTS: a thread's ring */
 	MSG_MAP,	/* + build-id (hex) NUL path */
 	MSG_CHILD,	/* a child the process reaped: pid, status */

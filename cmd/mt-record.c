@@ -155,6 +155,7 @@ static const char options[] =
 static uint64_t clock_ns(void);
 static void emit(struct rec *r, struct proc *p);
 static struct proc *proc_by_pid(pid_t pid);
+static void early_exit(const struct rec *r);
 static void put(struct mt_event *ev);
 
 static uint64_t start_ns;
@@ -554,7 +555,11 @@ emit_control(struct rec *r, struct proc *p)
 	case CTL_EXIT:
 		/* The first word on a process's end is the one that counts. */
 		p = proc_by_pid(r->pid);
-		if (!p || p->exited)
+		if (!p) {
+			early_exit(r);
+			break;
+		}
+		if (p->exited)
 			break;
 		p->exited = 1;
 		ev.type = MT_EXIT;
@@ -600,6 +605,43 @@ emit(struct rec *r, struct proc *p)
 }
 
 /* Processes and their connections. */
+
+/*
+ * An end merged before the process's hello was read: a short child whose
+ * parent reaped it and told us in the same pass in which the child's
+ * connection was still waiting to be accepted.  Kept, the newest few,
+ * and given to the process whose hello comes from before it (its exit
+ * was written as "-" otherwise).
+ */
+#define EARLY_EXITS 256
+static struct { pid_t pid; int status; uint64_t ts; } early[EARLY_EXITS];
+static unsigned nearly;
+
+static void
+early_exit(const struct rec *r)
+{
+	unsigned i = nearly++ % EARLY_EXITS;
+
+	early[i].pid = r->pid;
+	early[i].status = r->status;
+	early[i].ts = r->ts;
+}
+
+static void add_exit(struct queue *q, pid_t pid, int status, uint64_t ts);
+
+/* After a hello at ts: its end, if it was merged already. */
+static void
+take_early_exit(struct proc *p, uint64_t ts)
+{
+	unsigned i;
+
+	for (i = 0; i < EARLY_EXITS && i < nearly; i++)
+		if (early[i].pid == p->pid && early[i].ts >= ts) {
+			add_exit(&p->ctl, p->pid, early[i].status, early[i].ts);
+			early[i].pid = 0;
+			return;
+		}
+}
 
 /*
  * A time a process sent (CLOCK_MONOTONIC, as it read it), as a time of
@@ -850,6 +892,7 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len, uint64_t
 	if ((m->flags & HELLO_FORKED) && (parent = proc_by_pid(m->ppid)) && parent != p)
 		for (i = 0; i < parent->nmods; i++)
 			add_module(p, m->ts, &parent->mods[i]);
+	take_early_exit(p, m->ts);
 }
 
 static int read_control(struct proc *p);

@@ -607,38 +607,53 @@ emit(struct rec *r, struct proc *p)
 /* Processes and their connections. */
 
 /*
- * An end merged before the process's hello was read: a short child whose
- * parent reaped it and told us in the same pass in which the child's
- * connection was still waiting to be accepted.  Kept, the newest few,
- * and given to the process whose hello comes from before it (its exit
- * was written as "-" otherwise).
+ * An end told before the process's hello was read: a short child whose
+ * parent reaped it and told us before the child's connection was
+ * accepted (a forkserver's child; the shell of a PID namespace, which
+ * names it by its pid there).  Kept, the newest few, and given to the
+ * process whose hello comes from before it (its exit was written as "-"
+ * otherwise).
  */
 #define EARLY_EXITS 256
-static struct { pid_t pid; int status; uint64_t ts; } early[EARLY_EXITS];
+static struct {
+	pid_t pid;		/* or 0, and nspid, a child of ppid's */
+	pid_t nspid, ppid;
+	int status;
+	uint64_t ts;
+} early[EARLY_EXITS];
 static unsigned nearly;
+
+static void
+keep_early_exit(pid_t pid, pid_t nspid, pid_t ppid, int status, uint64_t ts)
+{
+	unsigned i = nearly++ % EARLY_EXITS;
+
+	early[i].pid = pid;
+	early[i].nspid = nspid;
+	early[i].ppid = ppid;
+	early[i].status = status;
+	early[i].ts = ts;
+}
 
 static void
 early_exit(const struct rec *r)
 {
-	unsigned i = nearly++ % EARLY_EXITS;
-
-	early[i].pid = r->pid;
-	early[i].status = r->status;
-	early[i].ts = r->ts;
+	keep_early_exit(r->pid, 0, 0, r->status, r->ts);
 }
 
 static void add_exit(struct queue *q, pid_t pid, int status, uint64_t ts);
 
-/* After a hello at ts: its end, if it was merged already. */
+/* After a hello at ts: its end, if it was told already. */
 static void
 take_early_exit(struct proc *p, uint64_t ts)
 {
 	unsigned i;
 
 	for (i = 0; i < EARLY_EXITS && i < nearly; i++)
-		if (early[i].pid == p->pid && early[i].ts >= ts) {
+		if (early[i].ts >= ts && (early[i].pid ? early[i].pid == p->pid :
+		    early[i].nspid && early[i].nspid == p->nspid && early[i].ppid == p->ppid)) {
 			add_exit(&p->ctl, p->pid, early[i].status, early[i].ts);
-			early[i].pid = 0;
+			early[i].pid = early[i].nspid = 0;
 			return;
 		}
 }
@@ -1031,8 +1046,14 @@ read_control(struct proc *p)
 			}
 			break;
 		case MSG_CHILD:
-			if (p->nspid && !(m.child = child_pid(p, m.child)))
-				break;	/* not one of ours: nothing to end */
+			if (p->nspid) {
+				pid_t ns = m.child;
+				if (!(m.child = child_pid(p, ns))) {
+					/* Not one we know yet. */
+					keep_early_exit(0, ns, p->pid, m.status, m.ts);
+					break;
+				}
+			}
 			add_exit(&p->ctl, m.child, m.status, m.ts);
 			break;
 		}

@@ -611,12 +611,16 @@ socket quiet" ]
 		n=$((n + 1))
 		want=$(LD_PRELOAD=$lib "$PROGS/other-allocator")
 		[[ "$want" == *" allocated 128000 usable-ok" ]]
-		run -0 --separate-stderr env LD_PRELOAD="$lib" mt-record -o o.mtr -- "$PROGS/other-allocator"
+		# Preloaded after mt's, into the program only (mt-record itself
+		# may be an ASan build, which wants no other malloc).
+		run -0 --separate-stderr mt-record -o o.mtr -- \
+		    sh -c 'LD_PRELOAD="$LD_PRELOAD $1" exec "$2"' sh "$lib" "$PROGS/other-allocator"
 		[ "$output" = "$want" ]
 		mt-decode o.mtr >o.txt
-		grep -q $'^#allocator\t[0-9]*\t'"$lib"'$' o.txt
-		[ "$(awk -F'\t' '$1 == "alloc" && $7 == 128' o.txt | wc -l)" = 1000 ]
-		[ "$(awk -F'\t' '$1 == "free" && $5 == "malloc"' o.txt | wc -l)" -ge 1000 ]
+		pid=$(awk -F'\t' '$1 == "proc" && $5 ~ /other-allocator$/ { print $2 }' o.txt)
+		grep -qx $'#allocator\t'"$pid"$'\t'"$lib" o.txt
+		[ "$(awk -F'\t' -v p="$pid" '$1 == "alloc" && $3 == p && $7 == 128' o.txt | wc -l)" = 1000 ]
+		[ "$(awk -F'\t' -v p="$pid" '$1 == "free" && $3 == p && $5 == "malloc"' o.txt | wc -l)" -ge 1000 ]
 	done
 	[ "$n" -gt 0 ] || skip "neither libjemalloc2 nor libtcmalloc-minimal4 is installed"
 	# And glibc's own is not named.

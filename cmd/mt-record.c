@@ -198,6 +198,8 @@ now_rel(void)
 	return clock_ns() - start_ns;
 }
 
+#define QUEUE_KEEP 4096		/* records a queue keeps room for when empty */
+
 static struct rec *
 queue_push(struct queue *q, uint64_t ts)
 {
@@ -205,6 +207,11 @@ queue_push(struct queue *q, uint64_t ts)
 
 	if (q->head > 0 && q->head == q->len) {
 		q->head = q->len = 0;
+		/* Emptied: a burst's room is given back. */
+		if (q->cap > QUEUE_KEEP) {
+			q->cap = QUEUE_KEEP;
+			q->v = erealloc(q->v, q->cap * sizeof(*q->v));
+		}
 	} else if (q->len == q->cap) {
 		if (q->head > q->cap / 2) {
 			memmove(q->v, q->v + q->head, (q->len - q->head) * sizeof(*q->v));
@@ -1098,13 +1105,18 @@ ring_spoiled(struct ring *g, uint64_t head)
 }
 
 /*
- * How far a pass may read: no ring more than about DRAIN_BATCH records.
- * What is left stays in the rings, where it costs us nothing (200
- * threads' rings read whole made queues of 470 MB); each ring is in time
- * order, so up to the time of the record DRAIN_BATCH on in the ring
- * that is furthest behind, every ring can be read and merged whole.
+ * How far a pass may read.  A ring is read up to its head, newer than
+ * the watermark too, so that a thread's ring has room at once (at
+ * millions of events a second, 10 ms of them fill a ring); but no more
+ * than drain_batch records of it, and, once PENDING_MAX records wait in
+ * our queues, only up to the watermark: 200 threads' rings read whole
+ * made queues of 730 MB.  Each ring is in time order, so up to the time
+ * of the record drain_batch on in the ring furthest behind, every ring
+ * is read whole, and the merge can go that far and no further.
  */
 #define DRAIN_BATCH 2048
+#define PENDING_MAX (1u << 18)
+static uint64_t drain_batch = MT_RING_RECS;
 
 static uint64_t
 drain_limit(uint64_t w)
@@ -1113,27 +1125,45 @@ drain_limit(uint64_t w)
 	struct mt_raw *recs;
 	size_t i;
 
+	drain_batch = PENDING_MAX / (nrings ? nrings : 1);
+	if (drain_batch < DRAIN_BATCH)
+		drain_batch = DRAIN_BATCH;
+	if (drain_batch >= MT_RING_RECS) {
+		drain_batch = MT_RING_RECS;
+		return w;	/* every ring read whole */
+	}
 	for (i = 0; i < nrings; i++) {
 		struct ring *g = rings[i];
 		if (g->done)
 			continue;
 		head = __atomic_load_n(&g->map->head, __ATOMIC_ACQUIRE);
-		if (head - g->tail <= DRAIN_BATCH || head - g->tail > MT_RING_RECS)
+		if (head - g->tail <= drain_batch || head - g->tail > MT_RING_RECS)
 			continue;
 		recs = (struct mt_raw *)((char *)g->map + MT_RING_HDR);
-		ts = recs[(g->tail + DRAIN_BATCH) & (MT_RING_RECS - 1)].ts - start_ns;
+		ts = recs[(g->tail + drain_batch) & (MT_RING_RECS - 1)].ts - start_ns;
 		if (ts < w && ts <= limit)
 			w = ts;	/* a lie is not heeded: it is read, given another time */
 	}
 	return w;
 }
 
+/* Records read from the rings and not merged yet. */
+static size_t
+pending(void)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < nrings; i++)
+		n += rings[i]->q.len - rings[i]->q.head;
+	return n;
+}
+
 /*
- * Moves what a ring holds, up to the watermark w, into its queue; 1 if
- * there was anything.  What is newer stays in the ring.
+ * Moves what a ring holds (see drain_limit), up to the watermark w
+ * unless newer is set, into its queue; 1 if there was anything.
  */
 static int
-drain(struct ring *g, uint64_t w)
+drain(struct ring *g, uint64_t w, int newer)
 {
 	struct mt_raw *recs = (struct mt_raw *)((char *)g->map + MT_RING_HDR), raw;
 	uint64_t limit = now_rel();	/* before the head: see peer_time */
@@ -1156,8 +1186,10 @@ drain(struct ring *g, uint64_t w)
 			p->bad++;
 			continue;
 		}
+		if (tail - g->tail >= drain_batch)
+			break;
 		ts = peer_time(p, raw.ts, limit);
-		if (ts > w)
+		if (ts > w && !newer)
 			break;	/* not yet */
 		r = queue_push(&g->q, ts);
 		r->kind = raw.type;
@@ -2246,8 +2278,9 @@ main(int argc, char *argv[])
 			busy |= n == 2;
 		}
 		w = drain_limit(w);
+		n = pending() < PENDING_MAX;
 		for (i = 0; i < nrings; i++)
-			busy |= drain(rings[i], w);
+			busy |= drain(rings[i], w, n);
 		merge(w);
 		release();
 		if (t - last_flush > FLUSH_NS) {
@@ -2269,7 +2302,8 @@ main(int argc, char *argv[])
 					procs[i]->fd = -1;
 				}
 			for (i = 0; i < nrings; i++)
-				drain(rings[i], UINT64_MAX);
+				while (drain(rings[i], UINT64_MAX, 1))
+					;
 			break;
 		}
 		if (busy) {

@@ -87,7 +87,7 @@ pass(void)
 			procs[i]->fd = -1;
 		}
 	for (i = 0; i < nrings; i++)
-		drain(rings[i], w);
+		drain(rings[i], w, i & 1);
 	merge(w);
 	release();
 }

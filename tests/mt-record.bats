@@ -644,6 +644,15 @@ alloc $b" ]
 	done
 }
 
+@test "an exit told before its process's hello was read is kept for it (a forkserver's short child ended as '-')" {
+	# The collector driven by hand in the order that lost it: the
+	# parent's word on the child's end merged, then the child's hello.
+	run -0 --separate-stderr "$PROGS/collector-early-exit" e.mtr
+	child=$output
+	mt-decode e.mtr >e.txt
+	grep -qx $'exit\t[0-9]*\t'"$child"$'\t7' e.txt
+}
+
 @test "detached threads that free at their end: every free kept, no block allocated again" {
 	# A key's destructor frees the thread's block; after every destructor
 	# the loader frees the thread's DTV, allocated through us.  That free

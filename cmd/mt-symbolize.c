@@ -502,8 +502,16 @@ main(int argc, char *argv[])
 		switch (ch) {
 		case 'y':
 		case 's':
+			/*
+			 * Made absolute: elfutils takes a relative entry of
+			 * its debug path from the binary's directory, and a
+			 * relative -s found nothing, without a word.
+			 */
 			symdirs = erealloc(symdirs, (nsymdirs + 1) * sizeof(*symdirs));
-			symdirs[nsymdirs++] = optarg;
+			if (!(symdirs[nsymdirs++] = realpath(optarg, NULL))) {
+				fprintf(stderr, "%s: %s: %s\n", mt_progname, optarg, strerror(errno));
+				return 2;
+			}
 			break;
 		case 'I':
 			no_inline = 1;
@@ -541,5 +549,8 @@ main(int argc, char *argv[])
 	for (i = 0; i < argc; i++)
 		status |= symbolize(argv[i]);
 	status |= out_finish(&out);
+	for (i = 0; i < (int)nsymdirs; i++)
+		free(symdirs[i]);
+	free(symdirs);
 	return status | mt_status;
 }

@@ -99,6 +99,8 @@ moved_trace() {	# new-path
 	has_line "$output" '^sym\t0x[0-9a-f]+\t\?\?\+0x[0-9a-f]+\t-\t/gone/inline$'
 	run -0 --separate-stderr mt-symbolize -s "$PWD/syms" t.txt
 	has_line "$output" '^sym\t0x[0-9a-f]+\tinner_copy\t.*inline.c:19\t/gone/inline$'
+	run -0 --separate-stderr mt-symbolize -s syms t.txt
+	has_line "$output" '^sym\t0x[0-9a-f]+\tinner_copy\t.*inline.c:19\t/gone/inline$'
 }
 
 @test "a build-id directory in the symbol path" {
@@ -107,6 +109,17 @@ moved_trace() {	# new-path
 	moved_trace "$PWD/app/inline" >t.txt
 	run -0 --separate-stderr mt-symbolize -s "$FIX/buildid" t.txt
 	has_line "$output" '^sym\t0x[0-9a-f]+\tnot_inlined\t.*inline.c:34\t'
+	# Relative, as in the man page's example: it found nothing, without
+	# a word (elfutils takes a relative debug path from the binary's
+	# directory, not ours).
+	cp -r "$FIX/buildid" bid
+	for dir in bid ./bid; do
+		run -0 --separate-stderr mt-symbolize -s "$dir" t.txt
+		has_line "$output" '^sym\t0x[0-9a-f]+\tnot_inlined\t.*inline.c:34\t'
+	done
+	# One that is not there is said, not searched in vain.
+	run -2 --separate-stderr mt-symbolize -s nosuch t.txt
+	[ "$stderr" = "mt-symbolize: nosuch: No such file or directory" ]
 }
 
 @test "a stripped binary without debug information: ?? with module and offset, no error" {

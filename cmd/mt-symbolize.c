@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mt.h"
@@ -103,10 +104,27 @@ same_build_id(Elf *elf, const char *want)
 	return strcmp(hex, want) == 0;
 }
 
-/* Candidates for a recorded module: the symbol path first, then itself. */
+/* A build-id as the trace gives it: hex digits only, or it makes no path. */
+static int
+hex_id(const char *s)
+{
+	if (!s || strlen(s) <= 2)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return 0;
+	return 1;
+}
+
+/*
+ * Candidates for a recorded module: the symbol path first, then itself.
+ * Regular files only: a path that names a FIFO (the trace says what it
+ * likes) held mt-symbolize in its open for ever.
+ */
 static int
 open_module(struct dso *d, char *found, size_t cap)
 {
+	struct stat st;
 	const char *base = strrchr(d->path, '/') ? strrchr(d->path, '/') + 1 : d->path;
 	int fd, mismatch = 0;
 	size_t i;
@@ -117,13 +135,17 @@ open_module(struct dso *d, char *found, size_t cap)
 			snprintf(found, cap, "%s", d->path);
 		else if (i % 2 == 0)
 			snprintf(found, cap, "%s/%s", symdirs[i / 2], base);
-		else if (d->build_id && strlen(d->build_id) > 2)
+		else if (hex_id(d->build_id))
 			snprintf(found, cap, "%s/.build-id/%.2s/%s", symdirs[i / 2],
 			    d->build_id, d->build_id + 2);
 		else
 			continue;
-		if ((fd = open(found, O_RDONLY | O_CLOEXEC)) < 0)
+		if ((fd = open(found, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
 			continue;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+			close(fd);
+			continue;
+		}
 		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 		if (elf && elf_kind(elf) == ELF_K_ELF && same_build_id(elf, d->build_id)) {
 			d->elf = elf;

@@ -122,6 +122,19 @@ moved_trace() {	# new-path
 	[ "$stderr" = "mt-symbolize: nosuch: No such file or directory" ]
 }
 
+@test "a map path that names a FIFO, a build-id that is not hex: ?? without hanging" {
+	# mt-symbolize opened the FIFO and waited in open for ever.
+	mkfifo fifo
+	moved_trace "$PWD/fifo" >t.txt
+	run -0 --separate-stderr timeout 20 mt-symbolize t.txt
+	has_line "$output" '^sym\t0x[0-9a-f]+\t\?\?\+0x[0-9a-f]+\t-\t'"$PWD"'/fifo$'
+	# A build-id is not a path: ../ in one is not followed into the symbol path.
+	mkdir -p syms/.build-id && mkfifo syms/evil
+	awk -F'\t' -v OFS='\t' '$1 == "map" && $7 ~ /fifo$/ { $6 = "../evil" } { print }' t.txt >t2.txt
+	run -0 --separate-stderr timeout 20 mt-symbolize -y syms t2.txt
+	has_line "$output" '^sym\t0x[0-9a-f]+\t\?\?\+0x[0-9a-f]+\t-\t'"$PWD"'/fifo$'
+}
+
 @test "a stripped binary without debug information: ?? with module and offset, no error" {
 	mkdir app
 	cp "$FIX/stripped" app/inline

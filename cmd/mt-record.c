@@ -1166,8 +1166,8 @@ static int
 drain(struct ring *g, uint64_t w, int newer)
 {
 	struct mt_raw *recs = (struct mt_raw *)((char *)g->map + MT_RING_HDR), raw;
-	uint64_t limit = now_rel();	/* before the head: see peer_time */
 	uint64_t head = __atomic_load_n(&g->map->head, __ATOMIC_ACQUIRE);
+	uint64_t limit = now_rel();	/* after the head: see peer_time */
 	uint64_t tail = g->tail;
 	struct proc *p = g->proc;
 	struct rec *r;
@@ -1186,10 +1186,13 @@ drain(struct ring *g, uint64_t w, int newer)
 			p->bad++;
 			continue;
 		}
-		if (tail - g->tail >= drain_batch)
-			break;
 		ts = peer_time(p, raw.ts, limit);
-		if (ts > w && !newer)
+		/*
+		 * Up to the watermark, everything: the merge goes that far,
+		 * and a record left behind would come out late, after a free
+		 * of what it allocated.  Newer, only within the batch.
+		 */
+		if (ts > w && (!newer || tail - g->tail >= drain_batch))
 			break;	/* not yet */
 		r = queue_push(&g->q, ts);
 		r->kind = raw.type;

@@ -83,6 +83,9 @@ setup() {
 		mt-record -o th$i.mtr -- "$PROGS/threads" >/dev/null 2>&1
 		run -0 check_order th$i.mtr
 		[ -z "$output" ]
+		# No honest time is taken for a lie (one read before its ring's
+		# head was read once was).
+		run -1 grep -q 'carried a time later' <(mt-decode th$i.mtr)
 	done
 }
 
@@ -365,6 +368,7 @@ SH
 	# And all of it was recorded, in order.
 	mt-lifetime w.mtr 2>&1 >/dev/null | grep -Eq '^mt-lifetime: 160000[0-9]{2} lifetimes.* 0 alive at the end'
 	[ "$(mt-decode w.mtr | awk -F'\t' '$1 == "alloc" && $7 >= 16 && $7 < 272' | wc -l)" -ge 16000000 ]
+	run -1 grep -q 'carried a time later' <(mt-decode w.mtr | grep '^#')
 }
 
 @test "under ulimit -v: traced, our table a sixteenth of the limit at most, the program's memory its own" {

@@ -155,7 +155,7 @@ static const char options[] =
 static uint64_t clock_ns(void);
 static void emit(struct rec *r, struct proc *p);
 static struct proc *proc_by_pid(pid_t pid);
-static void early_exit(const struct rec *r);
+static void keep_early_exit(pid_t pid, pid_t nspid, pid_t ppid, int status, uint64_t ts);
 static void put(struct mt_event *ev);
 
 static uint64_t start_ns;
@@ -563,7 +563,7 @@ emit_control(struct rec *r, struct proc *p)
 		/* The first word on a process's end is the one that counts. */
 		p = proc_by_pid(r->pid);
 		if (!p) {
-			early_exit(r);
+			keep_early_exit(r->pid, 0, 0, r->status, r->ts);
 			break;
 		}
 		if (p->exited)
@@ -640,12 +640,6 @@ keep_early_exit(pid_t pid, pid_t nspid, pid_t ppid, int status, uint64_t ts)
 	early[i].ppid = ppid;
 	early[i].status = status;
 	early[i].ts = ts;
-}
-
-static void
-early_exit(const struct rec *r)
-{
-	keep_early_exit(r->pid, 0, 0, r->status, r->ts);
 }
 
 static void add_exit(struct queue *q, pid_t pid, int status, uint64_t ts);

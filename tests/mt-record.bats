@@ -199,21 +199,27 @@ free mmap 262144" ]
 	has_line "$stderr" ', 0 processes, '
 }
 
-@test "killable: a second SIGTERM stops mt-record though the command ignores it, the trace written" {
-	mt-record -o t.mtr -- sh -c "trap '' TERM; $PROGS/demo >/dev/null; sleep 3" 2>t.err &
+# The demo under a shell that ignores SIG, and SIG sent to mt-record
+# twice: the first goes to the command, the second stops mt-record with
+# its exit STATUS and the trace written, the demo in it whole.
+second_signal_stops() {	# SIG STATUS NAME
+	mt-record -o t.mtr -- sh -c "trap '' $1; $PROGS/demo >/dev/null; sleep 3" 2>t.err &
 	rec=$!
 	sleep 0.5
-	kill -TERM "$rec"
+	kill -"$1" "$rec"
 	sleep 0.2
-	kill -TERM "$rec"
+	kill -"$1" "$rec"
 	st=0
 	wait "$rec" || st=$?
-	[ "$st" = 143 ]
-	[ "$(tail -n 1 t.err)" = "mt-record: stopped by Terminated: the command runs on, untraced" ]
+	[ "$st" = "$2" ]
+	[ "$(tail -n 1 t.err)" = "mt-record: stopped by $3: the command runs on, untraced" ]
 	run -0 --separate-stderr mt-decode -c t.mtr
-	# The demo, done before the signals, is there whole.
 	demo=$(mt-decode t.mtr | awk -F'\t' '$1 == "proc" && $5 ~ /progs\/demo$/ { print $2 }')
 	[ "$(mt-decode t.mtr | awk -F'\t' -v p="$demo" '$1 == "alloc" && $3 == p' | wc -l)" = 9 ]
+}
+
+@test "killable: a second SIGTERM stops mt-record though the command ignores it, the trace written" {
+	second_signal_stops TERM 143 Terminated
 }
 
 @test "signals ignored when mt-record was started (nohup, a background job) stay ignored in the command" {
@@ -229,17 +235,7 @@ free mmap 262144" ]
 }
 
 @test "SIGINT sent with kill is as SIGTERM: the first to the command, a second stops mt-record" {
-	mt-record -o i.mtr -- sh -c "trap '' INT; $PROGS/demo >/dev/null; sleep 3" 2>i.err &
-	rec=$!
-	sleep 0.5
-	kill -INT "$rec"
-	sleep 0.2
-	kill -INT "$rec"
-	st=0
-	wait "$rec" || st=$?
-	[ "$st" = 130 ]
-	[ "$(tail -n 1 i.err)" = "mt-record: stopped by Interrupt: the command runs on, untraced" ]
-	run -0 --separate-stderr mt-decode -c i.mtr
+	second_signal_stops INT 130 Interrupt
 }
 
 @test "memfds that lie (0 bytes, unsealed, shrunk) from a peer: not mapped, mt-record lives" {

@@ -75,7 +75,7 @@ extern void *__libc_pvalloc(size_t);
  * the first call, whoever makes it; one not given by the other allocator
  * is made from its memalign.
  */
-static struct {
+struct alloc_fns {
 	void *(*malloc)(size_t);
 	void *(*calloc)(size_t, size_t);
 	void *(*realloc)(void *, size_t);
@@ -83,8 +83,11 @@ static struct {
 	void *(*memalign)(size_t, size_t);
 	void *(*valloc)(size_t);
 	void *(*pvalloc)(size_t);
-} next_alloc = { __libc_malloc, __libc_calloc, __libc_realloc, __libc_free,
-    __libc_memalign, __libc_valloc, __libc_pvalloc };
+};
+#define GLIBC_ALLOC { __libc_malloc, __libc_calloc, __libc_realloc, __libc_free, \
+	__libc_memalign, __libc_valloc, __libc_pvalloc }
+static const struct alloc_fns glibc_alloc = GLIBC_ALLOC;
+static struct alloc_fns next_alloc = GLIBC_ALLOC;
 static int next_found;		/* 0 not yet, 1 found */
 static const char *other_allocator;	/* its file, when not glibc's */
 
@@ -128,13 +131,7 @@ find_next_alloc(void)
 	    !next_alloc.memalign) {
 		/* Half an allocator: glibc's whole is safer. */
 		other_allocator = NULL;
-		next_alloc.malloc = __libc_malloc;
-		next_alloc.free = __libc_free;
-		next_alloc.calloc = __libc_calloc;
-		next_alloc.realloc = __libc_realloc;
-		next_alloc.memalign = __libc_memalign;
-		next_alloc.valloc = __libc_valloc;
-		next_alloc.pvalloc = __libc_pvalloc;
+		next_alloc = glibc_alloc;
 		return;
 	}
 	if (!next_alloc.valloc)

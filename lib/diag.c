@@ -137,9 +137,15 @@ etable_calloc(size_t n, size_t size)
 	if (n * size < TABLE_MAP_MIN)
 		return ecalloc(n, size);
 	p = mmap(NULL, n * size, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		enomem();
+#ifdef MADV_HUGEPAGE
+	madvise(p, n * size, MADV_HUGEPAGE);
+#endif
+#ifdef MADV_POPULATE_WRITE
+	madvise(p, n * size, MADV_POPULATE_WRITE);
+#endif
 	return p;
 }
 
@@ -171,6 +177,9 @@ etable_grow(void *p, size_t n, size_t newn, size_t size)
 	q = mremap(p, len, newlen, MREMAP_MAYMOVE);
 	if (q == MAP_FAILED)
 		enomem();
+#ifdef MADV_HUGEPAGE
+	madvise(q, newlen, MADV_HUGEPAGE);
+#endif
 #ifdef MADV_POPULATE_WRITE
 	madvise(q + len, newlen - len, MADV_POPULATE_WRITE);	/* else page by page */
 #endif

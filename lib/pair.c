@@ -34,6 +34,9 @@ struct btable {
 	size_t n, cap;
 	int32_t pid;
 	int seen;		/* its image has begun: in mt_pairer's seen */
+	uint64_t walked, probes;	/* slots walked, probes: since made */
+	uint8_t scattered;	/* homes by hash, not in address order */
+	uint8_t crowded;	/* probes walked too far: scatter */
 };
 
 /* A live range of a mapping heap (mmap, reserve): pieces end alone. */
@@ -172,27 +175,64 @@ heap_id(struct mt_pairer *p, struct mt_str h)
  * The home slot keeps the order of addresses within a process and heap:
  * blocks made and freed near each other in memory, as allocators hand
  * them out, sit near each other in the table too, and a probe finds its
- * cache line warm.  Distinct 16-byte granules of one heap never share a
- * home unless they lie a whole table apart.
+ * cache line warm (a python trace pairs in half the time of a hashed
+ * home).  Distinct 16-byte granules of one heap never share a home unless
+ * they lie a whole table apart.
+ *
+ * But blocks denser than one a granule (8-byte kernel objects), or
+ * spanning more than the table (6M blocks 32 bytes apart in 8M slots),
+ * fill whole stretches of it: every deletion in them walked the stretch,
+ * and pairing became quadratic (1M blocks 16 bytes apart freed in order
+ * did not finish in an hour).  A table whose probes walk too far is
+ * scattered: a block's home is then a hash of its 256-byte window, and
+ * its 8-byte granule within the window, 32 slots.  At each growth the
+ * table tries address order again: a python trace's table is crowded
+ * while small and spread out later.
+ * Either home is a fixed function of the address masked by the size, so
+ * that growing moves a block to its old home or that plus the old size.
  */
+#define SCAN_MAX 512
+#define SCAN_SLACK 4096
+#define SCATTER_WINDOW 5	/* log2 of the slots a window keeps together */
+
 static size_t
 block_slot(const struct btable *t, unsigned heap, uint64_t addr)
 {
-	return (size_t)((addr >> 4) ^ hash64(heap)) & (t->cap - 1);
+	uint64_t h;
+
+	if (!t->scattered)
+		return (size_t)((addr >> 4) ^ hash64(heap)) & (t->cap - 1);
+	h = hash64((addr >> (3 + SCATTER_WINDOW)) ^ (uint64_t)heap << 56) << SCATTER_WINDOW;
+	return (size_t)(h | ((addr >> 3) & ((1u << SCATTER_WINDOW) - 1))) & (t->cap - 1);
+}
+
+/*
+ * Notes a probe that walked n slots past the home.  Long probes are
+ * cheap when rare (a walk of 1000 slots reads them in order) and ruin
+ * pairing only when many are: crowded when the table's probes walked
+ * SCAN_MAX a block in all since it was last made.
+ */
+static inline void
+block_probed(struct btable *t, size_t n)
+{
+	t->walked += n;
+	if (t->walked > SCAN_MAX * (t->probes++ + SCAN_SLACK) && !t->scattered)
+		t->crowded = 1;
 }
 
 static struct block *
 block_find(struct btable *t, unsigned heap, uint64_t addr)
 {
 	struct block *b = t->blocks;
-	size_t i;
+	size_t i, n = 0;
 
 	if (!t->cap)
 		return NULL;
-	for (i = block_slot(t, heap, addr); b[i].used; i = (i + 1) & (t->cap - 1))
+	for (i = block_slot(t, heap, addr); b[i].used; i = (i + 1) & (t->cap - 1), n++)
 		if (b[i].addr == addr && b[i].heap == heap)
-			return &b[i];
-	return NULL;
+			break;
+	block_probed(t, n);
+	return b[i].used ? &b[i] : NULL;
 }
 
 /* The block's slot, or the empty one where it would go (one probe). */
@@ -200,11 +240,12 @@ static struct block *
 block_slot_of(struct btable *t, unsigned heap, uint64_t addr)
 {
 	struct block *b = t->blocks;
-	size_t i;
+	size_t i, n = 0;
 
-	for (i = block_slot(t, heap, addr); b[i].used; i = (i + 1) & (t->cap - 1))
+	for (i = block_slot(t, heap, addr); b[i].used; i = (i + 1) & (t->cap - 1), n++)
 		if (b[i].addr == addr && b[i].heap == heap)
 			break;
+	block_probed(t, n);
 	return &b[i];
 }
 
@@ -225,6 +266,8 @@ block_aside(struct block *aside, size_t *n, const struct block *b)
  * finds its place among blocks already placed, which no later step
  * empties (see below); the few it cannot be sure of wait aside.
  */
+static void block_rehome(struct btable *bt, int scattered);
+
 static void
 block_grow(struct btable *bt)
 {
@@ -273,20 +316,94 @@ block_grow(struct btable *bt)
 	for (j = 0; j < naside; j++)
 		*block_slot_of(bt, aside[j].heap, aside[j].addr) = aside[j];
 	free(aside);
+	bt->walked = bt->probes = 0;
+	if (bt->scattered)
+		block_rehome(bt, 0);
+}
+
+/*
+ * The blocks moved in place to their homes in the order asked (scattered
+ * or not): each still to move is carried to the first slot from its new
+ * home that holds none moved, and what was there is carried on.  A probe
+ * never stops at a slot moved already, and no moved block leaves its
+ * slot: when all have moved, each lies after its home with no empty slot
+ * between.  REHOME_AHEAD blocks are carried at once, their homes fetched
+ * from memory meanwhile: one carried alone waited for each of its homes
+ * (100 ns a block, 5 s for 38M).  Back in address order, probes that
+ * walk too far scatter them all instead, from the start.
+ */
+#define REHOME_AHEAD 32
+
+static void
+block_rehome(struct btable *bt, int scattered)
+{
+	struct block *t = bt->blocks, carry[REHOME_AHEAD], x, y;
+	size_t home[REHOME_AHEAD], mask = bt->cap - 1, i, j, k, n, first = 0, ncarry = 0;
+
+	bt->scattered = (uint8_t)scattered;
+	bt->crowded = 0;
+	bt->walked = bt->probes = 0;
+	for (i = 0; i < bt->cap; i++)
+		if (t[i].used)
+			t[i].used = 2;
+	for (i = 0; i < bt->cap || ncarry;) {
+		for (; ncarry < REHOME_AHEAD && i < bt->cap; i++) {
+			if (t[i].used != 2)
+				continue;
+			k = (first + ncarry++) % REHOME_AHEAD;
+			carry[k] = t[i];
+			t[i].used = 0;
+			__builtin_prefetch(&t[home[k] = block_slot(bt, t[i].heap, t[i].addr)]);
+		}
+		if (!ncarry)
+			break;
+		x = carry[first];
+		j = home[first];
+		first = (first + 1) % REHOME_AHEAD;
+		ncarry--;
+		for (n = 0; t[j].used == 1; j = (j + 1) & mask)
+			n++;
+		block_probed(bt, n);
+		if (bt->crowded) {
+			bt->crowded = 0;
+			bt->scattered = 1;
+			for (k = 0; k < bt->cap; k++)
+				if (t[k].used == 1)
+					t[k].used = 2;
+			for (k = 0; k < ncarry; k++) {
+				n = (first + k) % REHOME_AHEAD;
+				home[n] = block_slot(bt, carry[n].heap, carry[n].addr);
+			}
+			j = block_slot(bt, x.heap, x.addr);
+			for (; t[j].used == 1; j = (j + 1) & mask)
+				;
+			i = 0;
+		}
+		y = t[j];
+		x.used = 1;
+		t[j] = x;
+		if (y.used == 2) {
+			k = (first + ncarry++) % REHOME_AHEAD;
+			carry[k] = y;
+			__builtin_prefetch(&t[home[k] = block_slot(bt, y.heap, y.addr)]);
+		}
+	}
 }
 
 static void
 block_delete(struct btable *bt, struct block *b)
 {
 	struct block *t = bt->blocks;
-	size_t i = (size_t)(b - t), j = i, k;
+	size_t i = (size_t)(b - t), j = i, k, n = 0;
 
 	t[i].used = 0;
 	bt->n--;
-	for (;;) {
+	for (;; n++) {
 		j = (j + 1) & (bt->cap - 1);
-		if (!t[j].used)
+		if (!t[j].used) {
+			block_probed(bt, n);
 			return;
+		}
 		k = block_slot(bt, t[j].heap, t[j].addr);
 		/* Move j back to i unless its home lies cyclically in (i, j]. */
 		if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j))
@@ -400,6 +517,8 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 		return;
 	}
 	t = table_of(p, (int32_t)ev->pid, 1);
+	if (t->crowded)
+		block_rehome(t, 1);
 	if ((t->n + 1) * 4 > t->cap * 3)
 		block_grow(t);
 	b = (struct block){ ev->addr, ev->ts, ev->size,
@@ -492,6 +611,8 @@ pairer_free(struct mt_pairer *p, const struct mt_event *ev)
 	f = freed_slot(p, t->pid, b->addr);
 	*f = (struct freed){ b->addr, b->ts, ev->ts, t->pid, (uint16_t)heap, 1 };
 	block_delete(t, b);
+	if (t->crowded)
+		block_rehome(t, 1);
 }
 
 void

@@ -295,3 +295,46 @@ PY
 	[ "$output" = 141 ]
 	[ -z "$stderr" ]
 }
+
+@test "a live set denser than one block in 16 bytes, or wider than the table, pairs (once quadratic: hours)" {
+	# 8 bytes apart: a kernel cache's smallest objects; 16: jemalloc's;
+	# 32 bytes apart over more than the table: glibc's 16-byte blocks.
+	# The timeout is a hang guard, a hundred times the time it takes.
+	for spec in "400000 8" "400000 16" "1500000 32"; do
+		set -- $spec
+		awk -v n="$1" -v step="$2" -f "$TESTS/live-set.awk" | "$PROGS/mtr-encode" >l.mtr
+		run -0 --separate-stderr timeout 300 mt-lifetime -b l.mtr
+		[ "$stderr" = "mt-lifetime: $1 lifetimes; 0 survivors leaked at exit, 0 alive at the end; 0 frees of blocks allocated before recording; 0 double frees" ]
+		# each block freed by its own free, n events after it was made
+		timeout 300 mt-lifetime -q l.mtr | awk -F'\t' -v n="$1" '$1 == "life" { c++; if ($3 - $2 != n) bad++ }
+			END { if (c != n || bad) { print c, bad; exit 1 } }'
+	done
+}
+
+@test "a crowded table scattered and grown pairs every block with its own free" {
+	# 8 bytes apart (crowded, scattered, and tried in order again at each
+	# growth), freed in a scattered order while a second set 16 bytes
+	# apart grows; the generator's own pairs are the oracle.
+	awk -v n=300000 'BEGIN {
+		printf "#mt-events\t1\tstart=0\thost=t\n"
+		t = 1
+		for (i = 0; i < n; i++) {
+			printf "alloc\t%d\t100\t100\tmalloc\t0x%x\t8\t-\n", t, 268435456 + i * 8
+			ta[i] = t++
+		}
+		for (k = 0; k < n; k++) {
+			i = (k * 7919) % n
+			printf "free\t%d\t100\t100\tmalloc\t0x%x\t-\n", t, 268435456 + i * 8
+			print ta[i], t++ >"expected"
+			printf "alloc\t%d\t100\t100\tmalloc\t0x%x\t8\t-\n", t, 805306368 + k * 16
+			tb[k] = t++
+		}
+		for (k = 0; k < n; k++) {
+			printf "free\t%d\t100\t100\tmalloc\t0x%x\t-\n", t, 805306368 + k * 16
+			print tb[k], t++ >"expected"
+		}
+	}' >g.txt
+	run -0 --separate-stderr timeout 300 mt-lifetime g.txt
+	[ "$stderr" = "mt-lifetime: 600000 lifetimes; 0 survivors leaked at exit, 0 alive at the end; 0 frees of blocks allocated before recording; 0 double frees" ]
+	diff <(sort expected) <(printf '%s\n' "$output" | awk -F'\t' '$1 == "life" { print $2, $3 }' | sort)
+}

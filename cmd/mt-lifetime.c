@@ -30,7 +30,8 @@ static struct mt_sink out;
 
 /*
  * One life line.  ta or size or stack of UINT64_MAX: '-'; tf of
- * UINT64_MAX: never freed.  fate: NULL, "exit" or "end" for survivors.
+ * UINT64_MAX: never freed.  fate: NULL, "exit" or "end" for survivors;
+ * one that its process's exit or exec ended has the time of that end.
  */
 static void
 put_life(const struct mt_life *l, void *arg)
@@ -39,11 +40,12 @@ put_life(const struct mt_life *l, void *arg)
 	int64_t impact;
 
 	/* Over the whole trace: allocations made before it are AO, blocks
-	   never freed FO; the rest is AIFI. */
+	   never freed FO (those of a process that ended too: outstanding
+	   as long as it ran); the rest is AIFI. */
 	if (l->ta == UINT64_MAX) {
 		cls = 2;
 		impact = l->size == UINT64_MAX ? 0 : -(int64_t)l->size;
-	} else if (l->tf == UINT64_MAX) {
+	} else if (l->tf == UINT64_MAX || l->fate) {
 		cls = 1;
 		impact = (int64_t)l->size;
 	} else {
@@ -125,12 +127,12 @@ lifetime(struct mt_pairer *p, const char *path)
 			pairer_free(p, &ev);
 			break;
 		case MT_PROC:
-			pairer_proc(p, ev.pid);
+			pairer_proc(p, ev.pid, ev.ts);
 			sink_pass(&out, r, &ev);
 			break;
 		case MT_EXIT:
 			sink_pass(&out, r, &ev);
-			pairer_image_end(p, ev.pid, "exit");
+			pairer_image_end(p, ev.pid, "exit", ev.ts);
 			break;
 		default:
 			sink_pass(&out, r, &ev);

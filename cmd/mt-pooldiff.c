@@ -797,10 +797,10 @@ read_input(const char *path)
 			pairer_free(pairer, &ev);
 			break;
 		case MT_PROC:
-			pairer_proc(pairer, ev.pid);
+			pairer_proc(pairer, ev.pid, ev.ts);
 			break;
 		case MT_EXIT:
-			pairer_image_end(pairer, ev.pid, "exit");
+			pairer_image_end(pairer, ev.pid, "exit", ev.ts);
 			break;
 		case MT_LIFE:
 			saw_events = 1;

@@ -420,7 +420,10 @@ window(const char *path)
 			continue;
 		nkept++;
 		ai = !(ev.flags & EV_TS_NONE) && ta >= t0;
-		fi = tf != NONE && tf < t1;
+		/* A window to the trace's end ends at its last instant, t1 - 1:
+		   what ends there, as the blocks of the program whose exit ended
+		   the trace, was outstanding until the end. */
+		fi = tf != NONE && tf < (to_opt == NONE ? t1 - 1 : t1);
 		if (ev.flags & EV_SIZE_NONE)
 			ev.impact = 0;
 		else

@@ -434,8 +434,11 @@ void pairer_alloc(struct mt_pairer *p, const struct mt_event *ev);
 /* Before pairer_alloc or pairer_free of ev, some records ahead: its probe's memory. */
 void pairer_prefetch(struct mt_pairer *p, const struct mt_event *ev);
 void pairer_free(struct mt_pairer *p, const struct mt_event *ev);
-void pairer_proc(struct mt_pairer *p, int64_t pid);	/* a proc line: an exec ends the old image */
-void pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate);
+/* A proc line at ts: an exec ends the old image. */
+void pairer_proc(struct mt_pairer *p, int64_t pid, uint64_t ts);
+/* pid's image ended at ts (UINT64_MAX: still running as the trace ended):
+   its survivors end there, with the fate. */
+void pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate, uint64_t ts);
 void pairer_finish(struct mt_pairer *p);	/* the survivors at the end */
 const struct mt_pair_stats *pairer_stats(const struct mt_pairer *p);
 void pairer_free_all(struct mt_pairer *p);

@@ -615,8 +615,18 @@ pairer_free(struct mt_pairer *p, const struct mt_event *ev)
 		block_rehome(t, 1);
 }
 
+/*
+ * A survivor's end: its image's (a process's memory ends at its exit, and
+ * the old image's at an exec), never before it was made.
+ */
+static uint64_t
+image_end(uint64_t ta, uint64_t ts)
+{
+	return ts != UINT64_MAX && ta != UINT64_MAX && ta > ts ? ta : ts;
+}
+
 void
-pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate)
+pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate, uint64_t ts)
 {
 	struct btable *t = table_of(p, (int32_t)pid, 0);
 	size_t i, j;
@@ -625,8 +635,8 @@ pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate)
 		for (i = 0; i < t->cap; i++) {
 			const struct block *b = &t->blocks[i];
 			if (b->used)
-				emit(p, b->ts, UINT64_MAX, t->pid, b->tid, b->heap, b->addr,
-				    b->size, b->stack, fate);
+				emit(p, b->ts, image_end(b->ts, ts), t->pid, b->tid, b->heap,
+				    b->addr, b->size, b->stack, fate);
 		}
 		etable_free(t->blocks, t->cap, sizeof(*t->blocks));
 		t->blocks = NULL;
@@ -635,7 +645,7 @@ pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate)
 	for (i = j = 0; i < p->nranges; i++) {
 		struct range *r = &p->ranges[i];
 		if (r->pid == pid) {
-			emit(p, r->ts, UINT64_MAX, r->pid, r->tid, r->heap, r->lo,
+			emit(p, r->ts, image_end(r->ts, ts), r->pid, r->tid, r->heap, r->lo,
 			    r->hi - r->lo, r->stack, fate);
 			continue;
 		}
@@ -645,12 +655,12 @@ pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate)
 }
 
 void
-pairer_proc(struct mt_pairer *p, int64_t pid)
+pairer_proc(struct mt_pairer *p, int64_t pid, uint64_t ts)
 {
 	struct btable *t = table_of(p, (int32_t)pid, 1);
 
 	if (t->seen) {
-		pairer_image_end(p, pid, "exit");
+		pairer_image_end(p, pid, "exit", ts);
 		return;
 	}
 	t->seen = 1;
@@ -664,13 +674,13 @@ pairer_finish(struct mt_pairer *p)
 	size_t k;
 
 	for (k = 0; k < p->nseen; k++)
-		pairer_image_end(p, p->seen[k], "end");
+		pairer_image_end(p, p->seen[k], "end", UINT64_MAX);
 	/* Processes with blocks but no proc record. */
 	for (k = 0; k < p->tables.cap; k++)
 		if (p->tables.e[k].value)
-			pairer_image_end(p, ((struct btable *)p->tables.e[k].value)->pid, "end");
+			pairer_image_end(p, ((struct btable *)p->tables.e[k].value)->pid, "end", UINT64_MAX);
 	while (p->nranges)
-		pairer_image_end(p, p->ranges[0].pid, "end");
+		pairer_image_end(p, p->ranges[0].pid, "end", UINT64_MAX);
 }
 
 void

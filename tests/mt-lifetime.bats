@@ -235,11 +235,12 @@ PY
 import random
 random.seed(7)
 live, t, out, exp = {}, 1, [], []
-def end(pid, fate):
+def end(pid, fate, t):
+    # what the process never unmapped ends with it, at its exit
     for (p, h), pieces in live.items():
         if p == pid:
             for lo, hi, ta in pieces:
-                exp.append('%d\t-\t%d\t%s\t0x%x\t%d\t%s' % (ta, p, h, lo, hi - lo, fate))
+                exp.append('%d\t%s\t%d\t%s\t0x%x\t%d\t%s' % (ta, t, p, h, lo, hi - lo, fate))
             pieces.clear()
 for p in (100, 200, 300):
     out.append('proc\t%d\t1\t0\t/bin/x\tx' % p)
@@ -270,10 +271,10 @@ for n in range(40000):
             exp.append('-\t%d\t%d\t%s\t0x%x\t%d\t' % (t, pid, heap, lo, hi - lo))
     if random.random() < 0.002:
         out.append('exit\t%d\t%d\t0' % (t, pid))
-        end(pid, 'exit')
+        end(pid, 'exit', t)
         out.append('proc\t%d\t1\t%d\t/bin/x\tx' % (pid, t))
 for p in (100, 200, 300):
-    end(p, 'end')
+    end(p, 'end', '-')
 open('r.txt', 'w').write('\n'.join(out) + '\n')
 open('expect', 'w').write('\n'.join(sorted(exp)) + '\n')
 PY

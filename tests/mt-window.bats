@@ -138,3 +138,56 @@ PY
 	[ "$(mt-window --exclude 'sh$|cc$' p.life | pids)" = "$(awk 'BEGIN { for (p = 1000; p < 1300; p++) if (p % 3 == 1 && p != 1100) printf "%d ", p }')" ]
 	[ "$(mt-window --match '^/bin/sh$' --exclude cc p.life | grep -c '^life')" -eq 99 ]
 }
+
+# A root process (100) that runs to 1.1 s with 4096 bytes it never frees,
+# and a child (200) that leaks 100 blocks of 1000 bytes and exits at
+# 0.117 s, as leak1 under a shell.
+exited_child() {
+	printf '#mt-events\t1\tstart=0\thost=t\n'
+	printf 'proc\t100\t1\t0\t/bin/sh\tsh\n'
+	printf 'alloc\t1000\t100\t100\tmalloc\t0x9000\t4096\t-\n'
+	printf 'proc\t200\t100\t50000000\t/usr/bin/leak1\tleak1\n'
+	for i in $(seq 100); do
+		printf 'alloc\t%d\t200\t200\tmalloc\t0x%x\t1000\t-\n' $((90000000 + i)) $((65536 + i * 1024))
+	done
+	printf 'exit\t117000000\t200\t0\n'
+	printf 'alloc\t600000000\t100\t100\tmalloc\t0xa000\t64\t-\n'
+	printf 'free\t700000000\t100\t100\tmalloc\t0xa000\t-\n'
+	printf 'exit\t1100000000\t100\t0\n'
+}
+
+@test "an exited process holds nothing after its exit: series, windows, the whole run" {
+	exited_child | mt-lifetime >e.life 2>/dev/null
+	# leak1's blocks end at its exit, still leaked at exit
+	[ "$(awk -F'\t' '$1 == "life" && $4 == 200 && $3 == 117000000 && $12 == "exit"' e.life | wc -l)" = 100 ]
+	mt-window --series 100ms e.life >s.txt
+	[ "$(awk -F'\t' '$3 == 200 && $2 == 100000000 { print $5, $6 }' s.txt)" = "100000 100" ]
+	[ "$(awk -F'\t' '$3 == 200 && $2 >= 200000000 && $5 != 0' s.txt | wc -l)" = 0 ]
+	[ "$(awk -F'\t' '$3 == 200 && $2 >= 200000000' s.txt | wc -l)" = 10 ]
+	[ "$(awk -F'\t' '$3 == 100 && $2 == 1000000000 { print $5 }' s.txt)" = 4096 ]
+	# a window after its exit: none of its blocks
+	mt-window --from 0.3s --to 0.5s e.life >w.txt
+	[ "$(awk -F'\t' '$1 == "life" && $4 == 200' w.txt | wc -l)" = 0 ]
+	[ "$(awk -F'\t' '$1 == "life" { print $4, $10, $11 }' w.txt)" = "100 aofo 0" ]
+	# a window over its exit: allocated and gone inside, transient
+	mt-window --from 0.05s --to 0.5s e.life >w.txt
+	[ "$(awk -F'\t' '$1 == "life" && $4 == 200 && $10 == "aifi" && $11 == 0' w.txt | wc -l)" = 100 ]
+	# the whole run: the child's leak ended with it; the root's, whose
+	# exit ends the trace, is outstanding at the end
+	mt-window e.life >w.txt
+	[ "$(awk -F'\t' '$1 == "life" && $4 == 200 && $10 == "aifi"' w.txt | wc -l)" = 100 ]
+	[ "$(awk -F'\t' '$1 == "life" && $4 == 100 && $8 == 4096 { print $10, $11 }' w.txt)" = "aifo 4096" ]
+}
+
+@test "recorded: no process holds memory at a sample at or after its exit, nor after an exec" {
+	mt-record -o x.mtr -- sh -c "$PROGS/demo >/dev/null; $PROGS/demo >/dev/null; sleep 0.3; exec $PROGS/demo >/dev/null" 2>/dev/null
+	mt-decode x.mtr | awk -F'\t' '$1 == "exit" { print $3, $2 } $1 == "proc" { print $2, $4, "proc" }' >ends
+	mt-lifetime -q x.mtr | mt-window --series 20ms >s.txt
+	# demo leaks 96 bytes at exit: each of the two children held them
+	[ "$(awk '$3 == "" ' ends | wc -l)" -ge 3 ]
+	awk -F'\t' 'NR == FNR { if ($3 == "") end[$1] = $2; else if (seen[$1]++) exec_[$1] = $2; next }
+		$1 == "sample" && ($3 in end) && $2 + 0 >= end[$3] + 0 && $5 != 0 { print "held after exit:", $0; bad++ }
+		END { exit bad > 0 }' FS=' ' ends FS='\t' s.txt
+	# the shell's image ended at its exec: its blocks are not the last demo's
+	[ "$(mt-lifetime -q x.mtr | awk -F'\t' '$1 == "life" && $12 == "exit" && $3 == "-"' | wc -l)" = 0 ]
+}

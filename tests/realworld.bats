@@ -140,6 +140,15 @@ JAVA
 	printf 'p: main.o f1.o f2.o f3.o f4.o\n\t$(CC) -o $@ $^\n%%.o: %%.c\n\t$(CC) -c -o $@ $<\nclean:\n\trm -f *.o p\n' >Makefile
 	alike sh -c 'make -s clean && make -s -j2 p && ./p && echo built'
 	[ "$(cat traced.out)" = built ]
+	# At the last sample of the series no process that has exited holds
+	# memory (30 exited processes once held 46 MiB at the end of a build).
+	mt-lifetime -q rw.mtr | mt-window --series 10ms >s.txt
+	last=$(awk -F'\t' '{ if ($2 + 0 > m) m = $2 + 0 } END { print m }' s.txt)
+	awk -F'\t' -v last="$last" '$1 == "exit" && $2 + 0 <= last { print $3 }' rw.txt | sort -u >exited
+	[ "$(wc -l <exited)" -ge 15 ]
+	awk -F'\t' -v last="$last" 'NR == FNR { gone[$1] = 1; next }
+		$2 == last && ($3 in gone) && $5 != 0 { print "held at the end:", $0; bad++ }
+		END { exit bad > 0 }' exited s.txt
 }
 
 @test "sqlite3 making and querying a table" {

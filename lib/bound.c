@@ -4,8 +4,11 @@
  * kept.  Circular: whole frames are held in memory and the oldest are
  * dropped to make room; the dictionary records (processes, maps, stacks)
  * of dropped frames are carried and written before the frames kept, so
- * every kept event finds what it refers to.  Either way the events not
- * kept are counted per process and written as lost records.
+ * every kept event finds what it refers to.  Of the stacks carried, only
+ * those the kept events refer to are written, and only they count
+ * against the size: a python run's 12,000 stacks once filled it, and
+ * kept no allocation.  Either way the events not kept are counted per
+ * process and written as lost records.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,10 +32,20 @@ struct counts {
 struct held_frame {
 	char *data;
 	size_t len;
-	char *dict;		/* its dictionary records, as text lines */
+	char *dict;		/* its dictionary records but stacks, as text lines */
 	size_t dictlen;
 	struct counts events;	/* its events by process */
 	uint64_t last_ts;
+	uint64_t *stacks;	/* the stacks it defines, then those its events use */
+	size_t ndefs, nstacks, stackcap;
+};
+
+/* A stack, its record's text in the store, and the frames held using it. */
+struct held_stack {
+	size_t off, len;
+	uint64_t frame;		/* the last frame that counted a use */
+	uint32_t users;		/* frames held that use it */
+	int carried;		/* its frame was dropped */
 };
 
 struct trace_bound {
@@ -52,6 +65,11 @@ struct trace_bound {
 	uint64_t held;		/* bytes of the frames held */
 	char *carried;		/* dictionary records of dropped frames */
 	size_t carriedlen, carriedcap;
+	struct u64map stackmap;	/* id: its struct held_stack */
+	char *stacktext;	/* every stack record, as text lines */
+	size_t stacktextlen, stacktextcap;
+	uint64_t needed;	/* text bytes of the stacks carried and used */
+	uint64_t nframe;	/* frames made, the open one's number */
 	char *fmt;
 	size_t fmtcap;
 };
@@ -100,12 +118,25 @@ drop_oldest(struct trace_bound *b)
 		b->nlost += f->events.v[i].n;
 	}
 	append(&b->carried, &b->carriedlen, &b->carriedcap, f->dict, f->dictlen);
+	/* Its uses end first: a stack it made and used alone is not needed. */
+	for (i = f->ndefs; i < f->nstacks; i++) {
+		struct held_stack *h = *u64map_get(&b->stackmap, f->stacks[i], 0);
+		if (--h->users == 0 && h->carried)
+			b->needed -= h->len;
+	}
+	for (i = 0; i < f->ndefs; i++) {
+		struct held_stack *h = *u64map_get(&b->stackmap, f->stacks[i], 0);
+		h->carried = 1;
+		if (h->users)
+			b->needed += h->len;
+	}
 	if (f->last_ts > b->lost_ts)
 		b->lost_ts = f->last_ts;
 	b->held -= f->len;
 	free(f->data);
 	free(f->dict);
 	free(f->events.v);
+	free(f->stacks);
 	b->head++;
 	b->nframes--;
 }
@@ -135,9 +166,60 @@ on_frame(void *arg, const void *data, size_t len)
 	b->held += len;
 	memset(&b->cur, 0, sizeof(b->cur));
 	b->dictcap = 0;
+	b->nframe++;
 	/* The dictionary carried is written again: about a third of its text. */
-	while (b->nframes > 1 && b->held + b->carriedlen / 3 + RESERVE > b->max)
+	while (b->nframes > 1 && b->held + (b->carriedlen + b->needed) / 3 + RESERVE > b->max)
 		drop_oldest(b);
+}
+
+/* Adds id to the open frame's stacks. */
+static void
+frame_stack(struct held_frame *f, uint64_t id)
+{
+	if (f->nstacks == f->stackcap) {
+		f->stackcap = f->stackcap ? f->stackcap * 2 : 16;
+		f->stacks = erealloc(f->stacks, f->stackcap * sizeof(*f->stacks));
+	}
+	f->stacks[f->nstacks++] = id;
+}
+
+/* A stack record in the open frame: kept as text, and defined by it. */
+static void
+held_stack_def(struct trace_bound *b, const struct mt_event *ev, const char *text, size_t n)
+{
+	void **v = u64map_get(&b->stackmap, ev->stack, 1);
+	struct held_stack *h = *v;
+
+	if (h)
+		return;		/* ids are unique: a repeat is not ours to judge */
+	h = *v = ecalloc(1, sizeof(*h));
+	h->off = b->stacktextlen;
+	h->len = n;
+	h->frame = UINT64_MAX;
+	append(&b->stacktext, &b->stacktextlen, &b->stacktextcap, text, n);
+	/* Definitions first: uses come after, never before a def. */
+	if (b->cur.ndefs < b->cur.nstacks) {
+		frame_stack(&b->cur, b->cur.stacks[b->cur.ndefs]);
+		b->cur.stacks[b->cur.ndefs] = ev->stack;
+	} else {
+		frame_stack(&b->cur, ev->stack);
+	}
+	b->cur.ndefs++;
+}
+
+/* An event of the open frame uses its stack. */
+static void
+held_stack_use(struct trace_bound *b, uint64_t id)
+{
+	void **v = u64map_get(&b->stackmap, id, 0);
+	struct held_stack *h = v ? *v : NULL;
+
+	if (!h || h->frame == b->nframe)
+		return;
+	h->frame = b->nframe;
+	if (h->users++ == 0 && h->carried)
+		b->needed += h->len;
+	frame_stack(&b->cur, id);
 }
 
 struct trace_bound *
@@ -198,6 +280,8 @@ bound_admit(struct trace_bound *b, const struct mt_event *ev)
 		count(&b->cur.events, ev->pid, 1);
 		if (ev->ts > b->cur.last_ts)
 			b->cur.last_ts = ev->ts;
+		if (!(ev->flags & EV_STACK_NONE))
+			held_stack_use(b, ev->stack);
 	} else {
 		n = event_format_size(ev);
 		if (n > b->fmtcap) {
@@ -205,7 +289,10 @@ bound_admit(struct trace_bound *b, const struct mt_event *ev)
 			b->fmt = erealloc(b->fmt, b->fmtcap);
 		}
 		n = event_format(ev, b->fmt, b->fmtcap);
-		append(&b->cur.dict, &b->cur.dictlen, &b->dictcap, b->fmt, n);
+		if (ev->type == MT_STACK)
+			held_stack_def(b, ev, b->fmt, n);
+		else
+			append(&b->cur.dict, &b->cur.dictlen, &b->dictcap, b->fmt, n);
 	}
 	return 1;
 }
@@ -262,9 +349,43 @@ image_cmp(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
+static int
+off_cmp(const void *a, const void *b)
+{
+	const struct held_stack *x = *(const struct held_stack *const *)a;
+	const struct held_stack *y = *(const struct held_stack *const *)b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* The stacks of dropped frames that kept events use, in their order. */
+static void
+put_needed_stacks(struct trace_bound *b, struct mt_parser *p, char **line, size_t *linecap)
+{
+	struct held_stack **need = NULL;
+	struct mt_event ev;
+	size_t i, n = 0;
+
+	for (i = 0; i < b->stackmap.cap; i++) {
+		struct held_stack *h = b->stackmap.e[i].value;
+		if (h && h->carried && h->users) {
+			if (!(n & (n + 1)))
+				need = erealloc(need, (2 * n + 1) * sizeof(*need));
+			need[n++] = h;
+		}
+	}
+	if (n > 1)
+		qsort(need, n, sizeof(*need), off_cmp);
+	for (i = 0; i < n; i++)
+		if (parse_copy(p, b->stacktext + need[i]->off, need[i]->len - 1, line, linecap, &ev) == 0)
+			trace_write(b->w, &ev);
+	free(need);
+}
+
 /*
- * The carried dictionary, reduced to what can still be referred to: every
- * stack and symbol, every comment, and for each process not yet exited
+ * The carried dictionary, reduced to what can still be referred to: the
+ * stacks kept events use, every symbol and comment, and for each process
+ * not yet exited
  * its latest proc record and the maps after it -- in the time order of
  * those proc records, as every record is: a pid that appeared first (a
  * fork) may have exec'd after a later one.
@@ -307,6 +428,7 @@ put_carried(struct trace_bound *b)
 			trace_write(b->w, &ev);
 		}
 	}
+	put_needed_stacks(b, &p, &line, &linecap);
 	if (nimg > 1)
 		qsort(img, nimg, sizeof(*img), image_cmp);
 	for (i = 0; i < nimg; i++) {
@@ -374,7 +496,11 @@ bound_free(struct trace_bound *b)
 		free(b->frames[b->head + i].data);
 		free(b->frames[b->head + i].dict);
 		free(b->frames[b->head + i].events.v);
+		free(b->frames[b->head + i].stacks);
 	}
+	u64map_free(&b->stackmap, free);
+	free(b->stacktext);
+	free(b->cur.stacks);
 	free(b->frames);
 	free(b->cur.dict);
 	free(b->cur.events.v);

@@ -742,6 +742,22 @@ alloc $b" ]
 	[[ $stderr != *"; 0 frees of blocks allocated before"* ]]
 }
 
+@test "--circular with 20,000 distinct stacks made early: the kept events fill the size, with only the stacks they use" {
+	cd "$BATS_TEST_TMPDIR"
+	# Once every stack of the run was carried: 200 allocations kept of
+	# 220,000, in a file of 20,001 stacks.
+	run -0 --separate-stderr mt-record -m 128K -c -o c.mtr -- "$PROGS/many-stacks" 20000 200000
+	[ "$(stat -c %s c.mtr)" -le 131072 ]
+	run -0 --separate-stderr mt-decode -c c.mtr
+	mt-decode c.mtr >c.txt
+	[ "$(grep -c $'^alloc\t' c.txt)" -gt 150000 ]
+	[ -z "$(check_order c.mtr)" ]
+	[ -z "$(check_refs c.mtr)" ]
+	# every stack written is one a kept event uses
+	[ "$(awk -F'\t' '$1 == "stack" { s[$2] = 1 } $1 == "alloc" { u[$8] = 1 } $1 == "free" { u[$7] = 1 }
+		END { for (k in s) if (!(k in u)) n++; print n + 0 }' c.txt)" = 0 ]
+}
+
 @test "--circular with fork and exec: the processes of the kept events are there" {
 	cd "$BATS_TEST_TMPDIR"
 	# The first process's events are dropped whole, the last ones kept.

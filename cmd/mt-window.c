@@ -16,7 +16,7 @@
 #include "mt.h"
 
 static const char synopsis[] = "[-b] [-f time] [-t time | -l time] [-p pid] [-H heap] "
-    "[-m regex] [-x regex] [-i step] [file]";
+    "[-P regex] [-m regex] [-x regex] [-i step] [file]";
 static const char options[] =
     "Keeps the life lines active in a time window, classed aifi, aifo, aofi or aofo\n"
     "with their impact on it (WPA's Impacting Size), or with -i the memory\n"
@@ -28,8 +28,10 @@ static const char options[] =
     "  -l, --last TIME      the last TIME of the trace\n"
     "  -p, --pid PID        only this process (repeatable)\n"
     "  -H, --heap HEAP      only this heap: malloc, mmap, reserve, ... (repeatable)\n"
-    "  -m, --match REGEX    only processes or stack frames that match (PCRE2)\n"
-    "  -x, --exclude REGEX  not those that match\n"
+    "  -P, --process REGEX  only processes whose name, as mt-group shows it, matches\n"
+    "  -m, --match REGEX    only lifetimes whose executable's path or a stack frame\n"
+    "                       (function, file:line or module) matches (PCRE2)\n"
+    "  -x, --exclude REGEX  not those that --match would keep\n"
     "  -i, --series STEP    sample lines every STEP instead (-s is the old spelling)\n"
     "  -b, --binary         write a .mtr stream for the next filter, not text\n"
     "  -h, --help           this help\n"
@@ -44,7 +46,7 @@ static int64_t *pids;
 static size_t npids;
 static char **heaps;
 static size_t nheaps;
-static struct mt_regex *match_re, *exclude_re;
+static struct mt_regex *match_re, *exclude_re, *process_re;
 static struct mt_sink out;
 
 static uint64_t nlife, nraw, nkept, input_end;	/* what the input held */
@@ -88,7 +90,7 @@ say_times(void)
 		format_time(a, sizeof(a), t0);
 		format_time(b, sizeof(b), t1);
 		fprintf(stderr, "%s: warning: no lifetimes in the window [%s, %s)%s\n",
-		    mt_progname, a, b, npids || nheaps || match_re || exclude_re ?
+		    mt_progname, a, b, npids || nheaps || match_re || exclude_re || process_re ?
 		    " that the filters keep" : "");
 	}
 }
@@ -193,6 +195,11 @@ keep(const struct mt_event *ev)
 			if (strlen(heaps[i]) == ev->heap.len && !memcmp(heaps[i], ev->heap.s, ev->heap.len))
 				break;
 		if (i == nheaps)
+			return 0;
+	}
+	if (process_re) {
+		void **v = u64map_get(&proc_match, (uint64_t)ev->pid, 0);
+		if (!v || !((uintptr_t)*v & 8))
 			return 0;
 	}
 	if (match_re && !matches(match_re, 0, ev->pid, ev->stack, has_stack))
@@ -376,10 +383,17 @@ window(const char *path)
 			void **v = u64map_get(&proc_match, (uint64_t)ev.pid, 1);
 			uintptr_t m = (uintptr_t)*v | 4;
 
+			size_t n;
+			const char *name = proc_name(ev.s1.s, ev.s1.len, &n);
+
 			if (match_re && re_match(match_re, ev.s1.s, ev.s1.len))
 				m |= 1;
 			if (exclude_re && re_match(exclude_re, ev.s1.s, ev.s1.len))
 				m |= 2;
+			/* Each image its own name: an exec renames the process. */
+			m &= ~(uintptr_t)8;
+			if (process_re && re_match(process_re, name, n))
+				m |= 8;
 			*v = (void *)m;
 			break;
 		}
@@ -451,6 +465,7 @@ main(int argc, char *argv[])
 		{ "pid", required_argument, NULL, 'p' },
 		{ "heap", required_argument, NULL, 'H' },
 		{ "match", required_argument, NULL, 'm' },
+		{ "process", required_argument, NULL, 'P' },
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "series", required_argument, NULL, 'i' },
 		{ "binary", no_argument, NULL, 'b' },
@@ -465,7 +480,7 @@ main(int argc, char *argv[])
 	long v;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "bf:t:l:p:H:m:x:i:s:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "bf:t:l:p:H:P:m:x:i:s:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
 			binary = 1;
@@ -499,6 +514,9 @@ main(int argc, char *argv[])
 			break;
 		case 'm':
 			match_re = re_compile(optarg);
+			break;
+		case 'P':
+			process_re = re_compile(optarg);
 			break;
 		case 'x':
 			exclude_re = re_compile(optarg);

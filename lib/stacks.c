@@ -52,9 +52,8 @@ dict_add(struct mt_dict *d, const struct mt_event *ev)
 	case MT_PROC:
 		v = u64map_get(&d->procs, (uint64_t)ev->pid, 1);
 		free(*v);
-		base = memrchr(ev->s1.s, '/', ev->s1.len);
-		base = base ? base + 1 : ev->s1.s;
-		*v = estrndup(base, ev->s1.len - (size_t)(base - ev->s1.s));
+		base = proc_name(ev->s1.s, ev->s1.len, &n);
+		*v = estrndup(base, n);
 		return 1;
 	case MT_STACK:
 		v = u64map_get(&d->stack_ips, ev->stack, 1);
@@ -77,6 +76,17 @@ dict_add(struct mt_dict *d, const struct mt_event *ev)
 	default:
 		return 0;
 	}
+}
+
+/* A process's name: its executable's base name. */
+const char *
+proc_name(const char *path, size_t len, size_t *n)
+{
+	const char *base = memrchr(path, '/', len);
+
+	base = base ? base + 1 : path;
+	*n = len - (size_t)(base - path);
+	return base;
 }
 
 const char *

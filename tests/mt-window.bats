@@ -191,3 +191,28 @@ exited_child() {
 	# the shell's image ended at its exec: its blocks are not the last demo's
 	[ "$(mt-lifetime -q x.mtr | awk -F'\t' '$1 == "life" && $12 == "exit" && $3 == "-"' | wc -l)" = 0 ]
 }
+
+@test "--process: by the name mt-group shows, never by path or frame" {
+	# the assembler, and a cc1plus with a frame in a function 'alias'
+	{
+		printf 'proc\t10\t1\t0\t/usr/bin/x86_64-linux-gnu-as\tas\n'
+		printf 'proc\t20\t1\t0\t/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus\tcc1plus\n'
+		printf 'proc\t30\t1\t0\t/usr/bin/as-not\tx\n'
+		printf 'stack\t1\t0x1000\n'
+		printf 'sym\t0x1000\talias\tgcc/alias.cc:10\t/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus\n'
+		for p in 10 20 30; do
+			printf 'life\t1\t2\t%d\t%d\tmalloc\t0x%x\t8\t%s\taifi\t0\n' $p $p $((4096 * p)) \
+				"$([ $p = 20 ] && echo 1 || echo -)"
+		done
+	} >a.life
+	pids() { awk -F'\t' '$1 == "life" { print $4 }' | tr '\n' ' '; }
+	[ "$(mt-window --process '^x86_64-linux-gnu-as$' a.life | pids)" = "10 " ]
+	[ "$(mt-window -P 'as$' a.life | pids)" = "10 " ]
+	[ "$(mt-window --process '^as' a.life | pids)" = "30 " ]
+	# --match also takes paths and frames: cc1plus's frame in alias
+	[ "$(mt-window --match 'as$' a.life | pids)" = "10 20 " ]
+	[ "$(mt-window --match '^x86_64-linux-gnu-as$' a.life | pids)" = "" ]
+	# the name mt-group shows for it
+	[ "$(mt-window -P '^x86_64-linux-gnu-as$' a.life | mt-group --by process --format tsv | cut -f1 | tail -n 1)" = x86_64-linux-gnu-as ]
+	run -2 mt-window --process '(' a.life
+}

@@ -207,12 +207,12 @@ exited_child() {
 	} >a.life
 	pids() { awk -F'\t' '$1 == "life" { print $4 }' | tr '\n' ' '; }
 	[ "$(mt-window --process '^x86_64-linux-gnu-as$' a.life | pids)" = "10 " ]
-	[ "$(mt-window -P 'as$' a.life | pids)" = "10 " ]
+	[ "$(mt-window --process 'as$' a.life | pids)" = "10 " ]
 	[ "$(mt-window --process '^as' a.life | pids)" = "30 " ]
 	# --match also takes paths and frames: cc1plus's frame in alias
 	[ "$(mt-window --match 'as$' a.life | pids)" = "10 20 " ]
 	[ "$(mt-window --match '^x86_64-linux-gnu-as$' a.life | pids)" = "" ]
 	# the name mt-group shows for it
-	[ "$(mt-window -P '^x86_64-linux-gnu-as$' a.life | mt-group --by process --format tsv | cut -f1 | tail -n 1)" = x86_64-linux-gnu-as ]
+	[ "$(mt-window --process '^x86_64-linux-gnu-as$' a.life | mt-group --by process --format tsv | cut -f1 | tail -n 1)" = x86_64-linux-gnu-as ]
 	run -2 mt-window --process '(' a.life
 }

@@ -16,7 +16,7 @@
 #include "mt.h"
 
 static const char synopsis[] = "[-b] [-f time] [-t time | -l time] [-p pid] [-H heap] "
-    "[--process regex] [-m regex] [-x regex] [-i step] [file]";
+    "[-N regex] [-m regex] [-x regex] [-i step] [file]";
 static const char options[] =
     "Keeps the life lines active in a time window, classed aifi, aifo, aofi or aofo\n"
     "with their impact on it (WPA's Impacting Size), or with -i the memory\n"
@@ -28,7 +28,7 @@ static const char options[] =
     "  -l, --last TIME      the last TIME of the trace\n"
     "  -p, --pid PID        only this process (repeatable)\n"
     "  -H, --heap HEAP      only this heap: malloc, mmap, reserve, ... (repeatable)\n"
-    "      --process REGEX  only processes whose name, as mt-group shows it, matches\n"
+    "  -N, --process REGEX  only processes whose name, as mt-group shows it, matches\n"
     "  -m, --match REGEX    only lifetimes whose executable's path or a stack frame\n"
     "                       (function, file:line or module) matches (PCRE2)\n"
     "  -x, --exclude REGEX  not those that --match would keep\n"
@@ -39,7 +39,6 @@ static const char options[] =
     "\n"
     "With no file, or -, standard input.  Exit 0, or 1 when something was wrong.\n";
 #define NONE UINT64_MAX
-#define OPT_PROCESS 256
 
 static uint64_t t0, t1 = NONE;		/* the window [t0, t1) */
 static uint64_t from_opt = NONE, to_opt = NONE, last_opt = NONE, step;
@@ -466,7 +465,7 @@ main(int argc, char *argv[])
 		{ "pid", required_argument, NULL, 'p' },
 		{ "heap", required_argument, NULL, 'H' },
 		{ "match", required_argument, NULL, 'm' },
-		{ "process", required_argument, NULL, OPT_PROCESS },
+		{ "process", required_argument, NULL, 'N' },
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "series", required_argument, NULL, 'i' },
 		{ "binary", no_argument, NULL, 'b' },
@@ -481,7 +480,7 @@ main(int argc, char *argv[])
 	long v;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "bf:t:l:p:H:m:x:i:s:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "bf:t:l:p:H:N:m:x:i:s:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
 			binary = 1;
@@ -516,7 +515,7 @@ main(int argc, char *argv[])
 		case 'm':
 			match_re = re_compile(optarg);
 			break;
-		case OPT_PROCESS:
+		case 'N':
 			process_re = re_compile(optarg);
 			break;
 		case 'x':

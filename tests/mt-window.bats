@@ -207,7 +207,7 @@ exited_child() {
 	} >a.life
 	pids() { awk -F'\t' '$1 == "life" { print $4 }' | tr '\n' ' '; }
 	[ "$(mt-window --process '^x86_64-linux-gnu-as$' a.life | pids)" = "10 " ]
-	[ "$(mt-window --process 'as$' a.life | pids)" = "10 " ]
+	[ "$(mt-window -N 'as$' a.life | pids)" = "10 " ]
 	[ "$(mt-window --process '^as' a.life | pids)" = "30 " ]
 	# --match also takes paths and frames: cc1plus's frame in alias
 	[ "$(mt-window --match 'as$' a.life | pids)" = "10 20 " ]

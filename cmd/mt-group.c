@@ -91,24 +91,41 @@ add_key(char **p, size_t *len, size_t *cap, const char *s, size_t n)
 	(*p)[*len] = '\0';
 }
 
-/* The stack as folded frames, outermost first, from the allocating one. */
+/* Appends a frame after a ';' (but at the start), its own ';' and '\\'
+   escaped with a '\\'. */
+static void
+add_frame(char **p, size_t *len, size_t *cap, const char *f)
+{
+	size_t n = strlen(f) * 2;
+
+	if (*len + n + 2 > *cap) {
+		*cap = (*len + n + 2) * 2;
+		*p = erealloc(*p, *cap);
+	}
+	if (*len && (*p)[*len - 1] != '\t')
+		(*p)[(*len)++] = ';';
+	for (; *f; f++) {
+		if (*f == ';' || *f == '\\')
+			(*p)[(*len)++] = '\\';
+		(*p)[(*len)++] = *f;
+	}
+	(*p)[*len] = '\0';
+}
+
+/*
+ * The stack as folded frames, outermost first, from the allocating one;
+ * one cut at the recorder's depth begins with a frame "[...]" for the
+ * callers missing.
+ */
 static void
 folded(struct mt_stackinfo *si, char **p, size_t *len, size_t *cap)
 {
 	size_t i;
 
-	for (i = si->n; i-- > si->alloc_frame;) {
-		size_t n = strlen(si->frames[i]);
-		if (*len + n + 2 > *cap) {
-			*cap = (*len + n + 2) * 2;
-			*p = erealloc(*p, *cap);
-		}
-		if (i != si->n - 1)
-			(*p)[(*len)++] = ';';
-		memcpy(*p + *len, si->frames[i], n);
-		*len += n;
-		(*p)[*len] = '\0';
-	}
+	if (si->cut)
+		add_frame(p, len, cap, "[...]");
+	for (i = si->n; i-- > si->alloc_frame;)
+		add_frame(p, len, cap, si->frames[i]);
 }
 
 /*
@@ -201,13 +218,9 @@ group_by_key(const struct mt_event *ev)
 	key[0] = '\0';
 	if (format == F_FOLDED || tree) {
 		/* The process is the root of every stack. */
-		s = dict_process(dict, ev->pid);
-		add_key(&key, &len, &cap, s, strlen(s));
-		if (si && si->n) {
-			key[len++] = ';';
-			key[len] = '\0';
+		add_frame(&key, &len, &cap, dict_process(dict, ev->pid));
+		if (si && si->n)
 			folded(si, &key, &len, &cap);
-		}
 		return group_of(key, len);
 	}
 	for (i = 0; i < nkeys; i++) {
@@ -240,15 +253,14 @@ group_by_key(const struct mt_event *ev)
 			}
 			add_key(&key, &len, &cap, s, strlen(s));
 			break;
-		case K_STACK: {
-			size_t before = len;
-			add_key(&key, &len, &cap, "", 0);
-			if (si && si->n)
+		case K_STACK:
+			if (si && si->n) {
+				add_key(&key, &len, &cap, "", 0);
 				folded(si, &key, &len, &cap);
-			else
-				add_key(&key, &len, &cap, "-", 1), (void)before;
+			} else {
+				add_key(&key, &len, &cap, "-", 1);
+			}
 			break;
-		}
 		default:
 			break;
 		}
@@ -422,7 +434,11 @@ write_groups(void)
 	}
 }
 
-/* Folded stacks for flame graphs: "proc;outer;...;inner weight". */
+/*
+ * Folded stacks for flame graphs: "proc;outer;...;inner weight".  A flame
+ * graph has no negative widths: what a window freed (a negative impact)
+ * is its own tower, under a first frame "[freed]", with its bytes.
+ */
 static void
 write_folded(void)
 {
@@ -433,7 +449,19 @@ write_folded(void)
 		v = weight_impact ? all[i]->impact : (int64_t)all[i]->size;
 		if (v > 0)
 			printf("%s %" PRId64 "\n", all[i]->key, v);
+		else if (v < 0)
+			printf("[freed];%s %" PRIu64 "\n", all[i]->key, -(uint64_t)v);
 	}
+}
+
+/* The end of the frame at p: the next ';' not escaped, or the end. */
+static const char *
+frame_end(const char *p)
+{
+	for (; *p && *p != ';'; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return p;
 }
 
 /* The tree: every prefix of every folded stack is a node. */
@@ -446,16 +474,26 @@ struct node {
 };
 
 static struct node *
-kid(struct node *n, const char *name, size_t len)
+kid(struct node *n, const char *frame, size_t flen)
 {
-	size_t i;
+	size_t i, len = 0;
 	struct node *k;
+	char *name = emalloc(flen + 1);
 
+	/* The frame's name, its escapes undone. */
+	for (i = 0; i < flen; i++) {
+		if (frame[i] == '\\' && i + 1 < flen)
+			i++;
+		name[len++] = frame[i];
+	}
+	name[len] = '\0';
 	for (i = 0; i < n->nkids; i++)
-		if (strlen(n->kids[i]->name) == len && !memcmp(n->kids[i]->name, name, len))
+		if (!strcmp(n->kids[i]->name, name)) {
+			free(name);
 			return n->kids[i];
+		}
 	k = ecalloc(1, sizeof(*k));
-	k->name = estrndup(name, len);
+	k->name = name;
 	n->kids = erealloc(n->kids, (n->nkids + 1) * sizeof(*n->kids));
 	n->kids[n->nkids++] = k;
 	return k;
@@ -499,7 +537,7 @@ write_tree(void)
 		struct group *g = all[i];
 		nf = 0;
 		for (p = g->key; *p && nf < 4096; p = *e ? e + 1 : e) {
-			e = p + strcspn(p, ";");
+			e = frame_end(p);
 			frames[nf++] = p;
 		}
 		n = &root;
@@ -511,7 +549,7 @@ write_tree(void)
 		for (j = 0; j < nf; j++) {
 			size_t k = bottom_up && j > 0 ? nf - j : j;
 			const char *f = frames[k];
-			n = kid(n, f, strcspn(f, ";"));
+			n = kid(n, f, (size_t)(frame_end(f) - f));
 			n->count += g->count;
 			n->size += g->size;
 			n->impact += g->impact;

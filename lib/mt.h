@@ -405,6 +405,7 @@ struct mt_stackinfo {
 	char **modules, **files;
 	size_t n;
 	size_t alloc_frame;	/* the first frame outside the allocation API */
+	int cut;		/* cut at the recorder's depth: callers missing */
 };
 struct mt_dict;
 struct mt_dict *dict_new(const char *skip_regex);	/* more API frames, or NULL */

@@ -22,7 +22,7 @@ static const char api_default[] =
 
 struct mt_dict {
 	struct u64map stacks;	/* id -> struct mt_stackinfo (on first use) */
-	struct u64map stack_ips;	/* id -> uint64_t[n+1], n first */
+	struct u64map stack_ips;	/* id -> uint64_t[n+2]: n, the ips, cut at --depth */
 	struct u64map syms;	/* address -> "function\tfile\tmodule\n"... */
 	struct u64map procs;	/* pid -> executable's base name */
 	struct mt_regex *api, *skip;
@@ -57,9 +57,10 @@ dict_add(struct mt_dict *d, const struct mt_event *ev)
 		return 1;
 	case MT_STACK:
 		v = u64map_get(&d->stack_ips, ev->stack, 1);
-		ips = emalloc((ev->nips + 1) * sizeof(*ips));
+		ips = emalloc((ev->nips + 2) * sizeof(*ips));
 		ips[0] = ev->nips;
 		memcpy(ips + 1, ev->ips, ev->nips * sizeof(*ips));
+		ips[ev->nips + 1] = !!(ev->flags & EV_TRUNCATED);
 		free(*v);
 		*v = ips;
 		return 1;
@@ -121,6 +122,7 @@ dict_stack(struct mt_dict *d, uint64_t id)
 	if (!(ipv = u64map_get(&d->stack_ips, id, 0)))
 		return si;
 	ips = *ipv;
+	si->cut = (int)ips[ips[0] + 1];
 	for (i = 0; i < ips[0]; i++) {
 		sv = u64map_get(&d->syms, ips[i + 1], 0);
 		p = sv ? *sv : NULL;

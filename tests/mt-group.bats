@@ -109,3 +109,29 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 		[ "${lines[2]}" = "b	malloc	aifi	1	16	0" ]
 	done
 }
+
+@test "folded: a ';' in a name escaped, a stack cut at the depth marked, negative impacts under [freed]" {
+	cd "$BATS_TEST_TMPDIR"
+	{
+		printf 'proc\t10\t1\t0\t/bin/app\tapp\n'
+		printf 'stack\t1\t0x10\t0x20\n'
+		printf 'stack\t2\t0x30\t...\n'
+		printf 'sym\t0x10\tfn;with;semis\ta.c:1\t/bin/app\n'
+		printf 'sym\t0x20\tmain\ta.c:9\t/bin/app\n'
+		printf 'sym\t0x30\tdeep\ta.c:5\t/bin/app\n'
+		printf 'life\t1\t-\t10\t10\tmalloc\t0x100\t100\t1\taifo\t100\n'
+		printf 'life\t-\t5\t10\t10\tmalloc\t0x200\t70\t2\taofi\t-70\n'
+		printf 'life\t2\t-\t10\t10\tmalloc\t0x300\t30\t2\taifo\t30\n'
+	} >f.life
+	run -0 mt-group --format folded f.life
+	[ "$output" = "$(printf 'app;main;fn\\;with\\;semis 100\napp;[...];deep 30')" ]
+	# split as the flame-graph tools do, but on ';' not escaped: 3 frames
+	[ "$(printf '%s\n' "${lines[0]% *}" | sed 's/\\;/X/g' | awk -F';' '{ print NF }')" = 3 ]
+	run -0 mt-group --format folded --weight impact f.life
+	[ "$output" = "$(printf 'app;main;fn\\;with\\;semis 100\n[freed];app;[...];deep 40')" ] ||
+	[ "$output" = "$(printf '[freed];app;[...];deep 40\napp;main;fn\\;with\\;semis 100')" ]
+	# the tree reads the escapes back: the name whole, one node
+	run -0 mt-group --tree f.life
+	has_line "$output" '^ *fn;with;semis +1 '
+	has_line "$output" '^ *\[\.\.\.\] +2 '
+}

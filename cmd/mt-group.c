@@ -20,7 +20,8 @@ static const char options[] =
     "biggest first; or a tree of their stacks; or folded stacks for a flame graph.\n"
     "\n"
     "  -k, --by KEYS        the columns, in order, from process, pid, heap, type,\n"
-    "                       class, function, stack, module, file\n"
+    "                       class, function, stack, module, file, free-function,\n"
+    "                       free-stack (the free's, from mt-record -F)\n"
     "                       (default process,heap,type,function; -b is the old spelling)\n"
     "  -s, --sort KEY       impact (default), size or count\n"
     "  -n, --top N          only the N biggest groups\n"
@@ -38,9 +39,10 @@ static const char options[] =
 static uint64_t nlife, nraw;	/* what the input held */
 
 enum key { K_PROCESS, K_PID, K_HEAP, K_TYPE, K_CLASS, K_FUNCTION, K_STACK, K_MODULE,
-	K_FILE, K_NKEYS };
+	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_NKEYS };
 static const char *const key_names[K_NKEYS] = { "process", "pid", "heap", "type",
-	"class", "function", "stack", "module", "file" };
+	"class", "function", "stack", "module", "file", "free-function", "free-stack" };
+static int by_free;	/* a key of the free's stack: groups not kept by stack */
 
 enum format { F_TABLE, F_TSV, F_JSON, F_FOLDED };
 enum sort { S_IMPACT, S_SIZE, S_COUNT };
@@ -205,12 +207,14 @@ group_by_key(const struct mt_event *ev)
 	static char *key;
 	static size_t cap;
 	size_t len = 0, i;
-	struct mt_stackinfo *si = NULL;
+	struct mt_stackinfo *si = NULL, *fsi = NULL;
 	char buf[64];
 	const char *s;
 
 	if (!(ev->flags & EV_STACK_NONE))
 		si = dict_stack(dict, ev->stack);
+	if (ev->flags & EV_STACK2)
+		fsi = dict_stack(dict, ev->stack2);
 	if (!key) {
 		cap = 256;
 		key = emalloc(cap);
@@ -254,12 +258,20 @@ group_by_key(const struct mt_event *ev)
 			add_key(&key, &len, &cap, s, strlen(s));
 			break;
 		case K_STACK:
-			if (si && si->n) {
+		case K_FREE_STACK: {
+			struct mt_stackinfo *x = keys[i] == K_STACK ? si : fsi;
+			if (x && x->n) {
 				add_key(&key, &len, &cap, "", 0);
-				folded(si, &key, &len, &cap);
+				folded(x, &key, &len, &cap);
 			} else {
 				add_key(&key, &len, &cap, "-", 1);
 			}
+			break;
+		}
+		case K_FREE_FUNCTION:
+			s = fsi && fsi->n ? fsi->frames[fsi->alloc_frame < fsi->n ?
+			    fsi->alloc_frame : fsi->n - 1] : "-";
+			add_key(&key, &len, &cap, s, strlen(s));
 			break;
 		default:
 			break;
@@ -276,7 +288,7 @@ group_life(const struct mt_event *ev)
 	struct group *g;
 	int cls;
 
-	k = kept_slot(ev, stack, &cls);
+	k = by_free ? NULL : kept_slot(ev, stack, &cls);
 	if (k && k->gen == kept_gen && k->stack == stack && k->pid == ev->pid &&
 	    k->heap == ev->heap.s && k->cls == cls) {
 		account(k->g, ev);
@@ -597,9 +609,11 @@ parse_keys(const char *s)
 				break;
 		if (k == K_NKEYS || nkeys == K_NKEYS) {
 			fprintf(stderr, "%s: bad key '%.*s' (process, pid, heap, type, class, "
-			    "function, stack, module, file)\n", mt_progname, (int)n, s);
+			    "function, stack, module, file, free-function, free-stack)\n",
+			    mt_progname, (int)n, s);
 			exit(2);
 		}
+		by_free |= k == K_FREE_FUNCTION || k == K_FREE_STACK;
 		keys[nkeys++] = (enum key)k;
 	}
 }

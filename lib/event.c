@@ -390,8 +390,12 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 		FSTR(9, ev->s1);
 		if (sdecn(f[10], FLEN(10), &ev->impact))
 			return fail(p, "bad impact", f[10]);
-		if (n > 11)
+		if (n > 11 && !isnone(f[11]))
 			FSTR(11, ev->s2);	/* the fate of a survivor */
+		if (n > 12 && !isnone(f[12])) {	/* the free's stack */
+			NUM(12, ev->stack2, "stack id");
+			ev->flags |= EV_STACK2;
+		}
 		break;
 	case MT_EXIT:
 		NUM(1, ev->ts, "time");
@@ -652,9 +656,13 @@ event_format(const struct mt_event *ev, char *buf, size_t bufsize)
 		NONE_OR(p, ev->flags & EV_STACK_NONE, put_u64(p, ev->stack)); TAB(p);
 		p = put_str(p, ev->s1); TAB(p);
 		p = put_i64(p, ev->impact);
-		if (ev->s2.len) {
+		if (ev->s2.len || (ev->flags & EV_STACK2)) {
 			TAB(p);
-			p = put_str(p, ev->s2);
+			NONE_OR(p, !ev->s2.len, put_str(p, ev->s2));
+		}
+		if (ev->flags & EV_STACK2) {
+			TAB(p);
+			p = put_u64(p, ev->stack2);
 		}
 		break;
 	case MT_EXIT:

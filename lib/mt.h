@@ -76,6 +76,7 @@ enum mt_type {
 #define EV_SIZE_NONE	0x10
 #define EV_PID_NONE	0x20
 #define EV_TID_NONE	0x40
+#define EV_STACK2	0x80	/* life: the free's stack, in stack2 */
 
 /* Exit status in an exit record: a code 0..255, or a signal. */
 #define MT_STATUS_NONE	(-1)
@@ -95,6 +96,7 @@ struct mt_event {
 	uint64_t addr;		/* alloc/free/life; map lo; sym ip */
 	uint64_t size;		/* alloc/life; map hi; sample bytes; lost events */
 	uint64_t stack;		/* stack id; map file offset; sample count */
+	uint64_t stack2;	/* life: the free's stack id, with EV_STACK2 */
 	int64_t impact;		/* life */
 	int status;		/* exit */
 	uint64_t count[3];	/* pool allocs, frees, bytes */
@@ -424,6 +426,7 @@ struct mt_life {
 	struct mt_str heap;
 	uint64_t addr, size, stack;	/* size, stack UINT64_MAX: unknown */
 	const char *fate;	/* survivors: "exit" or "end"; else NULL */
+	uint64_t free_stack;	/* the free's stack (mt-record -F); UINT64_MAX: none */
 };
 struct mt_pair_stats {
 	uint64_t lives, exit, live, before, doubles;

@@ -74,6 +74,7 @@ struct mt_pairer {
 	size_t nseen, seencap;
 	struct freed *freed;
 	struct mt_reader *input;	/* for the file and line of a warning */
+	uint64_t free_stack;	/* of the free being paired, or UINT64_MAX */
 	struct mt_pair_stats stats;
 };
 
@@ -86,6 +87,7 @@ pairer_new(void (*emit)(const struct mt_life *, void *), void *arg)
 	p->arg = arg;
 	p->freed = ecalloc(FREED_SLOTS, sizeof(*p->freed));
 	p->known_id[0] = p->known_id[1] = p->known_id[2] = -1;
+	p->free_stack = UINT64_MAX;
 	return p;
 }
 
@@ -419,7 +421,7 @@ emit(struct mt_pairer *p, uint64_t ta, uint64_t tf, int32_t pid, int32_t tid, un
     uint64_t addr, uint64_t size, uint64_t stack, const char *fate)
 {
 	struct mt_life l = { ta, tf, pid, tid, { p->heapname[heap], p->heaplen[heap] },
-		addr, size, stack, fate };
+		addr, size, stack, fate, p->free_stack };
 
 	p->stats.lives++;
 	if (fate) {
@@ -548,8 +550,8 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 	*old = b;
 }
 
-void
-pairer_free(struct mt_pairer *p, const struct mt_event *ev)
+static void
+free_event(struct mt_pairer *p, const struct mt_event *ev)
 {
 	unsigned heap = heap_id(p, ev->heap);
 	struct btable *t;
@@ -613,6 +615,17 @@ pairer_free(struct mt_pairer *p, const struct mt_event *ev)
 	block_delete(t, b);
 	if (t->crowded)
 		block_rehome(t, 1);
+}
+
+/* A free, its stack (if recorded) on the lifetimes it ends: WPA's
+   Decommit Stack. */
+void
+pairer_free(struct mt_pairer *p, const struct mt_event *ev)
+{
+	if (!(ev->flags & EV_STACK_NONE))
+		p->free_stack = ev->stack;
+	free_event(p, ev);
+	p->free_stack = UINT64_MAX;
 }
 
 /*

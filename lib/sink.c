@@ -234,6 +234,20 @@ str_copy(struct mt_out *a, struct mt_str *str)
 	}
 }
 
+/*
+ * The arena's end at a multiple of 8, with room made for the padding: set
+ * past its capacity, the next write overflowed it (a life record passed
+ * through from a trace, once the event grew by 8 bytes).
+ */
+static void
+arena_align(struct mt_out *o)
+{
+	size_t pad = (size_t)-o->len & 7;
+
+	out_reserve(o, pad);
+	o->len += pad;
+}
+
 static void
 queue_event(struct sink_queue *q, const struct mt_event *ev)
 {
@@ -244,7 +258,7 @@ queue_event(struct sink_queue *q, const struct mt_event *ev)
 
 	it->kind = ITEM_EVENT;
 	if (c.nips) {
-		b->arena.len = (b->arena.len + 7) & ~(size_t)7;
+		arena_align(&b->arena);
 		off = b->arena.len;
 		out_write(&b->arena, c.ips, c.nips * sizeof(*c.ips));
 		c.ips = (uint64_t *)(uintptr_t)off;
@@ -253,7 +267,7 @@ queue_event(struct sink_queue *q, const struct mt_event *ev)
 	str_copy(&b->arena, &c.s1);
 	str_copy(&b->arena, &c.s2);
 	str_copy(&b->arena, &c.s3);
-	b->arena.len = (b->arena.len + 7) & ~(size_t)7;
+	arena_align(&b->arena);
 	it->u.bytes.off = b->arena.len;
 	out_write(&b->arena, &c, sizeof(c));
 }

@@ -39,7 +39,8 @@ enum {
 #define LF_CLASS(f)	(((f) >> 5) & 3)	/* aifi aifo aofi aofo */
 #define LF_FATE(f)	(((f) >> 7) & 3)	/* none, exit, end */
 #define LF_IMPACT	0x200	/* not what the class makes it: it follows */
-#define LF_ALL		0x3ff
+#define LF_STACK2	0x400	/* the free's stack follows */
+#define LF_ALL		0x7ff
 
 static const char *const life_classes[4] = { "aifi", "aifo", "aofi", "aofo" };
 static const char *const life_fates[3] = { "", "exit", "end" };
@@ -431,10 +432,14 @@ put_ts(struct trace_writer *w, uint64_t ts)
 
 static int writer_full(const struct trace_writer *w, size_t heaplen);
 
-/* A life record; f holds its LF_ flags, class and fate (not LF_IMPACT). */
+/*
+ * A life record; f holds its LF_ flags, class and fate (not LF_IMPACT),
+ * and LF_STACK2 when stack2, the free's stack, follows.
+ */
 static void
 put_life(struct trace_writer *w, unsigned f, int64_t pid, int64_t tid, struct mt_str heapname,
-    uint64_t ts, uint64_t ts2, uint64_t addr, uint64_t size, uint64_t stack, int64_t impact)
+    uint64_t ts, uint64_t ts2, uint64_t addr, uint64_t size, uint64_t stack, int64_t impact,
+    uint64_t stack2)
 {
 	uint32_t thread, hidx = 0;
 	unsigned heap;
@@ -471,6 +476,8 @@ put_life(struct trace_writer *w, unsigned f, int64_t pid, int64_t tid, struct mt
 		put(w, S_STACK, stack);
 	if (f & LF_IMPACT)
 		put(w, S_MISC, zigzag(impact));
+	if (f & LF_STACK2)
+		put(w, S_STACK, stack2);
 	put_byte(w, S_TAG, tag);
 }
 
@@ -495,6 +502,10 @@ life_event(const struct mt_life *l, unsigned cls, int64_t impact, struct mt_even
 	ev->s1 = (struct mt_str){ life_classes[cls & 3], 4 };
 	if (l->fate)
 		ev->s2 = (struct mt_str){ l->fate, strlen(l->fate) };
+	if (l->free_stack != UINT64_MAX) {
+		ev->stack2 = l->free_stack;
+		ev->flags |= EV_STACK2;
+	}
 }
 
 /*
@@ -518,8 +529,9 @@ trace_write_life(struct trace_writer *w, const struct mt_life *l, unsigned cls, 
 	w->events++;
 	put_life(w, (l->ta == UINT64_MAX ? LF_TS_NONE : 0) | (l->tf == UINT64_MAX ? LF_TS2_NONE : 0) |
 	    (l->tid < 0 ? LF_TID_NONE : 0) | (l->size == UINT64_MAX ? LF_SIZE_NONE : 0) |
-	    (l->stack == UINT64_MAX ? LF_STACK_NONE : 0) | (cls & 3) << 5 | fate << 7,
-	    l->pid, l->tid, l->heap, l->ta, l->tf, l->addr, l->size, l->stack, impact);
+	    (l->stack == UINT64_MAX ? LF_STACK_NONE : 0) | (cls & 3) << 5 | fate << 7 |
+	    (l->free_stack != UINT64_MAX ? LF_STACK2 : 0),
+	    l->pid, l->tid, l->heap, l->ta, l->tf, l->addr, l->size, l->stack, impact, l->free_stack);
 	if (w->rawlen >= w->frame_max)
 		trace_flush(w);
 }
@@ -616,8 +628,9 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 		    (ev->flags & EV_TID_NONE ? LF_TID_NONE : 0) |
 		    (ev->flags & EV_SIZE_NONE ? LF_SIZE_NONE : 0) |
 		    (ev->flags & EV_STACK_NONE ? LF_STACK_NONE : 0) |
+		    (ev->flags & EV_STACK2 ? LF_STACK2 : 0) |
 		    (unsigned)cls << 5 | (unsigned)fate << 7, ev->pid, ev->tid, ev->heap,
-		    ev->ts, ev->ts2, ev->addr, ev->size, ev->stack, ev->impact);
+		    ev->ts, ev->ts2, ev->addr, ev->size, ev->stack, ev->impact, ev->stack2);
 		break;
 	}
 	case MT_STACK:
@@ -1149,9 +1162,11 @@ decode(struct trace_reader *r, struct mt_event *ev)
 				return -1;
 			ev->impact = unzigzag(v);
 		}
+		if ((f & LF_STACK2) && get_num(r, S_STACK, &ev->stack2))
+			return -1;
 		ev->flags = (f & LF_TS_NONE ? EV_TS_NONE : 0) | (f & LF_TS2_NONE ? EV_TS2_NONE : 0) |
 		    (f & LF_TID_NONE ? EV_TID_NONE : 0) | (f & LF_SIZE_NONE ? EV_SIZE_NONE : 0) |
-		    (f & LF_STACK_NONE ? EV_STACK_NONE : 0);
+		    (f & LF_STACK_NONE ? EV_STACK_NONE : 0) | (f & LF_STACK2 ? EV_STACK2 : 0);
 		ev->s1 = (struct mt_str){ life_classes[LF_CLASS(f)], 4 };
 		if (LF_FATE(f))
 			ev->s2 = (struct mt_str){ life_fates[LF_FATE(f)],

@@ -88,7 +88,7 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 
 @test "bad options" {
 	run -2 --separate-stderr mt-group --by bogus wpa.life
-	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file)" ]
+	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, free-function, free-stack)" ]
 	run -2 --separate-stderr mt-group --format xml wpa.life
 	[ "$stderr" = "mt-group: bad format 'xml' (table, tsv, json, folded)" ]
 }
@@ -134,4 +134,26 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 	run -0 mt-group --tree f.life
 	has_line "$output" '^ *fn;with;semis +1 '
 	has_line "$output" '^ *\[\.\.\.\] +2 '
+}
+
+@test "free stacks (mt-record -F) carried on the life lines, grouped by --by free-function and free-stack" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -F -o f.mtr -- "$PROGS/demo" 2>/dev/null
+	mt-symbolize f.mtr >f.txt
+	# every free with a stack ends a lifetime that carries that stack
+	awk -F'\t' '$1 == "free" && $7 != "-" { print $6, $7 }' f.txt | sort >frees
+	[ "$(wc -l <frees)" = 6 ]
+	mt-lifetime f.txt 2>/dev/null >l.txt
+	diff frees <(awk -F'\t' '$1 == "life" && $13 != "" { print $7, $13 }' l.txt | sort)
+	# leaks have a fate and no free stack; older fields unchanged
+	[ "$(awk -F'\t' '$1 == "life" && $12 == "exit" && $13 == ""' l.txt | wc -l)" = 3 ]
+	# the same through .mtr streams
+	diff l.txt <(mt-lifetime -b f.txt 2>/dev/null | mt-decode)
+	run -0 mt-group --by function,free-function --format tsv l.txt
+	has_line "$output" $'^make_name\tmain\t5\t160\t0$'
+	has_line "$output" $'^make_name\t-\t3\t96\t96$'
+	has_line "$output" $'^main\tmain\t1\t100\t0$'
+	run -0 mt-group --by free-stack --format tsv l.txt
+	has_line "$output" $'^_start;__libc_start_main_impl;__libc_start_call_main;main\t6\t260\t0$'
+	run -2 mt-group --by free-functions l.txt
 }

@@ -321,23 +321,6 @@ by_sort(const void *a, const void *b)
 	}
 }
 
-static const char *
-human(int64_t v, char *buf, size_t n)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double d = (double)(v < 0 ? -v : v);
-	int u = 0;
-
-	while (d >= 1024 && u < 4) {
-		d /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, n, "%" PRId64 " B", v);
-	else
-		snprintf(buf, n, "%s%.1f %s", v < 0 ? "-" : "", d, units[u]);
-	return buf;
-}
 
 static void
 json_str(const char *s, size_t n)
@@ -426,7 +409,7 @@ write_groups(void)
 		snprintf(a, sizeof(a), "%" PRIu64, all[i]->count);
 		if (strlen(a) > w[nkeys])
 			w[nkeys] = strlen(a);
-		if (strlen(human((int64_t)all[i]->size, b, sizeof(b))) > w[nkeys + 1])
+		if (strlen(mt_human((int64_t)all[i]->size, b, sizeof(b))) > w[nkeys + 1])
 			w[nkeys + 1] = strlen(b);
 		free(copy);
 	}
@@ -440,8 +423,8 @@ write_groups(void)
 		for (k = 0; k < nkeys; k++)
 			printf("%-*s  ", (int)w[k], f[k]);
 		printf("%*" PRIu64 "  %*s  %*s\n", (int)w[nkeys], all[i]->count,
-		    (int)w[nkeys + 1], human((int64_t)all[i]->size, a, sizeof(a)),
-		    (int)w[nkeys + 2], human(all[i]->impact, b, sizeof(b)));
+		    (int)w[nkeys + 1], mt_human((int64_t)all[i]->size, a, sizeof(a)),
+		    (int)w[nkeys + 2], mt_human(all[i]->impact, b, sizeof(b)));
 		free(copy);
 	}
 }
@@ -530,8 +513,8 @@ print_node(struct node *n, int depth)
 	size_t i;
 
 	printf("%*s%-*s %10" PRIu64 " %12s %14s\n", depth * 2, "", 60 - depth * 2 > 10 ?
-	    60 - depth * 2 : 10, n->name, n->count, human((int64_t)n->size, a, sizeof(a)),
-	    human(n->impact, b, sizeof(b)));
+	    60 - depth * 2 : 10, n->name, n->count, mt_human((int64_t)n->size, a, sizeof(a)),
+	    mt_human(n->impact, b, sizeof(b)));
 	if (n->nkids)
 		qsort(n->kids, n->nkids, sizeof(*n->kids), node_sort);
 	for (i = 0; i < n->nkids; i++)

@@ -102,6 +102,7 @@ static char *trace_host;
 static uint64_t stream_end;		/* the last time seen */
 static int saw_events, saw_log;
 static int partial_last;		/* the last snapshot ends a short interval */
+static uint64_t last_interval;		/* a short last interval joined: the two's length */
 
 static struct tag *
 tag_get(const char *name, size_t nlen, const char *type, size_t tlen)
@@ -273,6 +274,25 @@ srow_cmp(const void *a, const void *b)
 	int c = strcmp(x->tag, y->tag);
 
 	return c ? c : strcmp(x->type, y->type);
+}
+
+/* The snapshot's rows by --sort: the biggest first, as PoolMon's /b. */
+static int
+srow_by_key(const void *a, const void *b)
+{
+	const struct source_row *x = a, *y = b;
+	int64_t vx, vy;
+
+	if (sort_key == NCOUNTERS) {
+		vx = x->c[C_DIFF] > 0 ? x->c[C_BYTES] / x->c[C_DIFF] : NONE;
+		vy = y->c[C_DIFF] > 0 ? y->c[C_BYTES] / y->c[C_DIFF] : NONE;
+	} else {
+		vx = x->c[sort_key];
+		vy = y->c[sort_key];
+	}
+	if (vx != vy)
+		return vx < vy ? 1 : -1;
+	return srow_cmp(a, b);
 }
 
 static void
@@ -552,6 +572,16 @@ snapshot(char **sources, size_t nsources)
 	}
 	time_label(now, when, sizeof(when));
 	hostname_of(host, sizeof(host));
+	/*
+	 * A source that failed makes no snapshot: in a log, its tags would
+	 * read as pools that vanished, and --growth says they stopped.
+	 */
+	if (trouble) {
+		fprintf(stderr, "%s: no snapshot written\n", mt_progname);
+		return 2;
+	}
+	if (sort_key >= 0 && nsrows > 1)
+		qsort(srows, nsrows, sizeof(*srows), srow_by_key);
 	printf("#mt-pool 1 time=%s host=%s", when, host);
 	if ((f = proc_open("meminfo", 0))) {
 		while (fgets(line, sizeof(line), f))
@@ -574,6 +604,29 @@ snapshot(char **sources, size_t nsources)
 }
 
 /* ---- Reading logs and streams ---- */
+
+/* A log's snapshot header, until its first row. */
+static struct {
+	int on;
+	int64_t t;
+	char *host;
+	const char *file;
+	uint64_t lineno;
+} pending;
+
+/*
+ * The header before has had no row: a snapshot whose source failed (an
+ * older mt-pooldiff wrote its header anyway).  Taken in, its tags would
+ * have vanished and --growth said they stopped: left out, and said.
+ */
+static void
+header_done(void)
+{
+	if (!pending.on)
+		return;
+	pending.on = 0;
+	bad_line(pending.file, pending.lineno, "snapshot without rows left out", "#mt-pool");
+}
 
 static void
 log_header(const char *file, uint64_t lineno, char *line)
@@ -599,7 +652,14 @@ log_header(const char *file, uint64_t lineno, char *line)
 	if (nsnaps && t < snaps[nsnaps - 1].t)
 		bad_line(file, lineno, "snapshot older than the one before", line);
 	saw_log = 1;
-	snapshot_begin(t, host);
+	header_done();
+	/* Begun at its first row: a header alone is a snapshot that failed. */
+	pending.t = t;
+	free(pending.host);
+	pending.host = estrdup(host ? host : "-");
+	pending.file = file;
+	pending.lineno = lineno;
+	pending.on = 1;
 }
 
 static void
@@ -615,7 +675,8 @@ log_row(const char *file, uint64_t lineno, const char *line, size_t len)
 	}
 	memcpy(buf, line, len);
 	buf[len] = '\0';
-	for (f[n] = strtok_r(buf, " \t", &save); f[n] && n < 8; f[n] = strtok_r(NULL, " \t", &save))
+	/* Eight fields say too many: the array holds no ninth. */
+	while (n < 8 && (f[n] = strtok_r(n ? NULL : buf, " \t", &save)))
 		n++;
 	if (n != 7) {
 		char tmp[4096];
@@ -624,7 +685,7 @@ log_row(const char *file, uint64_t lineno, const char *line, size_t len)
 		bad_line(file, lineno, "bad snapshot row", tmp);
 		return;
 	}
-	if (!nsnaps) {
+	if (!nsnaps && !pending.on) {
 		bad_line(file, lineno, "row before any snapshot header", f[0]);
 		return;
 	}
@@ -635,6 +696,10 @@ log_row(const char *file, uint64_t lineno, const char *line, size_t len)
 			bad_line(file, lineno, "bad counter", f[2 + i]);
 			return;
 		}
+	}
+	if (pending.on) {
+		pending.on = 0;
+		snapshot_begin(pending.t, pending.host);
 	}
 	snapshot_row(tag_get(f[0], strlen(f[0]), f[1], strlen(f[1])), c);
 }
@@ -796,16 +861,24 @@ read_input(const char *path)
 			saw_events = 1;
 			pairer_free(pairer, &ev);
 			break;
+		/*
+		 * What a process never freed stays in its tags after its exit:
+		 * the table is of what the allocation functions left, and a
+		 * leak that the exit ended would read as freed in the last
+		 * interval, and never be said to grow.
+		 */
 		case MT_PROC:
-			pairer_proc(pairer, ev.pid, ev.ts);
+			pairer_proc(pairer, ev.pid, UINT64_MAX);
 			break;
 		case MT_EXIT:
-			pairer_image_end(pairer, ev.pid, "exit", ev.ts);
+			pairer_image_end(pairer, ev.pid, "exit", UINT64_MAX);
 			break;
 		case MT_LIFE:
 			saw_events = 1;
+			/* A leak that its process's end ended: not freed, as above. */
 			count_life(ev.flags & EV_TS_NONE ? UINT64_MAX : ev.ts,
-			    ev.flags & EV_TS2_NONE ? UINT64_MAX : ev.ts2, ev.heap,
+			    (ev.flags & EV_TS2_NONE) || (ev.s2.len == 4 &&
+			    !memcmp(ev.s2.s, "exit", 4)) ? UINT64_MAX : ev.ts2, ev.heap,
 			    ev.flags & EV_SIZE_NONE ? UINT64_MAX : ev.size,
 			    ev.flags & EV_STACK_NONE ? UINT64_MAX : ev.stack, ev.pid);
 			break;
@@ -813,6 +886,7 @@ read_input(const char *path)
 			break;
 		}
 	}
+	header_done();
 	pairer_input(pairer, NULL);
 	return reader_close(r);
 }
@@ -827,18 +901,34 @@ snapshots_from_events(void)
 	int64_t base = trace_start == NONE ? 0 : trace_start;
 	int64_t (*run)[3] = ecalloc(ntags ? ntags : 1, sizeof(*run));
 
-	/* The last snapshot is at the end of the trace, not after it. */
+	/*
+	 * A short last interval joins the whole one before it, whose snapshot
+	 * is then at the end of the trace: compared alone with a whole
+	 * interval, its changes were near nothing (the table of a 4.2 s trace
+	 * at 1 s said +0 nearly everywhere).  Alone, its snapshot is at the
+	 * end of the trace too, not after it.
+	 */
 	partial_last = nbuckets && stream_end < nbuckets * interval;
+	if (partial_last && nbuckets > 1) {
+		last_interval = stream_end - (nbuckets - 2) * interval;
+		partial_last = 0;
+	}
 	for (k = 0; k < nbuckets; k++) {
-		snapshot_begin(base + (int64_t)(k + 1 < nbuckets || !partial_last ?
-		    (k + 1) * interval : stream_end), trace_host);
+		size_t j, upto = k + 2 == nbuckets && last_interval ? k + 1 : k;
+
+		if (k + 1 == nbuckets && last_interval)
+			break;		/* joined to the one before */
+		snapshot_begin(base + (int64_t)(upto + 1 < nbuckets || !partial_last ?
+		    (upto + 1 == nbuckets ? stream_end : (k + 1) * interval) : stream_end),
+		    trace_host);
 		for (i = 0; i < ntags; i++) {
 			t = tags[i];
-			if (k < t->ndelta) {
-				run[i][0] += t->delta[k][0];
-				run[i][1] += t->delta[k][1];
-				run[i][2] += t->delta[k][2];
-			}
+			for (j = k; j <= upto; j++)
+				if (j < t->ndelta) {
+					run[i][0] += t->delta[j][0];
+					run[i][1] += t->delta[j][1];
+					run[i][2] += t->delta[j][2];
+				}
 			memcpy(sum, run[i], sizeof(sum));
 			if (!sum[0] && !sum[1])
 				continue;
@@ -914,6 +1004,37 @@ by_sort(const void *a, const void *b)
 	return c ? c : strcmp(x->type, y->type);
 }
 
+/*
+ * A tag for people, in TAG_WIDTH columns: the log's escapes of a blank
+ * and a backslash undone (they are there for awk), other bytes left
+ * escaped; a longer one keeps its start and its end, "..." between.
+ */
+#define TAG_WIDTH 32
+static const char *
+tag_show(const char *name, char *buf, size_t size)
+{
+	char full[4096];
+	size_t i, n = 0, len;
+
+	for (i = 0; name[i] && n + 1 < sizeof(full); i++) {
+		if (name[i] == '\\' && (!strncmp(name + i + 1, "040", 3) ||
+		    !strncmp(name + i + 1, "134", 3))) {
+			full[n++] = name[i + 1] == '0' ? ' ' : '\\';
+			i += 3;
+		} else {
+			full[n++] = name[i];
+		}
+	}
+	full[n] = '\0';
+	len = n;
+	if (len <= TAG_WIDTH || size < TAG_WIDTH + 1)
+		snprintf(buf, size, "%s", full);
+	else
+		snprintf(buf, size, "%.*s...%s", (TAG_WIDTH - 3) / 2, full,
+		    full + len - (TAG_WIDTH - 3 - (TAG_WIDTH - 3) / 2));
+	return buf;
+}
+
 static void
 cell(char *buf, size_t size, int64_t v)
 {
@@ -936,7 +1057,7 @@ static void
 print_row(const char *name, const char *type, const int64_t v[NCOUNTERS],
     const int64_t d[NCOUNTERS])
 {
-	char a[4][32], ch[4][32], per[32];
+	char a[4][32], ch[4][32], per[32], shown[TAG_WIDTH + 8];
 	int i;
 
 	for (i = 0; i < NCOUNTERS; i++) {
@@ -945,7 +1066,8 @@ print_row(const char *name, const char *type, const int64_t v[NCOUNTERS],
 	}
 	cell(per, sizeof(per), v[C_DIFF] == NONE || v[C_BYTES] == NONE ? NONE :
 	    v[C_DIFF] > 0 ? v[C_BYTES] / v[C_DIFF] : 0);
-	printf("%-32s %-14s %10s %-9s %10s %-9s %10s %-9s %14s %-12s %10s\n", name, type,
+	printf("%-32s %-14s %10s %-9s %10s %-9s %10s %-9s %14s %-12s %10s\n",
+	    tag_show(name, shown, sizeof(shown)), type,
 	    a[0], ch[0], a[1], ch[1], a[2], ch[2], a[3], ch[3], per);
 }
 
@@ -967,8 +1089,12 @@ print_table(void)
 	time_label(snaps[nsnaps - 1].t, when, sizeof(when));
 	if (nsnaps > 1) {
 		time_label(snaps[nsnaps - 2].t, before, sizeof(before));
-		printf("#mt-pooldiff time=%s host=%s snapshots=%zu changes-since=%s\n", when,
+		printf("#mt-pooldiff time=%s host=%s snapshots=%zu changes-since=%s", when,
 		    snaps[nsnaps - 1].host, nsnaps, before);
+		if (last_interval)
+			printf(" last-interval=%" PRIu64 ".%03us", last_interval / 1000000000,
+			    (unsigned)(last_interval % 1000000000 / 1000000));
+		putchar('\n');
 	} else {
 		printf("#mt-pooldiff time=%s host=%s snapshots=1\n", when, snaps[nsnaps - 1].host);
 	}
@@ -1054,11 +1180,16 @@ print_growth(void)
 		printf("#%-31s %-14s %7s %14s %14s %14s %14s\n", "Tag", "Type", "Grew",
 		    "FirstBytes", "LastBytes", "Growth", "PerHour");
 	for (i = 0; i < nv; i++) {
-		char grew[32];
+		char grew[32], shown[TAG_WIDTH + 8], rate[32];
 		snprintf(grew, sizeof(grew), "%ld/%zu", v[i].grew, n);
-		printf("%-32s %-14s %7s %14" PRId64 " %14" PRId64 " %+14" PRId64 " %+14.0f\n",
-		    v[i].t->name, v[i].t->type, grew, v[i].first, v[i].last,
-		    v[i].last - v[i].first, v[i].per_hour);
+		/* One field for awk: "+1.5MiB", no blank. */
+		mt_human((int64_t)v[i].per_hour, rate + 1, sizeof(rate) - 1);
+		rate[0] = '+';
+		if (strchr(rate, ' '))
+			memmove(strchr(rate, ' '), strchr(rate, ' ') + 1, strlen(strchr(rate, ' ')));
+		printf("%-32s %-14s %7s %14" PRId64 " %14" PRId64 " %+14" PRId64 " %14s\n",
+		    tag_show(v[i].t->name, shown, sizeof(shown)), v[i].t->type, grew, v[i].first,
+		    v[i].last, v[i].last - v[i].first, v[i].per_hour < 0 ? rate + 1 : rate);
 	}
 	for (i = 0; i < nv; i++) {
 		printf("\n#evidence %s %s\n", v[i].t->name, v[i].t->type);

@@ -1,4 +1,5 @@
 /* Durations and sizes as people write them on command lines. */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,4 +110,23 @@ esize(const char *opt, const char *s)
 		exit(2);
 	}
 	return bytes;
+}
+
+/* Bytes for people: "512 B", "1.5 MiB", "-74.0 MiB". */
+const char *
+mt_human(int64_t v, char *buf, size_t n)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double d = v < 0 ? -(double)v : (double)v;
+	int u = 0;
+
+	while (d >= 1024 && u < 6) {
+		d /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, n, "%" PRId64 " B", v);
+	else
+		snprintf(buf, n, "%s%.1f %s", v < 0 ? "-" : "", d, units[u]);
+	return buf;
 }

@@ -66,7 +66,8 @@ check_order() {
 }
 
 # Does text $1 have a line matching the Perl regex $2?
-has_line() {
+has_line() {	# text pattern: a line of text matches the PCRE pattern
+	[ $# = 2 ] || { echo "has_line: text and pattern, not $# arguments" >&2; return 2; }
 	printf '%s\n' "$1" | grep -Pq -- "$2"
 }
 

@@ -13,7 +13,7 @@ load helpers
 	golden mt-pooldiff snapshot-default
 }
 
-@test "snapshot of a process that is not there: said, the rest written, exit 2 (golden)" {
+@test "snapshot of a process that is not there: said, no snapshot written, exit 2 (golden)" {
 	golden mt-pooldiff snapshot-nopid
 }
 
@@ -24,11 +24,12 @@ load helpers
 @test "snapshot rows are fixed columns, one a line, tags without blanks" {
 	cd "$TESTS/fixtures/mt-pooldiff"
 	run -0 --separate-stderr mt-pooldiff --snapshot --proc root/proc pid:4242
+	snap=$output
 	# Every row has seven fields, whatever its tag.
-	run -0 awk '!/^#/ && NF != 7 { bad++ } END { exit bad > 0 }' <<<"$output"
-	has_line '^/opt/My\\040App/lib\\040app.so +file +- +- +1 +155648 +155648$'
+	run -0 awk '!/^#/ && NF != 7 { bad++ } END { exit bad > 0 }' <<<"$snap"
+	has_line "$snap" '^/opt/My\\040App/lib\\040app.so +file +- +- +1 +155648 +155648$'
 	# Bytes are Rss + Swap: 1588 kB + 100 kB.
-	has_line '^\[heap\] +heap +- +- +1 +1728512 +1728512$'
+	has_line "$snap" '^\[heap\] +heap +- +- +1 +1728512 +1728512$'
 }
 
 # A /proc tree for step $1 of a log: one cache leaking, two noisy ones,
@@ -63,9 +64,9 @@ make_log() {
 @test "growth: the leaking cache out of noisy neighbours, not the one that grew once" {
 	make_log 12
 	run -1 --separate-stderr mt-pooldiff --growth "$BATS_TEST_TMPDIR/pool.log"
-	has_line '^#mt-pooldiff growth: 1 of 6 tags grew in at least 11 of the last 11 intervals, 2026-11-22T00:00:00Z to 2026-11-22T00:55:00Z$'
+	has_line "$output" '^#mt-pooldiff growth: 1 of 6 tags grew in at least 11 of the last 11 intervals, 2026-11-22T00:00:00Z to 2026-11-22T00:55:00Z$'
 	# 50 objects of 128 bytes every 5 minutes: 6400 B, 76800 B an hour.
-	has_line '^leaky_cache +slab +11/11 +128000 +198400 +\+70400 +\+76800$'
+	has_line "$output" '^leaky_cache +slab +11/11 +128000 +198400 +\+70400 +\+75.0KiB$'
 	run grep -c '^#evidence' <<<"$output"
 	[ "$output" = 1 ]
 }
@@ -86,14 +87,14 @@ make_log() {
 	run -0 --separate-stderr mt-pooldiff --growth 1/2 -m 'once*' "$log"
 	[ "$output" = "#mt-pooldiff growth: 0 of 1 tags grew in at least 1 of the last 2 intervals, 2026-11-22T00:45:00Z to 2026-11-22T00:55:00Z" ]
 	run -1 --separate-stderr mt-pooldiff --growth 1/9 -m 'once*' "$log"
-	has_line '^once_cache +slab +1/9 +51200 +460800 '
+	has_line "$output" '^once_cache +slab +1/9 +51200 +460800 '
 }
 
 @test "no growth: exit 0; too few snapshots or a bad K/N: exit 2" {
 	make_log 12
 	log=$BATS_TEST_TMPDIR/pool.log
 	run -0 --separate-stderr mt-pooldiff --growth -x leaky_cache "$log"
-	has_line '^#mt-pooldiff growth: 0 of 5 tags'
+	has_line "$output" '^#mt-pooldiff growth: 0 of 5 tags'
 	head -8 "$log" >"$BATS_TEST_TMPDIR/one.log"
 	run -2 --separate-stderr mt-pooldiff --growth "$BATS_TEST_TMPDIR/one.log"
 	[ "$stderr" = "mt-pooldiff: growth needs two snapshots, the input has one" ]
@@ -107,11 +108,11 @@ make_log() {
 	make_log 4
 	log=$BATS_TEST_TMPDIR/pool.log
 	run -0 --separate-stderr mt-pooldiff "$log"
-	has_line '^#mt-pooldiff time=2026-11-22T00:15:00Z host=.* snapshots=4 changes-since=2026-11-22T00:10:00Z$'
+	has_line "$output" '^#mt-pooldiff time=2026-11-22T00:15:00Z host=.* snapshots=4 changes-since=2026-11-22T00:10:00Z$'
 	# Step 3: leaky 1150 objects (+50), noisy_a 5300 (+300), once 900 (+800).
-	has_line '^leaky_cache +slab +- \(-\) +- \(-\) +1150 \(\+50\) +147200 \(\+6400\) +128$'
-	has_line '^noisy_a +slab +- \(-\) +- \(-\) +5300 \(\+300\) +339200 \(\+19200\) +64$'
-	has_line '^once_cache +slab +- \(-\) +- \(-\) +900 \(\+800\) +460800 \(\+409600\) +512$'
+	has_line "$output" '^leaky_cache +slab +- \(-\) +- \(-\) +1150 \(\+50\) +147200 \(\+6400\) +128$'
+	has_line "$output" '^noisy_a +slab +- \(-\) +- \(-\) +5300 \(\+300\) +339200 \(\+19200\) +64$'
+	has_line "$output" '^once_cache +slab +- \(-\) +- \(-\) +900 \(\+800\) +460800 \(\+409600\) +512$'
 	# Sorted by tag unless asked.
 	run -0 awk '!/^#/ { print $1 }' <<<"$output"
 	[ "$output" = "$(printf 'leaky_cache\nmostly_cache\nnoisy_a\nnoisy_b\nonce_cache\nsteady')" ]
@@ -129,7 +130,7 @@ make_log() {
 	run -0 --separate-stderr bash -c "mt-pooldiff --regex -m '^(leaky|once)_' '$log' | awk '!/^#/ { print \$1 }'"
 	[ "$output" = "$(printf 'leaky_cache\nonce_cache')" ]
 	run -0 --separate-stderr mt-pooldiff --totals -m 'leaky*' -m 'once*' "$log"
-	has_line '^TOTAL +- +- \(-\) +- \(-\) +2050 \(\+850\) +608000 \(\+416000\) +296$'
+	has_line "$output" '^TOTAL +- +- \(-\) +- \(-\) +2050 \(\+850\) +608000 \(\+416000\) +296$'
 	run -2 --separate-stderr mt-pooldiff -s size "$log"
 	[ "$stderr" = "mt-pooldiff: bad sort key 'size' (tag, allocs, frees, diff, bytes, per-alloc)" ]
 }
@@ -141,7 +142,7 @@ make_log() {
 	run -2 --separate-stderr mt-pooldiff "$log"
 	[ "${stderr_lines[0]}" = "mt-pooldiff: $log:4: bad counter 'x'" ]
 	[ "${stderr_lines[1]}" = "mt-pooldiff: $log:17: bad snapshot time 'time=yesterday'" ]
-	has_line '^noisy_a '
+	has_line "$output" '^noisy_a '
 }
 
 @test "a leaking process recorded: names exactly the leaking function, with its rate" {
@@ -154,14 +155,17 @@ make_log() {
 	[ "$output" = "LeakyCache malloc 9/9" ]
 	# The rate: what the program leaked over the time it ran, within 15%.
 	run -1 --separate-stderr mt-pooldiff --interval 200ms --growth leak.txt
-	rate=$(awk '$1 == "LeakyCache" { print $7 + 0 }' <<<"$output")
+	# PerHour in units for people: +82.4MiB
+	rate=$(awk '$1 == "LeakyCache" { v = $7 + 0; u = $7; sub(/^[-+0-9.]*/, "", u)
+		m = u == "KiB" ? 1024 : u == "MiB" ? 1048576 : u == "GiB" ? 1073741824 : 1
+		printf "%d", v * m }' <<<"$output")
 	want=$(awk -v l="$leaked" -v s="$secs" 'BEGIN { printf "%d", l / s * 3600 }')
 	awk -v r="$rate" -v w="$want" 'BEGIN { exit !(r > w * 0.85 && r < w * 1.15) }'
 	# The same from its lifetimes, and tagged by heap: the heap grows.
 	run -1 --separate-stderr bash -c "mt-lifetime -q leak.txt | mt-pooldiff --interval 200ms --growth"
-	has_line '^LeakyCache +malloc +9/9 '
+	has_line "$output" '^LeakyCache +malloc +9/9 '
 	run -0 --separate-stderr mt-pooldiff --interval 200ms --tag heap leak.txt
-	has_line '^malloc +malloc +'
+	has_line "$output" '^malloc +malloc +'
 }
 
 @test "the table of a recorded process: Allocs and Frees counted, Diff and Bytes outstanding" {
@@ -170,10 +174,10 @@ make_log() {
 	run -0 --separate-stderr bash -c "mt-symbolize leak.mtr | mt-pooldiff --interval 1s -m '[A-Z]*'"
 	# At the end: 1000 leaked blocks of 48; noisy 1020 allocs all freed;
 	# GrowOnce's ten blocks freed at the end; GrowThenShrink 200 and 200.
-	has_line '^LeakyCache +malloc +1000 \(\+[0-9]+\) +0 \(\+0\) +1000 \(\+[0-9]+\) +48000 \(\+[0-9]+\) +48$'
-	has_line '^NoisyBuffers +malloc +1020 \(\+[0-9]+\) +1020 \(\+[0-9]+\) +0 \([-+][0-9]+\) +0 \([-+][0-9]+\) +0$'
-	has_line '^GrowOnce +malloc +10 \(\+0\) +10 \(\+10\) +0 \(-10\) +0 \(-1024000\) +0$'
-	has_line '^GrowThenShrink +malloc +200 \(\+[0-9]+\) +200 \(\+[0-9]+\) +0 '
+	has_line "$output" '^LeakyCache +malloc +1000 \(\+[0-9]+\) +0 \(\+0\) +1000 \(\+[0-9]+\) +48000 \(\+[0-9]+\) +48$'
+	has_line "$output" '^NoisyBuffers +malloc +1020 \(\+[0-9]+\) +1020 \(\+[0-9]+\) +0 \([-+][0-9]+\) +0 \([-+][0-9]+\) +0$'
+	has_line "$output" '^GrowOnce +malloc +10 \(\+0\) +10 \(\+10\) +0 \(-10\) +0 \(-1024000\) +0$'
+	has_line "$output" '^GrowThenShrink +malloc +200 \(\+[0-9]+\) +200 \(\+[0-9]+\) +0 '
 }
 
 @test "events without --interval, or nothing to read: exit 2" {
@@ -202,7 +206,7 @@ make_log() {
 	done
 	wait $pid
 	run -1 --separate-stderr mt-pooldiff --growth live.log
-	has_line '^\[heap\] +heap +3/3 '
+	has_line "$output" '^\[heap\] +heap +3/3 '
 	# Bytes of [heap] are Rss + Swap of the mapping, in every snapshot.
 	[ "$(grep -c '^\[heap\] ' live.log)" = 4 ]
 }
@@ -215,9 +219,63 @@ make_log() {
 		300000000000 foo 20 2 1800  300000000000 bar 9 8 100 \
 		600000000000 foo 30 2 2800  600000000000 bar 9 9 0 >>p.txt
 	run -0 --separate-stderr mt-pooldiff p.txt
-	has_line '^#mt-pooldiff time=2026-11-22T00:10:00Z host=h snapshots=3 changes-since=2026-11-22T00:05:00Z$'
-	has_line '^foo +slab +30 \(\+10\) +2 \(\+0\) +28 \(\+10\) +2800 \(\+1000\) +100$'
-	has_line '^bar +slab +9 \(\+0\) +9 \(\+1\) +0 \(-1\) +0 \(-100\) +0$'
+	has_line "$output" '^#mt-pooldiff time=2026-11-22T00:10:00Z host=h snapshots=3 changes-since=2026-11-22T00:05:00Z$'
+	has_line "$output" '^foo +slab +30 \(\+10\) +2 \(\+0\) +28 \(\+10\) +2800 \(\+1000\) +100$'
+	has_line "$output" '^bar +slab +9 \(\+0\) +9 \(\+1\) +0 \(-1\) +0 \(-100\) +0$'
 	run -1 --separate-stderr mt-pooldiff --growth p.txt
-	has_line '^foo +slab +2/2 +800 +2800 +\+2000 +\+12000$'
+	has_line "$output" '^foo +slab +2/2 +800 +2800 +\+2000 +\+11.7KiB$'
+}
+
+@test "a snapshot without rows (a source that failed) is left out, said: --growth judges the others" {
+	make_log 12
+	log=$BATS_TEST_TMPDIR/pool.log
+	# a failed snapshot as an older mt-pooldiff wrote it, header only
+	sed -i "$(grep -n '^#mt-pool ' "$log" | sed -n 7p | cut -d: -f1)i #mt-pool 1 time=2026-11-22T00:32:00Z host=h\n#Tag Type Allocs Frees Diff Bytes PerAlloc" "$log"
+	line=$(grep -n '^#mt-pool 1 time=2026-11-22T00:32:00Z' "$log" | cut -d: -f1)
+	run -2 --separate-stderr mt-pooldiff --growth "$log"
+	has_line "$output" '^#mt-pooldiff growth: 1 of 6 tags grew in at least 11 of the last 11 intervals'
+	[ "$stderr" = "mt-pooldiff: $log:$line: snapshot without rows left out '#mt-pool'" ]
+	# and a failed source writes none
+	run -2 --separate-stderr mt-pooldiff --snapshot --proc "$BATS_TEST_TMPDIR/s0/proc" slab pid:999999
+	[ -z "$output" ]
+}
+
+@test "--snapshot --sort bytes: the rows biggest first, as PoolMon's /b" {
+	cd "$TESTS/fixtures/mt-pooldiff"
+	run -0 --separate-stderr mt-pooldiff --snapshot --proc root/proc -s bytes slab
+	run -0 awk '!/^#/ { print $6 }' <<<"$output"
+	[ "$output" = "$(sort -rn <<<"$output")" ]
+	[ "${#lines[@]}" -gt 3 ]
+}
+
+@test "a stream's short last interval joins the whole one before: changes over a whole interval" {
+	cd "$BATS_TEST_TMPDIR"
+	# 100 bytes every 100 ms from 0.05 s to 4.15 s: the last interval,
+	# 4 s to 4.15 s, is short
+	{
+		printf '#mt-events\t1\tstart=1795305600000000000\thost=h\n'
+		printf 'proc\t10\t1\t0\t/bin/a\ta\n'
+		for i in $(seq 0 41); do
+			printf 'alloc\t%d\t10\t10\tmalloc\t0x%x\t100\t-\n' $((50000000 + i * 100000000)) $((4096 + i * 128))
+		done
+	} >s.txt
+	run -0 --separate-stderr mt-pooldiff --interval 1s --tag heap s.txt
+	has_line "$output" '^#mt-pooldiff time=2026-11-22T00:00:04.150Z host=h snapshots=4 changes-since=2026-11-22T00:00:03Z last-interval=1.150s$'
+	has_line "$output" '^malloc +malloc +42 \(\+12\) +0 \(\+0\) +42 \(\+12\) +4200 \(\+1200\) +100$'
+}
+
+@test "the table for people: a tag's blanks as blanks, a long tag cut in the middle to its column" {
+	cd "$BATS_TEST_TMPDIR"
+	long=namespace::Template_with_a_long_name::allocate_the_thing
+	printf '#mt-pool 1 time=2026-11-22T00:00:00Z host=h\nmy\\040tag slab 1 0 1 10 10\n%s slab 2 0 2 20 10\n' "$long" >l.log
+	printf '#mt-pool 1 time=2026-11-22T00:05:00Z host=h\nmy\\040tag slab 2 0 2 20 10\n%s slab 3 0 3 30 10\n' "$long" >>l.log
+	run -0 --separate-stderr mt-pooldiff l.log
+	has_line "$output" '^my tag +slab +2 \(\+1\)'
+	has_line "$output" '^namespace::Tem\.\.\.ocate_the_thing slab +3 \(\+1\)'
+	# every row's Type starts in the same column
+	[ "$(awk '!/^#/ { print index($0, "slab") }' <<<"$output" | sort -u)" = 34 ]
+	# a row of too many fields is said, not read past its end
+	printf 'x slab 1 0 1 10 10 9 9\n' >>l.log
+	run -2 --separate-stderr mt-pooldiff l.log
+	[ "$stderr" = "mt-pooldiff: l.log:7: bad snapshot row 'x slab 1 0 1 10 10 9 9'" ]
 }

@@ -874,8 +874,8 @@ wait_instance() {
 	[ "$(awk -F'\t' '$1 == "life" && $6 == "cache:filp" && $2 != "-" && $3 != "-"' k.life | wc -l)" -gt 100 ]
 	# The allocating function through the whole toolchain.
 	run -0 --separate-stderr bash -c "mt-symbolize k.mtr | mt-lifetime -q | mt-group --by heap,function --format tsv"
-	has_line $'^cache:filp\talloc_empty_file\t'
-	has_line $'^kmalloc\talloc_pipe_info\t'
+	has_line "$output" $'^cache:filp\talloc_empty_file\t'
+	has_line "$output" $'^kmalloc\talloc_pipe_info\t'
 }
 
 @test "--kernel --events page --min-order 1 --stacks: contiguous allocations with kernel stacks" {
@@ -898,7 +898,7 @@ wait_instance() {
 	[ "$(awk -F'\t' '$1 == "stack" && NF > 5' p.txt | wc -l)" -gt 10 ]
 	grep -q $'^sym\t0x[0-9a-f]*\tentry_SYSCALL_64_after_hwframe\t' p.txt
 	run -0 --separate-stderr bash -c "mt-symbolize p.mtr | mt-lifetime -q | mt-group --by heap --format tsv"
-	has_line $'^page\t'
+	has_line "$output" $'^page\t'
 }
 
 @test "--kernel stopped by SIGINT or SIGTERM: a whole trace, tracefs as it was" {

@@ -10,7 +10,14 @@
 
 #include "mt.h"
 
-/* The allocation API: frames a stack goes through before the program's. */
+/*
+ * The allocation API: frames a stack goes through before the program's.
+ * The kernel's by pattern, as its names change from release to release
+ * (6.18 allocates pages in __alloc_frozen_pages_noprof): the tracepoint's
+ * own frames, every *_noprof (the functions memory allocation profiling
+ * wraps), and the slab, page and vmalloc allocators' entries and inner
+ * steps, whatever their underscores and suffixes.
+ */
 static const char api_default[] =
     "^(malloc|calloc|realloc|reallocarray|free|cfree|memalign|aligned_alloc|"
     "posix_memalign|valloc|pvalloc|mmap|mmap64|munmap|mremap|mprotect|"
@@ -18,7 +25,12 @@ static const char api_default[] =
     "operator new.*|operator delete.*|std::__new_allocator<.*|"
     "__gnu_cxx::new_allocator<.*|std::allocator<.*|std::allocator_traits<.*|"
     "PyMem_\\w+|_PyMem_\\w+|PyObject_Malloc|PyObject_Realloc|_PyObject_\\w*(Malloc|Alloc)\\w*|"
-    "__kmalloc\\w*|kmalloc\\w*|kmem_cache_alloc\\w*|__alloc_pages\\w*|alloc_pages\\w*)$";
+    "__traceiter_\\w+|trace_event_raw_event_\\w+|perf_trace_\\w+|\\w+_noprof|"
+    "_*k[mvz]?[mc]?alloc(_\\w+)?|_*kmem_cache_(alloc|free)\\w*|_*kv?free(_\\w+)?|"
+    "_*v[mz]?alloc(_\\w+)?|_*vfree\\w*|"
+    "_*(alloc|free)_(frozen_)?pages\\w*|_*(folio|vma)_alloc\\w*|_*folio_alloc\\w*|"
+    "_*get_page_from_freelist|_*rmqueue\\w*|_*slab_(alloc|free)\\w*|allocate_slab|"
+    "new_slab|alloc_slab_page|_*free_(frozen_)?pages\\w*|_*free_unref_\\w+)(\\.\\w+)*$";
 
 struct mt_dict {
 	struct u64map stacks;	/* id -> struct mt_stackinfo (on first use) */

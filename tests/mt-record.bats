@@ -899,6 +899,12 @@ wait_instance() {
 	grep -q $'^sym\t0x[0-9a-f]*\tentry_SYSCALL_64_after_hwframe\t' p.txt
 	run -0 --separate-stderr bash -c "mt-symbolize p.mtr | mt-lifetime -q | mt-group --by heap --format tsv"
 	has_line "$output" $'^page\t'
+	# The allocating function is the allocator's caller, whatever this
+	# kernel names its insides (6.18: __alloc_frozen_pages_noprof), and
+	# never the tracepoint's own frames.
+	run -0 --separate-stderr bash -c "mt-symbolize p.mtr | mt-lifetime -q | mt-group --by function --format tsv"
+	[ "${#lines[@]}" -gt 3 ]
+	run -1 grep -E '^(\w+_noprof|__traceiter_\w+|_*alloc_pages\w*|_*get_page_from_freelist|_*rmqueue\w*|_*kmem_cache_alloc\w*|_*kmalloc\w*|\w*slab_alloc\w*|allocate_slab|new_slab)\s' <<<"$output"
 }
 
 @test "--kernel stopped by SIGINT or SIGTERM: a whole trace, tracefs as it was" {

@@ -322,22 +322,79 @@ by_sort(const void *a, const void *b)
 }
 
 
+/* The length of the UTF-8 sequence at s (of n bytes), or 0 if it is not one. */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	uint32_t c;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	/* No overlong forms, no surrogates, nothing past U+10FFFF. */
+	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/*
+ * A JSON string: quotes, backslashes and control characters escaped; a
+ * byte that is not part of valid UTF-8 written as the text \xNN (our
+ * rule), which strict decoders take.
+ */
 static void
 json_str(const char *s, size_t n)
 {
-	size_t i;
+	size_t i, len;
 
 	putchar('"');
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i += len) {
 		unsigned char c = (unsigned char)s[i];
+		len = 1;
 		if (c == '"' || c == '\\')
 			printf("\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || c == 0x7f)
 			printf("\\u%04x", c);
+		else if (!(len = utf8_len((const unsigned char *)s + i, n - i)))
+			printf("\\\\x%02x", c), len = 1;
 		else
-			putchar(c);
+			fwrite(s + i, 1, len, stdout);
 	}
 	putchar('"');
+}
+
+/* A name for a terminal: control characters as \xNN, never sent raw. */
+static char *
+ctl_shown(const char *s)
+{
+	size_t i, j = 0, n = strlen(s);
+	char *e = emalloc(4 * n + 1);
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			j += (size_t)sprintf(e + j, "\\x%02x", c);
+		else
+			e[j++] = (char)c;
+	}
+	e[j] = '\0';
+	return e;
 }
 
 /* The key's fields, in place: pointers into a copy. */
@@ -403,9 +460,12 @@ write_groups(void)
 	for (i = 0; i < n; i++) {
 		copy = estrdup(all[i]->key);
 		split(copy, f, K_NKEYS);
-		for (k = 0; k < nkeys; k++)
-			if (strlen(f[k]) > w[k])
-				w[k] = strlen(f[k]);
+		for (k = 0; k < nkeys; k++) {
+			char *e = ctl_shown(f[k]);
+			if (strlen(e) > w[k])
+				w[k] = strlen(e);
+			free(e);
+		}
 		snprintf(a, sizeof(a), "%" PRIu64, all[i]->count);
 		if (strlen(a) > w[nkeys])
 			w[nkeys] = strlen(a);
@@ -420,8 +480,11 @@ write_groups(void)
 	for (i = 0; i < n; i++) {
 		copy = estrdup(all[i]->key);
 		split(copy, f, K_NKEYS);
-		for (k = 0; k < nkeys; k++)
-			printf("%-*s  ", (int)w[k], f[k]);
+		for (k = 0; k < nkeys; k++) {
+			char *e = ctl_shown(f[k]);
+			printf("%-*s  ", (int)w[k], e);
+			free(e);
+		}
 		printf("%*" PRIu64 "  %*s  %*s\n", (int)w[nkeys], all[i]->count,
 		    (int)w[nkeys + 1], mt_human((int64_t)all[i]->size, a, sizeof(a)),
 		    (int)w[nkeys + 2], mt_human(all[i]->impact, b, sizeof(b)));
@@ -509,12 +572,13 @@ node_sort(const void *a, const void *b)
 static void
 print_node(struct node *n, int depth)
 {
-	char a[32], b[32];
+	char a[32], b[32], *name = ctl_shown(n->name);
 	size_t i;
 
 	printf("%*s%-*s %10" PRIu64 " %12s %14s\n", depth * 2, "", 60 - depth * 2 > 10 ?
-	    60 - depth * 2 : 10, n->name, n->count, mt_human((int64_t)n->size, a, sizeof(a)),
+	    60 - depth * 2 : 10, name, n->count, mt_human((int64_t)n->size, a, sizeof(a)),
 	    mt_human(n->impact, b, sizeof(b)));
+	free(name);
 	if (n->nkids)
 		qsort(n->kids, n->nkids, sizeof(*n->kids), node_sort);
 	for (i = 0; i < n->nkids; i++)

@@ -3,7 +3,9 @@
  * text or a .mtr trace (told apart by the magic), yields mt_event records.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,6 +25,7 @@ struct mt_reader {
 	char *line;		/* text: the current line, split in place */
 	size_t linelen;
 	int restored;
+	int said_crlf;		/* CRLF line ends: said once */
 	const struct mt_event *cur;	/* the caller's record, for a trace */
 	char *fmt;		/* binary: the current record formatted */
 	size_t fmtcap;
@@ -147,6 +150,21 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 			return 0;
 		}
 		r->restored = 0;
+		/* CRLF is read as LF, once said: a number before a '\r' was
+		   refused, a string kept it. */
+		if (r->linelen && r->line[r->linelen - 1] == '\r') {
+			r->line[--r->linelen] = '\0';
+			if (!r->said_crlf++)
+				fprintf(stderr, "%s: %s:%" PRIu64 ": note: CRLF line ends read as LF\n",
+				    mt_progname, r->name, r->lines.lineno);
+		}
+		/* A NUL cut every string at it, and freed a name still used. */
+		if (memchr(r->line, '\0', r->linelen)) {
+			mt_warn_at(r->name, r->lines.lineno, "NUL byte in line", r->line,
+			    strlen(r->line));
+			r->bad = 1;
+			continue;
+		}
 		if (event_parse(&r->parser, r->line, r->linelen, ev) == 0)
 			return 1;
 		if (r->keep_bad) {

@@ -947,6 +947,9 @@ get_str(struct trace_reader *r, struct mt_str *str)
 		return -1;
 	str->s = (const char *)r->frame + r->cur[S_MISC];
 	str->len = (size_t)n;
+	/* No string of the format holds a NUL (text refuses the line). */
+	if (memchr(str->s, '\0', str->len))
+		return -1;
 	r->cur[S_MISC] += (size_t)n;
 	return 0;
 }

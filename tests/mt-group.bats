@@ -157,3 +157,32 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 	has_line "$output" $'^_start;__libc_start_main_impl;__libc_start_call_main;main\t6\t260\t0$'
 	run -2 mt-group --by free-functions l.txt
 }
+
+@test "hostile names: a NUL refused with file:line, CRLF read as LF once said, JSON valid, tables never send control bytes" {
+	cd "$BATS_TEST_TMPDIR"
+	# a NUL in the heap once freed a name still in use (SIGSEGV)
+	printf 'life\t1\t2\t10\t10\tmal\0loc\t0x10\t8\t-\taifi\t0\nlife\t1\t2\t10\t10\tmalloc\t0x20\t8\t-\taifi\t0\n' >nul.life
+	run -1 --separate-stderr mt-group --format tsv nul.life
+	[ "$stderr" = "mt-group: nul.life:1: NUL byte in line 'life?1?2?10?10?mal'" ]
+	has_line "$output" $'^\\?\tmalloc\ttransient\t-\t1\t8\t0$'
+	# CRLF: the same as LF, said once
+	printf 'proc\t10\t1\t0\t/bin/app\tapp\r\nlife\t1\t-\t10\t10\tmalloc\t0x10\t8\t-\taifo\t8\r\nlife\t1\t-\t10\t10\tmalloc\t0x20\t8\t-\taifo\t8\r\n' >crlf.life
+	run -0 --separate-stderr mt-group --format tsv crlf.life
+	[ "$stderr" = "mt-group: crlf.life:1: note: CRLF line ends read as LF" ]
+	has_line "$output" $'^app\tmalloc\timpacting\t-\t2\t16\t16$'
+	# invalid UTF-8 and control bytes in names
+	{
+		printf 'proc\t10\t1\t0\t/bin/a\033[31mb\ta\n'
+		printf 'stack\t1\t0x10\n'
+		printf 'sym\t0x10\tf\377\376o\a\tf.c:1\t/bin/a\n'
+		printf 'life\t1\t-\t10\t10\tmalloc\t0x100\t100\t1\taifo\t100\n'
+	} >u.life
+	mt-group --format json u.life | python3 -c 'import json, sys; json.load(sys.stdin)'
+	run -0 mt-group --format json u.life
+	has_line "$output" '"function": "f\\\\xff\\\\xfeo\\u0007"'
+	run -0 mt-group u.life
+	[[ "$output" != *$'\033'* && "$output" != *$'\a'* ]]
+	has_line "$output" '^a\\x1b\[31mb +malloc'
+	run -0 mt-group --tree u.life
+	[[ "$output" != *$'\033'* && "$output" != *$'\a'* ]]
+}

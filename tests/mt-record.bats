@@ -750,7 +750,9 @@ alloc $b" ]
 	[ "$(stat -c %s c.mtr)" -le 131072 ]
 	run -0 --separate-stderr mt-decode -c c.mtr
 	mt-decode c.mtr >c.txt
-	[ "$(grep -c $'^alloc\t' c.txt)" -gt 150000 ]
+	# about 200,000 here, fewer on a loaded machine (times compress less)
+	[ "$(grep -c $'^alloc\t' c.txt)" -gt 50000 ]
+	[ "$(grep -c $'^stack\t' c.txt)" -lt 5000 ]
 	[ -z "$(check_order c.mtr)" ]
 	[ -z "$(check_refs c.mtr)" ]
 	# every stack written is one a kept event uses

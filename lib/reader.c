@@ -127,6 +127,14 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 	if (r->binary) {
 		r->restored = 0;
 		ret = trace_read(r->trace, ev);
+		while (ret == -2) {	/* a damaged frame skipped: the rest goes on */
+			fflush(stdout);
+			fprintf(stderr, "%s: %s: %s\n", mt_progname, r->name,
+			    trace_reader_error(r->trace));
+			r->bad = 1;
+			mt_status = 1;
+			ret = trace_read(r->trace, ev);
+		}
 		if (ret < 0) {
 			fflush(stdout);
 			fprintf(stderr, "%s: %s: %s\n", mt_progname, r->name,

@@ -785,6 +785,7 @@ struct trace_reader {
 	size_t cur[NSTREAMS], end[NSTREAMS];	/* the streams in frame[] */
 	int header_done;
 	int ended;		/* the writer's end record was read */
+	int skipped_out;	/* a damaged frame was skipped to the end of the file */
 	int failed;
 	char error[160];
 	/* per-frame state */
@@ -838,17 +839,30 @@ rfail(struct trace_reader *r, const char *fmt, ...)
 	return -1;
 }
 
-/* More input; 0 at the end of the file. */
+/*
+ * More input; 0 at the end of the file.  The current frame's bytes are
+ * kept (up to KEEP_MAX), so that a damaged frame can be skipped from its
+ * start, not from wherever the damage led the decompressor.
+ */
+#define KEEP_MAX (64u << 20)
 static size_t
 fill(struct trace_reader *r)
 {
 	ssize_t n;
+	size_t drop = r->inpos;
 
-	if (r->inpos > 0) {
-		memmove(r->in, r->in + r->inpos, r->inlen - r->inpos);
-		r->offset += r->inpos;
-		r->inlen -= r->inpos;
-		r->inpos = 0;
+	if (r->frame_start >= r->offset && r->frame_start - r->offset < drop &&
+	    r->inlen - (r->frame_start - r->offset) < KEEP_MAX)
+		drop = (size_t)(r->frame_start - r->offset);
+	if (drop > 0) {
+		memmove(r->in, r->in + drop, r->inlen - drop);
+		r->offset += drop;
+		r->inlen -= drop;
+		r->inpos -= drop;
+	}
+	if (r->inlen == r->incap && r->incap < KEEP_MAX) {
+		r->incap *= 2;
+		r->in = erealloc(r->in, r->incap);
 	}
 	if (r->eof || r->inlen == r->incap)
 		return 0;
@@ -863,7 +877,77 @@ fill(struct trace_reader *r)
 	return (size_t)n;
 }
 
-/* Decompresses the next whole frame: 1, 0 at a clean end, -1 on damage. */
+/*
+ * A frame whose records make no sense, its checksum right (a writer's
+ * bug, or a file made to look like a trace): the rest of it skipped,
+ * said; -2.
+ */
+static int
+frame_damaged(struct trace_reader *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int
+frame_damaged(struct trace_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(r->error, sizeof(r->error), "corrupt frame %llu (byte %llu): ",
+	    (unsigned long long)r->frames, (unsigned long long)r->frame_start);
+	va_start(ap, fmt);
+	vsnprintf(r->error + n, sizeof(r->error) - (size_t)n, fmt, ap);
+	va_end(ap);
+	memcpy(r->cur, r->end, sizeof(r->cur));
+	return -2;
+}
+
+/*
+ * A damaged frame (its checksum or its blocks wrong): said, and skipped
+ * to the next zstd frame's magic after its start; the frames after it
+ * decode on their own.  -2, the error saying what was skipped.
+ */
+static int
+resync(struct trace_reader *r, const char *why)
+{
+	static const uint8_t magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	uint64_t bad = r->frame_start, frame = r->frames + 1;
+	size_t i;
+
+	r->frames++;		/* the damaged one counts: later ones keep their numbers */
+	if (bad >= r->offset && bad - r->offset < r->inlen)
+		r->inpos = (size_t)(bad - r->offset) + 1;
+	for (;;) {
+		for (i = r->inpos; i + 4 <= r->inlen; i++)
+			if (!memcmp(r->in + i, magic, 4))
+				break;
+		if (i + 4 <= r->inlen) {
+			r->inpos = i;
+			break;
+		}
+		r->inpos = r->inlen >= 3 ? r->inlen - 3 : r->inpos;
+		r->frame_start = r->offset + r->inpos;
+		if (fill(r) == 0) {
+			r->inpos = r->inlen;
+			r->skipped_out = 1;
+			break;
+		}
+	}
+	r->frame_start = r->offset + r->inpos;
+	if (r->skipped_out)
+		snprintf(r->error, sizeof(r->error), "corrupt frame %llu (byte %llu): %s; "
+		    "no frame after it", (unsigned long long)frame, (unsigned long long)bad, why);
+	else
+		snprintf(r->error, sizeof(r->error), "corrupt frame %llu (byte %llu): %s; "
+		    "skipped to byte %llu", (unsigned long long)frame, (unsigned long long)bad,
+		    why, (unsigned long long)r->frame_start);
+	r->framelen = 0;
+	memset(r->cur, 0, sizeof(r->cur));
+	memset(r->end, 0, sizeof(r->end));
+	return -2;
+}
+
+/* Decompresses the next whole frame: 1, 0 at a clean end, -1 at the end
+   of a truncated file, -2 on a damaged frame skipped. */
 static int
 next_frame(struct trace_reader *r)
 {
@@ -878,7 +962,8 @@ next_frame(struct trace_reader *r)
 	r->frame_start = r->offset + r->inpos;
 	for (;;) {
 		if (r->inpos == r->inlen && fill(r) == 0) {
-			if (!started && r->ended)
+			/* The end, or the end after a damaged frame said. */
+			if (!started && (r->ended || r->skipped_out))
 				return 0;
 			return rfail(r, "truncated after frame %llu (byte %llu)",
 			    (unsigned long long)r->frames,
@@ -904,9 +989,7 @@ next_frame(struct trace_reader *r)
 		r->framelen = out.pos;
 		if (ZSTD_isError(ret)) {
 			ZSTD_DCtx_reset(r->dctx, ZSTD_reset_session_only);
-			return rfail(r, "corrupt frame %llu (byte %llu): %s",
-			    (unsigned long long)r->frames + 1,
-			    (unsigned long long)r->frame_start, ZSTD_getErrorName(ret));
+			return resync(r, ZSTD_getErrorName(ret));
 		}
 		if (ret == 0) {
 			r->frames++;
@@ -1286,23 +1369,17 @@ trace_read(struct trace_reader *r, struct mt_event *ev)
 			/* A whole frame leaves nothing unread in any stream. */
 			for (i = 0; i < NSTREAMS; i++)
 				if (r->frames > 0 && r->cur[i] != r->end[i])
-					return rfail(r, "corrupt frame %llu (byte %llu): %d bytes left over",
-					    (unsigned long long)r->frames,
-					    (unsigned long long)r->frame_start,
+					return frame_damaged(r, "%d bytes left over",
 					    (int)(r->end[i] - r->cur[i]));
 			ret = next_frame(r);
 			if (ret <= 0)
 				return ret;
 			if (split_frame(r))
-				return rfail(r, "corrupt frame %llu (byte %llu): bad stream lengths",
-				    (unsigned long long)r->frames,
-				    (unsigned long long)r->frame_start);
+				return frame_damaged(r, "bad stream lengths");
 		}
 		start = r->cur[S_TAG];
 		if (decode(r, ev))
-			return rfail(r, "corrupt frame %llu (byte %llu): bad record %zu",
-			    (unsigned long long)r->frames,
-			    (unsigned long long)r->frame_start, start);
+			return frame_damaged(r, "bad record %zu", start);
 		if (ev->type != MT_NONE)
 			return 1;
 	}

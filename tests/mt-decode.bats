@@ -182,3 +182,26 @@ PY
 	run -1 --separate-stderr bash -c "mt-decode '$FIX/roundtrip.txt' >/dev/full"
 	[ "$stderr" = "mt-decode: stdout: No space left on device" ]
 }
+
+@test "a corrupt frame is skipped, said with its number, and the frames after it decode (exit 1)" {
+	cd "$BATS_TEST_TMPDIR"
+	awk 'BEGIN { printf "#mt-events\t1\tstart=0\thost=x\nproc\t5\t1\t0\t/bin/x\tx\n"
+		for (i = 1; i <= 3000; i++) printf "alloc\t%d\t5\t5\tmalloc\t0x%x\t%d\t-\n", i, 4096 + 64 * i, i % 100 + 1 }' >f.txt
+	"$PROGS/mtr-encode" -n 1000 f.txt >f.mtr
+	# one bit flipped in the first frame, 60 bytes past its zstd magic
+	python3 -c '
+import sys
+d = bytearray(open("f.mtr", "rb").read())
+d[d.index(bytes([0x28, 0xb5, 0x2f, 0xfd])) + 60] ^= 0x10
+open("bad.mtr", "wb").write(d)'
+	run -1 --separate-stderr mt-decode bad.mtr
+	[[ "$stderr" == "mt-decode: bad.mtr: corrupt frame 1 (byte 16): "*"; skipped to byte "* ]]
+	# the later frames whole (two of 1000 records, and the rest): the
+	# last allocations of the trace, as they were
+	n=$(grep -c '^alloc' <<<"$output")
+	[ "$n" -ge 2000 ] && [ "$n" -lt 3000 ]
+	diff <(mt-decode f.mtr | grep '^alloc' | tail -n "$n") <(grep '^alloc' <<<"$output")
+	# and through a filter too
+	run -1 --separate-stderr mt-lifetime bad.mtr
+	[ "$(grep -c '^life' <<<"$output")" = "$n" ]
+}

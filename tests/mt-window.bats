@@ -216,3 +216,14 @@ exited_child() {
 	[ "$(mt-window --process '^x86_64-linux-gnu-as$' a.life | mt-group --by process --format tsv | cut -f1 | tail -n 1)" = x86_64-linux-gnu-as ]
 	run -2 mt-window --process '(' a.life
 }
+
+@test "mt-plot: a title and a file name are text, never gnuplot's code" {
+	mt-window --series 5ms wpa.life >s.txt
+	rm -f pwned1 pwned2
+	t='a"; system("touch pwned1"); "`touch pwned2` x_2^3'
+	run -0 "$TESTS/../share/mt-plot" -o 'g"q.svg' -t "$t" s.txt
+	[ ! -e pwned1 ] && [ ! -e pwned2 ]
+	[ -s 'g"q.svg' ]
+	# written as given: no markup taken from it (x_2^3 stays)
+	grep -qF 'x_2^3' 'g"q.svg'
+}

@@ -47,6 +47,7 @@ static size_t npids;
 static char **heaps;
 static size_t nheaps;
 static struct mt_regex *match_re, *exclude_re, *process_re;
+static int spooled;		/* stdin, kept in a temporary file */
 static struct mt_sink out;
 
 static uint64_t nlife, nraw, nkept, input_end;	/* what the input held */
@@ -339,6 +340,7 @@ last_time(const char *path)
 
 	if (!r)
 		return 0;
+	reader_quiet(r);	/* the pass that writes says what is wrong, once */
 	while (reader_next(r, &ev))
 		end = end_after(&ev, end);
 	reader_close(r);
@@ -368,6 +370,8 @@ window(const char *path)
 
 	if (!(r = reader_open(path)))
 		return 1;
+	if (spooled)
+		reader_rename(r, "<stdin>");
 	while (reader_next(r, &ev)) {
 		if (first && !step) {
 			first = 0;
@@ -473,7 +477,8 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char tmpname[] = "/tmp/mt-window.XXXXXX", *end_s;
+	char tmpname[4096], *end_s;
+	const char *tmpdir = getenv("TMPDIR");
 	const char *input = NULL;
 	uint64_t end = 0;
 	int ch, status = 0, fd, binary = 0;
@@ -542,6 +547,8 @@ main(int argc, char *argv[])
 		if (!input || strcmp(input, "-") == 0) {
 			char buf[1 << 16];
 			ssize_t n;
+			snprintf(tmpname, sizeof(tmpname), "%s/mt-window.XXXXXX",
+			    tmpdir && *tmpdir ? tmpdir : "/tmp");
 			if ((fd = mkstemp(tmpname)) < 0) {
 				fprintf(stderr, "%s: %s: %s\n", mt_progname, tmpname, strerror(errno));
 				return 2;
@@ -554,6 +561,7 @@ main(int argc, char *argv[])
 				}
 			snprintf(tmpname, sizeof(tmpname), "/dev/fd/%d", fd);
 			input = tmpname;
+			spooled = 1;
 		}
 		end = last_time(input);
 	}

@@ -376,6 +376,8 @@ int reader_next(struct mt_reader *r, struct mt_event *ev);
 void reader_write(struct mt_reader *r, struct mt_out *o);
 /* Lines that are not records come back as MT_UNKNOWN, unwarned (logs). */
 void reader_keep_bad(struct mt_reader *r);
+void reader_quiet(struct mt_reader *r);	/* a first pass: bad input not said */
+void reader_rename(struct mt_reader *r, const char *name);
 const char *reader_name(const struct mt_reader *r);
 uint64_t reader_lineno(const struct mt_reader *r);
 int reader_close(struct mt_reader *r);	/* 0, or 1 if anything was wrong */

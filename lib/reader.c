@@ -26,6 +26,7 @@ struct mt_reader {
 	size_t linelen;
 	int restored;
 	int said_crlf;		/* CRLF line ends: said once */
+	int quiet;		/* a first pass: nothing said, the second says it */
 	const struct mt_event *cur;	/* the caller's record, for a trace */
 	char *fmt;		/* binary: the current record formatted */
 	size_t fmtcap;
@@ -128,12 +129,18 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 		r->restored = 0;
 		ret = trace_read(r->trace, ev);
 		while (ret == -2) {	/* a damaged frame skipped: the rest goes on */
-			fflush(stdout);
-			fprintf(stderr, "%s: %s: %s\n", mt_progname, r->name,
-			    trace_reader_error(r->trace));
+			if (!r->quiet) {
+				fflush(stdout);
+				fprintf(stderr, "%s: %s: %s\n", mt_progname, r->name,
+				    trace_reader_error(r->trace));
+				mt_status = 1;
+			}
 			r->bad = 1;
-			mt_status = 1;
 			ret = trace_read(r->trace, ev);
+		}
+		if (ret < 0 && r->quiet) {
+			r->bad = 1;
+			return 0;
 		}
 		if (ret < 0) {
 			fflush(stdout);
@@ -162,14 +169,15 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 		   refused, a string kept it. */
 		if (r->linelen && r->line[r->linelen - 1] == '\r') {
 			r->line[--r->linelen] = '\0';
-			if (!r->said_crlf++)
+			if (!r->said_crlf++ && !r->quiet)
 				fprintf(stderr, "%s: %s:%" PRIu64 ": note: CRLF line ends read as LF\n",
 				    mt_progname, r->name, r->lines.lineno);
 		}
 		/* A NUL cut every string at it, and freed a name still used. */
 		if (memchr(r->line, '\0', r->linelen)) {
-			mt_warn_at(r->name, r->lines.lineno, "NUL byte in line", r->line,
-			    strlen(r->line));
+			if (!r->quiet)
+				mt_warn_at(r->name, r->lines.lineno, "NUL byte in line", r->line,
+				    strlen(r->line));
 			r->bad = 1;
 			continue;
 		}
@@ -184,10 +192,17 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 			ev->s1 = (struct mt_str){ r->line, r->linelen };
 			return 1;
 		}
-		mt_warn_at(r->name, r->lines.lineno, r->parser.what,
-		    r->parser.tok, r->parser.toklen);
+		if (!r->quiet)
+			mt_warn_at(r->name, r->lines.lineno, r->parser.what,
+			    r->parser.tok, r->parser.toklen);
 		r->bad = 1;
 	}
+}
+
+void
+reader_quiet(struct mt_reader *r)
+{
+	r->quiet = 1;
 }
 
 void
@@ -239,6 +254,13 @@ const char *
 reader_name(const struct mt_reader *r)
 {
 	return r->name;
+}
+
+/* The name messages give the input (a copy of stdin is still stdin). */
+void
+reader_rename(struct mt_reader *r, const char *name)
+{
+	r->name = name;
 }
 
 uint64_t

@@ -227,3 +227,11 @@ exited_child() {
 	# written as given: no markup taken from it (x_2^3 stays)
 	grep -qF 'x_2^3' 'g"q.svg'
 }
+
+@test "stdin kept in TMPDIR for the second reading, and a bad line said once, as stdin's" {
+	printf 'life\t1\t2\t10\t10\tmalloc\t0x10\t8\t-\taifi\t0\nlife\tx\n' >bad.life
+	run -1 --separate-stderr mt-window <bad.life
+	[ "$stderr" = "mt-window: <stdin>:2: missing fields in 'life'" ]
+	run -2 --separate-stderr env TMPDIR=/nonexistent mt-window <bad.life
+	[[ "$stderr" == "mt-window: /nonexistent/mt-window."*": No such file or directory" ]]
+}

@@ -235,3 +235,15 @@ exited_child() {
 	run -2 --separate-stderr env TMPDIR=/nonexistent mt-window <bad.life
 	[[ "$stderr" == "mt-window: /nonexistent/mt-window."*": No such file or directory" ]]
 }
+
+@test "a regular expression that fails to match (match limit, invalid UTF-8): said with the pattern, counted, exit 1" {
+	x=$(printf 'x%.0s' $(seq 40))
+	printf 'proc\t10\t1\t0\t/bin/%s\tx\nproc\t11\t1\t0\t/bin/%s\tx\n' "$x" "$x" >re.life
+	printf 'life\t1\t2\t%d\t%d\tmalloc\t0x%x\t8\t-\taifi\t0\n' 10 10 16 11 11 32 >>re.life
+	run -1 --separate-stderr mt-window --exclude '(x+x+)+[^x]' re.life
+	[ "${stderr_lines[0]}" = "mt-window: regular expression '(x+x+)+[^x]': match limit exceeded: taken as no match (the count at the end)" ]
+	[ "${stderr_lines[1]}" = "mt-window: regular expression '(x+x+)+[^x]': match limit exceeded in 2 subjects, taken as no match" ]
+	printf 'proc\t12\t1\t0\t/bin/\377\tx\nlife\t1\t2\t12\t12\tmalloc\t0x30\t8\t-\taifi\t0\n' >u.life
+	run -1 --separate-stderr mt-window --match '(*UTF)x' u.life
+	[[ "${stderr_lines[0]}" == "mt-window: regular expression '(*UTF)x': UTF-8 error: "* ]]
+}

@@ -21,7 +21,7 @@ static const char options[] =
     "\n"
     "  -k, --by KEYS        the columns, in order, from process, pid, heap, type,\n"
     "                       class, function, stack, module, file, free-function,\n"
-    "                       free-stack (the free's, from mt-record -F)\n"
+    "                       free-stack (the free's, from mt-record -F), task\n"
     "                       (default process,heap,type,function; -b is the old spelling)\n"
     "  -s, --sort KEY       impact (default), size or count\n"
     "  -n, --top N          only the N biggest groups\n"
@@ -39,10 +39,10 @@ static const char options[] =
 static uint64_t nlife, nraw;	/* what the input held */
 
 enum key { K_PROCESS, K_PID, K_HEAP, K_TYPE, K_CLASS, K_FUNCTION, K_STACK, K_MODULE,
-	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_NKEYS };
+	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_TASK, K_NKEYS };
 static const char *const key_names[K_NKEYS] = { "process", "pid", "heap", "type",
-	"class", "function", "stack", "module", "file", "free-function", "free-stack" };
-static int by_free;	/* a key of the free's stack: groups not kept by stack */
+	"class", "function", "stack", "module", "file", "free-function", "free-stack", "task" };
+static int uncached;	/* a key beyond (process, heap, class, stack): no kept groups */
 
 enum format { F_TABLE, F_TSV, F_JSON, F_FOLDED };
 enum sort { S_IMPACT, S_SIZE, S_COUNT };
@@ -268,6 +268,15 @@ group_by_key(const struct mt_event *ev)
 			}
 			break;
 		}
+		case K_TASK: {
+			/* The kernel's events by the task that made them (comm:tid);
+			   a process's by its name and thread. */
+			const char *comm = ev->pid == 0 ? dict_task(dict, ev->tid) : NULL;
+			int n = snprintf(buf, sizeof(buf), "%.40s:%" PRId64, comm ? comm :
+			    dict_process(dict, ev->pid), (ev->flags & EV_TID_NONE) ? -1 : ev->tid);
+			add_key(&key, &len, &cap, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+			break;
+		}
 		case K_FREE_FUNCTION:
 			s = fsi && fsi->n ? fsi->frames[fsi->alloc_frame < fsi->n ?
 			    fsi->alloc_frame : fsi->n - 1] : "-";
@@ -286,9 +295,9 @@ group_life(const struct mt_event *ev)
 	uint64_t stack = ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack;
 	struct kept *k;
 	struct group *g;
-	int cls;
+	int cls = -1;
 
-	k = by_free ? NULL : kept_slot(ev, stack, &cls);
+	k = uncached ? NULL : kept_slot(ev, stack, &cls);
 	if (k && k->gen == kept_gen && k->stack == stack && k->pid == ev->pid &&
 	    k->heap == ev->heap.s && k->cls == cls) {
 		account(k->g, ev);
@@ -557,6 +566,18 @@ kid(struct node *n, const char *frame, size_t flen)
 	return k;
 }
 
+static void
+node_free(struct node *n)
+{
+	size_t i;
+
+	for (i = 0; i < n->nkids; i++)
+		node_free(n->kids[i]);
+	free(n->kids);
+	free(n->name);
+	free(n);
+}
+
 static int
 node_sort(const void *a, const void *b)
 {
@@ -589,14 +610,18 @@ static void
 write_tree(void)
 {
 	struct node root = { .name = "all" }, *n;
-	const char *p, *e, *frames[4096];
-	size_t i, nf, j;
+	const char *p, *e, **frames = NULL;
+	size_t i, nf, j, framecap = 0;
 
 	for (i = 0; i < nall; i++) {
 		struct group *g = all[i];
 		nf = 0;
-		for (p = g->key; *p && nf < 4096; p = *e ? e + 1 : e) {
+		for (p = g->key; *p; p = *e ? e + 1 : e) {
 			e = frame_end(p);
+			if (nf == framecap) {
+				framecap = framecap ? 2 * framecap : 256;
+				frames = erealloc(frames, framecap * sizeof(*frames));
+			}
 			frames[nf++] = p;
 		}
 		n = &root;
@@ -616,6 +641,10 @@ write_tree(void)
 	}
 	printf("%-60s %10s %12s %14s\n", "Stack", "Count", "Size", "Impacting Size");
 	print_node(&root, 0);
+	for (i = 0; i < root.nkids; i++)
+		node_free(root.kids[i]);
+	free(root.kids);
+	free(frames);
 }
 
 static int
@@ -656,11 +685,11 @@ parse_keys(const char *s)
 				break;
 		if (k == K_NKEYS || nkeys == K_NKEYS) {
 			fprintf(stderr, "%s: bad key '%.*s' (process, pid, heap, type, class, "
-			    "function, stack, module, file, free-function, free-stack)\n",
+			    "function, stack, module, file, free-function, free-stack, task)\n",
 			    mt_progname, (int)n, s);
 			exit(2);
 		}
-		by_free |= k == K_FREE_FUNCTION || k == K_FREE_STACK;
+		uncached |= k == K_FREE_FUNCTION || k == K_FREE_STACK || k == K_TASK;
 		keys[nkeys++] = (enum key)k;
 	}
 }

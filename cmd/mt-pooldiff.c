@@ -222,7 +222,8 @@ parse_time(const char *s, int64_t *t)
 	if (*s == '@') {
 		errno = 0;
 		v = strtoll(s + 1, &end, 10);
-		if (errno || *end || end == s + 1 || v < 0)
+		/* Nanoseconds since 1970 in 63 bits: to 2262. */
+		if (errno || *end || end == s + 1 || v < 0 || v > INT64_MAX / 1000000000 - 1)
 			return -1;
 		*t = (int64_t)v * 1000000000;
 		return 0;
@@ -235,7 +236,10 @@ parse_time(const char *s, int64_t *t)
 			frac += (*p - '0') * scale;
 	if (strcmp(p, "Z"))
 		return -1;
-	*t = (int64_t)timegm(&tm) * 1000000000 + frac;
+	v = (long long)timegm(&tm);
+	if (v < 0 || v > INT64_MAX / 1000000000 - 1)
+		return -1;
+	*t = (int64_t)v * 1000000000 + frac;
 	return 0;
 }
 
@@ -257,8 +261,13 @@ srow_add(const char *tag, size_t tlen, const char *type, int64_t diff, int64_t b
 	for (i = srow_first; i < nsrows; i++)
 		if (!strcmp(srows[i].type, type) && strlen(srows[i].tag) == tlen &&
 		    !memcmp(srows[i].tag, tag, tlen)) {
-			srows[i].c[C_DIFF] += diff;
-			srows[i].c[C_BYTES] += bytes;
+			if (__builtin_add_overflow(srows[i].c[C_DIFF], diff, &srows[i].c[C_DIFF]) ||
+			    __builtin_add_overflow(srows[i].c[C_BYTES], bytes, &srows[i].c[C_BYTES])) {
+				fprintf(stderr, "%s: %.*s: its sum is out of range\n", mt_progname,
+				    (int)tlen, tag);
+				trouble = 1;
+				srows[i].c[C_BYTES] = INT64_MAX;
+			}
 			return;
 		}
 	srows = erealloc(srows, (nsrows + 1) * sizeof(*srows));
@@ -298,7 +307,8 @@ srow_by_key(const void *a, const void *b)
 static void
 source_done(void)
 {
-	qsort(srows + srow_first, nsrows - srow_first, sizeof(*srows), srow_cmp);
+	if (nsrows > srow_first)	/* none: srows may be NULL */
+		qsort(srows + srow_first, nsrows - srow_first, sizeof(*srows), srow_cmp);
 	srow_first = nsrows;
 }
 
@@ -344,7 +354,8 @@ parse_i64(const char *s, int64_t *v)
 
 	errno = 0;
 	x = strtoll(s, &end, 10);
-	if (errno || end == s || *end)
+	/* -2^63 stands for '-' here: not a count. */
+	if (errno || end == s || *end || x == INT64_MIN)
 		return -1;
 	*v = x;
 	return 0;
@@ -355,6 +366,40 @@ bad_line(const char *file, uint64_t line, const char *what, const char *tok)
 {
 	mt_warn_at(file, line, what, tok, strlen(tok));
 	trouble = 1;
+}
+
+/*
+ * The next line of a /proc file, whole: one longer than the buffer is
+ * said and skipped (its tail once became a row of its own).
+ */
+static int
+proc_line(FILE *f, char *buf, int size, uint64_t *lineno, const char *path)
+{
+	int c;
+
+	while (fgets(buf, size, f)) {
+		++*lineno;
+		if (strchr(buf, '\n') || feof(f)) {
+			buf[strcspn(buf, "\n")] = '\0';
+			return 1;
+		}
+		while ((c = getc(f)) != EOF && c != '\n')
+			;
+		buf[40] = '\0';
+		bad_line(path, *lineno, "line too long", buf);
+	}
+	return 0;
+}
+
+/* a * b, or -1 with the line said when it overflows. */
+static int
+bytes_of(int64_t a, int64_t b, int64_t *v, const char *path, uint64_t lineno, const char *tok)
+{
+	if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, v)) {
+		bad_line(path, lineno, "bytes out of range", tok);
+		return -1;
+	}
+	return 0;
 }
 
 static void
@@ -368,16 +413,17 @@ read_slabinfo(int quiet)
 	if (!f)
 		return;
 	snprintf(path, sizeof(path), "%s/slabinfo", proc_dir);
-	while (fgets(line, sizeof(line), f)) {
-		lineno++;
+	while (proc_line(f, line, sizeof(line), &lineno, path)) {
+		int64_t bytes;
 		if (!strncmp(line, "slabinfo -", 10) || line[0] == '#')
 			continue;
 		if (sscanf(line, "%255s %lld %*d %lld", name, &active, &objsize) != 3) {
-			line[strcspn(line, "\n")] = '\0';
 			bad_line(path, lineno, "bad slabinfo line", line);
 			continue;
 		}
-		srow_add(name, strlen(name), slab_type(name), active, active * objsize);
+		if (bytes_of(active, objsize, &bytes, path, lineno, name) < 0)
+			continue;
+		srow_add(name, strlen(name), slab_type(name), active, bytes);
 	}
 	fclose(f);
 	source_done();
@@ -398,11 +444,9 @@ read_vmallocinfo(int quiet)
 	if (!f)
 		return;
 	snprintf(path, sizeof(path), "%s/vmallocinfo", proc_dir);
-	while (fgets(line, sizeof(line), f)) {
-		lineno++;
-		line[strcspn(line, "\n")] = '\0';
+	while (proc_line(f, line, sizeof(line), &lineno, path)) {
 		if (!(w = strtok_r(line, " ", &save)) || !strchr(w, '-') ||
-		    !(w = strtok_r(NULL, " ", &save)) || parse_i64(w, &size) < 0 ||
+		    !(w = strtok_r(NULL, " ", &save)) || parse_i64(w, &size) < 0 || size < 0 ||
 		    !(caller = strtok_r(NULL, " ", &save))) {
 			bad_line(path, lineno, "bad vmallocinfo line", line);
 			continue;
@@ -435,9 +479,7 @@ read_allocinfo(int quiet)
 	if (!f)
 		return;
 	snprintf(path, sizeof(path), "%s/allocinfo", proc_dir);
-	while (fgets(line, sizeof(line), f)) {
-		lineno++;
-		line[strcspn(line, "\n")] = '\0';
+	while (proc_line(f, line, sizeof(line), &lineno, path)) {
 		if (!strncmp(line, "allocinfo -", 11) || line[strspn(line, " ")] == '#')
 			continue;
 		if (sscanf(line, "%lld %lld %511s", &bytes, &calls, tag) != 3) {
@@ -460,17 +502,19 @@ read_allocinfo(int quiet)
 static void
 read_smaps(const char *pid, int prefix)
 {
-	char name[64], line[PATH_MAX + 256], cur[PATH_MAX + 320] = "";
+	char name[64], line[PATH_MAX + 256], cur[PATH_MAX + 320] = "", path_[PATH_MAX];
 	const char *type = "anon";
-	long long kb, bytes = 0;
+	long long kb;
+	int64_t bytes = 0, b;
+	uint64_t lineno = 0;
 	int have = 0, n;
 	FILE *f;
 
 	snprintf(name, sizeof(name), "%s/smaps", pid);
 	if (!(f = proc_open(name, 0)))
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
+	snprintf(path_, sizeof(path_), "%s/%s", proc_dir, name);
+	while (proc_line(f, line, sizeof(line), &lineno, path_)) {
 		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') &&
 		    sscanf(line, "%*s %*s %*s %*s %*s %n", &n) == 0 && n > 0) {
 			const char *path = line + n;
@@ -496,7 +540,9 @@ read_smaps(const char *pid, int prefix)
 			snprintf(cur, sizeof(cur), "%s%s%s", prefix ? pid : "", prefix ? ":" : "", path);
 		} else if (sscanf(line, "Rss: %lld kB", &kb) == 1 ||
 		    sscanf(line, "Swap: %lld kB", &kb) == 1) {
-			bytes += kb * 1024;
+			if (bytes_of(kb, 1024, &b, path_, lineno, line) == 0 &&
+			    __builtin_add_overflow(bytes, b, &bytes))
+				bad_line(path_, lineno, "bytes out of range", line);
 		}
 	}
 	if (have)
@@ -527,7 +573,7 @@ snapshot(char **sources, size_t nsources)
 {
 	static const char *const meminfo_keys[] = { "MemTotal", "MemAvailable", "Slab",
 		"SReclaimable", "SUnreclaim", "VmallocUsed", "Committed_AS", NULL };
-	char host[256], when[64], line[256], pid[32], tagbuf[PATH_MAX + 64];
+	char host[256], when[64], line[256], pid[32], tagbuf[PATH_MAX + 64], meminfo[1024] = "";
 	const char *src;
 	size_t i, k, npids = 0;
 	long long v;
@@ -572,6 +618,18 @@ snapshot(char **sources, size_t nsources)
 	}
 	time_label(now, when, sizeof(when));
 	hostname_of(host, sizeof(host));
+	/* The header's memory figures: part of the snapshot, read first. */
+	if ((f = proc_open("meminfo", 0))) {
+		while (fgets(line, sizeof(line), f))
+			for (k = 0; meminfo_keys[k]; k++)
+				if (!strncmp(line, meminfo_keys[k], strlen(meminfo_keys[k])) &&
+				    line[strlen(meminfo_keys[k])] == ':' &&
+				    sscanf(line + strlen(meminfo_keys[k]) + 1, "%lld", &v) == 1 &&
+				    strlen(meminfo) + 64 < sizeof(meminfo))
+					snprintf(meminfo + strlen(meminfo), sizeof(meminfo) - strlen(meminfo),
+					    " %s=%lldkB", meminfo_keys[k], v);
+		fclose(f);
+	}
 	/*
 	 * A source that failed makes no snapshot: in a log, its tags would
 	 * read as pools that vanished, and --growth says they stopped.
@@ -582,16 +640,7 @@ snapshot(char **sources, size_t nsources)
 	}
 	if (sort_key >= 0 && nsrows > 1)
 		qsort(srows, nsrows, sizeof(*srows), srow_by_key);
-	printf("#mt-pool 1 time=%s host=%s", when, host);
-	if ((f = proc_open("meminfo", 0))) {
-		while (fgets(line, sizeof(line), f))
-			for (k = 0; meminfo_keys[k]; k++)
-				if (!strncmp(line, meminfo_keys[k], strlen(meminfo_keys[k])) &&
-				    line[strlen(meminfo_keys[k])] == ':' &&
-				    sscanf(line + strlen(meminfo_keys[k]) + 1, "%lld", &v) == 1)
-					printf(" %s=%lldkB", meminfo_keys[k], v);
-		fclose(f);
-	}
+	printf("#mt-pool 1 time=%s host=%s%s", when, host, meminfo);
 	printf("\n#%-31s %-14s %10s %10s %10s %14s %10s\n", "Tag", "Type", "Allocs", "Frees",
 	    "Diff", "Bytes", "PerAlloc");
 	for (i = 0; i < nsrows; i++) {
@@ -604,6 +653,8 @@ snapshot(char **sources, size_t nsources)
 }
 
 /* ---- Reading logs and streams ---- */
+
+static int skipping;	/* the rows of a snapshot in a format not ours */
 
 /* A log's snapshot header, until its first row. */
 static struct {
@@ -636,7 +687,17 @@ log_header(const char *file, uint64_t lineno, char *line)
 
 	int said = 0;
 
-	for (w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+	header_done();
+	skipping = 0;
+	w = strtok_r(line, " \t", &save);
+	if (!w || strcmp(w, "1")) {
+		/* A later format: its rows may not mean ours. */
+		bad_line(file, lineno, "snapshot format this mt-pooldiff does not read",
+		    w ? w : "#mt-pool");
+		skipping = 1;
+		return;
+	}
+	for (w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
 		if (!strncmp(w, "time=", 5) && parse_time(w + 5, &t) < 0) {
 			bad_line(file, lineno, "bad snapshot time", w);
 			said = 1;
@@ -652,7 +713,6 @@ log_header(const char *file, uint64_t lineno, char *line)
 	if (nsnaps && t < snaps[nsnaps - 1].t)
 		bad_line(file, lineno, "snapshot older than the one before", line);
 	saw_log = 1;
-	header_done();
 	/* Begun at its first row: a header alone is a snapshot that failed. */
 	pending.t = t;
 	free(pending.host);
@@ -668,6 +728,7 @@ log_row(const char *file, uint64_t lineno, const char *line, size_t len)
 	char buf[4096], *f[8], *save;
 	int64_t c[NCOUNTERS];
 	size_t n = 0, i;
+	struct tag *t;
 
 	if (len >= sizeof(buf)) {
 		bad_line(file, lineno, "snapshot row too long", "...");
@@ -685,6 +746,8 @@ log_row(const char *file, uint64_t lineno, const char *line, size_t len)
 		bad_line(file, lineno, "bad snapshot row", tmp);
 		return;
 	}
+	if (skipping)
+		return;
 	if (!nsnaps && !pending.on) {
 		bad_line(file, lineno, "row before any snapshot header", f[0]);
 		return;
@@ -701,7 +764,12 @@ log_row(const char *file, uint64_t lineno, const char *line, size_t len)
 		pending.on = 0;
 		snapshot_begin(pending.t, pending.host);
 	}
-	snapshot_row(tag_get(f[0], strlen(f[0]), f[1], strlen(f[1])), c);
+	t = tag_get(f[0], strlen(f[0]), f[1], strlen(f[1]));
+	if (t->in_cur) {
+		bad_line(file, lineno, "tag twice in one snapshot", f[0]);
+		return;
+	}
+	snapshot_row(t, c);
 }
 
 /* A pool record of mt-events(5): the records of one time make a snapshot. */
@@ -725,22 +793,55 @@ pool_record(const struct mt_event *ev)
 	snapshot_row(tag_get(tag, strlen(tag), ev->s1.s, ev->s1.len), c);
 }
 
+/*
+ * The interval of time t, or SIZE_MAX past MAX_BUCKETS of them (a time of
+ * 2^63 at 50 ms asked for all memory): said once, not counted.
+ */
+#define MAX_BUCKETS 10000000
 static size_t
 bucket_of(uint64_t t)
 {
-	return (size_t)(t / interval);
+	static int said;
+
+	if (t / interval < MAX_BUCKETS)
+		return (size_t)(t / interval);
+	if (!said++) {
+		fprintf(stderr, "%s: a time of %" PRIu64 " ns is more than %d intervals in: "
+		    "a longer --interval (what lies there is not counted)\n", mt_progname, t,
+		    MAX_BUCKETS);
+		trouble = 1;
+	}
+	return SIZE_MAX;
+}
+
+/* a += v, or said once and left when it would not fit in 63 bits. */
+static void
+sum_add(int64_t *a, int64_t v)
+{
+	static int said;
+
+	if (__builtin_add_overflow(*a, v, a)) {
+		*a = v < 0 ? INT64_MIN + 1 : INT64_MAX;
+		if (!said++) {
+			fprintf(stderr, "%s: a counter is out of range (more than 2^63)\n",
+			    mt_progname);
+			trouble = 1;
+		}
+	}
 }
 
 static void
 delta_add(struct tag *t, size_t b, int which, int64_t v)
 {
+	if (b == SIZE_MAX)
+		return;
 	if (b >= t->ndelta) {
 		size_t n = b + 1 > t->ndelta * 2 ? b + 1 : t->ndelta * 2;
 		t->delta = erealloc(t->delta, n * sizeof(*t->delta));
 		memset(t->delta + t->ndelta, 0, (n - t->ndelta) * sizeof(*t->delta));
 		t->ndelta = n;
 	}
-	t->delta[b][which] += v;
+	sum_add(&t->delta[b][which], v);
 }
 
 static size_t nbuckets;
@@ -790,9 +891,10 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 	}
 	tag_escape(key, len, esc, sizeof(esc));
 	t = tag_get(esc, strlen(esc), heap.s, heap.len);
-	if (ta != UINT64_MAX && ta > stream_end)
+	/* Times past the intervals counted are not the stream's end either. */
+	if (ta != UINT64_MAX && ta > stream_end && bucket_of(ta) != SIZE_MAX)
 		stream_end = ta;
-	if (tf != UINT64_MAX && tf > stream_end)
+	if (tf != UINT64_MAX && tf > stream_end && bucket_of(tf) != SIZE_MAX)
 		stream_end = tf;
 	if (ta != UINT64_MAX) {
 		b = bucket_of(ta);
@@ -925,9 +1027,9 @@ snapshots_from_events(void)
 			t = tags[i];
 			for (j = k; j <= upto; j++)
 				if (j < t->ndelta) {
-					run[i][0] += t->delta[j][0];
-					run[i][1] += t->delta[j][1];
-					run[i][2] += t->delta[j][2];
+					sum_add(&run[i][0], t->delta[j][0]);
+					sum_add(&run[i][1], t->delta[j][1]);
+					sum_add(&run[i][2], t->delta[j][2]);
 				}
 			memcpy(sum, run[i], sizeof(sum));
 			if (!sum[0] && !sum[1])

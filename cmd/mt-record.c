@@ -2065,6 +2065,7 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	char sockname[96], flags[4] = "", *lib, *cmdpath, *end, *defname = NULL;
+	static char libpath[PATH_MAX];
 	const char *output = NULL;
 	struct pollfd *pfd = NULL;
 	struct stat st;
@@ -2163,14 +2164,20 @@ main(int argc, char *argv[])
 		fprintf(stderr, "%s: cannot find libmt-preload.so (set MT_PRELOAD)\n", mt_progname);
 		return 2;
 	}
+	/* Kept where no early return leaves it allocated. */
+	snprintf(libpath, sizeof(libpath), "%s", lib);
+	free(lib);
+	lib = libpath;
 	/* As a shell says it, before anything is made: no trace of nothing. */
 	if (!(cmdpath = find_command(argv[0])) || stat(cmdpath, &st) < 0) {
 		fprintf(stderr, "%s: %s: command not found\n", mt_progname, argv[0]);
+		free(cmdpath);
 		return 127;
 	}
 	if (S_ISDIR(st.st_mode) || access(cmdpath, X_OK) < 0) {
 		fprintf(stderr, "%s: %s: %s\n", mt_progname, argv[0],
 		    strerror(S_ISDIR(st.st_mode) ? EISDIR : errno));
+		free(cmdpath);
 		return 126;
 	}
 	if ((((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
@@ -2338,7 +2345,6 @@ main(int argc, char *argv[])
 		bound_free(bound);
 	trace_writer_free(writer);
 	free(defname);
-	free(lib);
 	free(pfd);
 	if (stop_signal) {
 		fprintf(stderr, "%s: stopped by %s%s\n", mt_progname, strsignal(stop_signal),

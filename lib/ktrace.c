@@ -66,6 +66,7 @@ struct ktrace {
 	struct u64map by_name;	/* hash of name -> struct ksym * (first of that name) */
 	struct u64map stacks;	/* hash of frames -> id */
 	struct u64map named;	/* addresses given a sym line */
+	struct u64map tasks;	/* tids given a #task line */
 	uint64_t next_stack;
 	char *buf;
 	size_t len, cap;
@@ -343,6 +344,53 @@ field_num(const char *f, const char *key, int base, int *ok)
 	return strtoull(p, NULL, base);
 }
 
+/*
+ * The task of a kernel event, the first time its tid is seen: a comment
+ * "#task tid comm" (mt-events(5)), so that an allocation can be tied to
+ * the process whose fault or call made it.  The comm from the text line,
+ * or else from /proc (a task gone by then: "?").
+ */
+static void
+task_seen(struct ktrace *k, int tid, const char *comm, size_t len)
+{
+	char path[64], buf[64], line[128];
+	struct mt_event ev;
+	void **v;
+	ssize_t n;
+	size_t i;
+	int fd;
+
+	if (tid < 0 || (v = u64map_get(&k->tasks, (uint64_t)tid + 1, 1), *v))
+		return;
+	*v = (void *)1;
+	if (!comm) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", tid);
+		n = -1;
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+		}
+		if (tid == 0)
+			n = snprintf(buf, sizeof(buf), "swapper");
+		if (n <= 0)
+			n = snprintf(buf, sizeof(buf), "?");
+		buf[n] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		comm = buf;
+		len = strlen(buf);
+	}
+	if (len > 32)
+		len = 32;
+	n = snprintf(line, sizeof(line), "#task\t%d\t%.*s", tid, (int)len, comm);
+	for (i = 6; i < (size_t)n; i++)
+		if ((unsigned char)line[i] < ' ' && line[i] != '\t')
+			line[i] = '?';
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_COMMENT;
+	ev.s1 = (struct mt_str){ line, (size_t)n };
+	k->emit(&ev, k->arg);
+}
+
 static void
 parse_event(struct ktrace *k, int tid, int cpu, uint64_t ts, const char *name, size_t nlen,
     const char *f)
@@ -466,6 +514,11 @@ parse_line(struct ktrace *k, char *line)
 	if (p == line || p[-1] != '-')
 		return;
 	tid = strtol(p, NULL, 10);
+	{
+		const char *comm = line + strspn(line, " ");
+		if (comm < p - 1)
+			task_seen(k, (int)tid, comm, (size_t)(p - 1 - comm));
+	}
 	p = q + 2;
 	p += strcspn(p, " ");	/* the flags */
 	if (sscanf(p, " %llu.%llu:", &sec, &usec) != 2 || !(p = strchr(p, ':')))
@@ -674,6 +727,7 @@ raw_event(struct ktrace *k, int cpu, uint64_t ts, const uint8_t *d, size_t len)
 	p->ev.pid = 0;
 	p->ev.tid = pid;
 	p->ev.addr = addr;
+	task_seen(k, (int)pid, NULL, 0);
 	if (e == K_PAGE_ALLOC || e == K_PAGE_FREE || e == K_PAGE_FREE_BATCHED) {
 		snprintf(p->heap, sizeof(p->heap), "page");
 		p->ev.size = alloc ? 4096ULL << n : 0;
@@ -1114,6 +1168,7 @@ ktrace_free(struct ktrace *k)
 	u64map_free(&k->by_name, NULL);
 	u64map_free(&k->stacks, NULL);
 	u64map_free(&k->named, NULL);
+	u64map_free(&k->tasks, NULL);
 	free(k->buf);
 	free(k->q);
 	free(k->got);

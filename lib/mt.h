@@ -416,6 +416,7 @@ struct mt_dict *dict_new(const char *skip_regex);	/* more API frames, or NULL */
 int dict_add(struct mt_dict *d, const struct mt_event *ev);	/* 1: a proc, stack or sym */
 const char *dict_process(struct mt_dict *d, int64_t pid);	/* base name, or "?" */
 const char *proc_name(const char *path, size_t len, size_t *n);
+const char *dict_task(struct mt_dict *d, int64_t tid);	/* a #task comm, or NULL */
 const char *mt_human(int64_t v, char *buf, size_t n);	/* units.c: "1.5 MiB" */
 struct mt_stackinfo *dict_stack(struct mt_dict *d, uint64_t id);
 

@@ -37,6 +37,7 @@ struct mt_dict {
 	struct u64map stack_ips;	/* id -> uint64_t[n+2]: n, the ips, cut at --depth */
 	struct u64map syms;	/* address -> "function\tfile\tmodule\n"... */
 	struct u64map procs;	/* pid -> executable's base name */
+	struct u64map tasks;	/* tid + 1 -> comm, from #task lines (kernel traces) */
 	struct mt_regex *api, *skip;
 };
 
@@ -86,9 +87,36 @@ dict_add(struct mt_dict *d, const struct mt_event *ev)
 		    (int)ev->s2.len, ev->s2.s, (int)ev->s3.len, ev->s3.s);
 		*v = s;
 		return 1;
+	case MT_COMMENT:
+		/* "#task\ttid\tcomm": a kernel event's task (mt-events(5)). */
+		if (ev->s1.len > 6 && !memcmp(ev->s1.s, "#task\t", 6)) {
+			const char *p = ev->s1.s + 6, *end = ev->s1.s + ev->s1.len;
+			const char *tab = memchr(p, '\t', (size_t)(end - p));
+			uint64_t tid = 0;
+
+			if (!tab || tab == p || strspn(p, "0123456789") != (size_t)(tab - p) ||
+			    tab - p > 9)
+				return 0;
+			for (; p < tab; p++)
+				tid = tid * 10 + (uint64_t)(*p - '0');
+			v = u64map_get(&d->tasks, tid + 1, 1);
+			free(*v);
+			*v = estrndup(tab + 1, (size_t)(end - tab - 1));
+			return 1;
+		}
+		return 0;
 	default:
 		return 0;
 	}
+}
+
+/* The comm of a kernel event's task, or NULL when no #task line named it. */
+const char *
+dict_task(struct mt_dict *d, int64_t tid)
+{
+	void **v = tid >= 0 ? u64map_get(&d->tasks, (uint64_t)tid + 1, 0) : NULL;
+
+	return v ? *v : NULL;
 }
 
 /* A process's name: its executable's base name. */

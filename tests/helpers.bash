@@ -8,7 +8,7 @@ PROGS=$TESTS/progs
 export PATH="$MT_BINDIR:$TESTS/../share:$PATH"
 # verify_asan_link_order: a test may preload a library into mt-record's
 # own environment (for the command it runs).
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:verify_asan_link_order=0}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:verify_asan_link_order=0}
 
 # Totals of the malloc heap in a trace: "allocs frees bytes".
 heap_totals() {

@@ -88,7 +88,7 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 
 @test "bad options" {
 	run -2 --separate-stderr mt-group --by bogus wpa.life
-	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, free-function, free-stack)" ]
+	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, free-function, free-stack, task)" ]
 	run -2 --separate-stderr mt-group --format xml wpa.life
 	[ "$stderr" = "mt-group: bad format 'xml' (table, tsv, json, folded)" ]
 }

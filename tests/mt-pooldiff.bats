@@ -279,3 +279,38 @@ make_log() {
 	run -2 --separate-stderr mt-pooldiff l.log
 	[ "$stderr" = "mt-pooldiff: l.log:7: bad snapshot row 'x slab 1 0 1 10 10 9 9'" ]
 }
+
+@test "out of range: times past the intervals, sums past 2^63, the year 4000, -2^63, long /proc lines, an empty slabinfo, format 2, a tag twice" {
+	cd "$BATS_TEST_TMPDIR"
+	# a time of 2^63-2 at 50 ms once asked for all memory
+	printf '#mt-events\t1\tstart=0\thost=h\nproc\t5\t1\t0\t/bin/x\tx\n' >big.txt
+	printf 'alloc\t%s\t5\t5\tmalloc\t0x%x\t%s\t-\n' 1000 16 100 9223372036854775806 32 8 2000 48 9223372036854775000 \
+		3000 64 9223372036854775000 >>big.txt
+	run -2 --separate-stderr timeout 60 mt-pooldiff --interval 50ms --tag heap big.txt
+	[ "${stderr_lines[0]}" = "mt-pooldiff: a time of 9223372036854775806 ns is more than 10000000 intervals in: a longer --interval (what lies there is not counted)" ]
+	[ "${stderr_lines[1]}" = "mt-pooldiff: a counter is out of range (more than 2^63)" ]
+	run -0 awk '!/^#/ && $9 < 0' <<<"$output"
+	[ -z "$output" ]
+	# times and counters of a log
+	printf '#mt-pool 1 time=4000-01-01T00:00:00Z host=h\nx slab 1 0 1 -9223372036854775808 1\n' >y.log
+	run -2 --separate-stderr mt-pooldiff y.log
+	[ "${stderr_lines[0]}" = "mt-pooldiff: y.log:1: bad snapshot time 'time=4000-01-01T00:00:00Z'" ]
+	[ "${stderr_lines[1]}" = "mt-pooldiff: y.log:2: bad counter '-9223372036854775808'" ]
+	run -2 --separate-stderr mt-pooldiff --snapshot --time @99999999999 slab
+	printf '#mt-pool 2 time=2026-11-22T00:00:00Z host=h\nx slab 1 0 1 10 10\n#mt-pool 1 time=2026-11-22T00:05:00Z host=h\nx slab 1 0 1 10 10\nx slab 2 0 2 20 10\n' >f.log
+	run -2 --separate-stderr mt-pooldiff f.log
+	[ "${stderr_lines[0]}" = "mt-pooldiff: f.log:1: snapshot format this mt-pooldiff does not read '2'" ]
+	[ "${stderr_lines[1]}" = "mt-pooldiff: f.log:5: tag twice in one snapshot 'x'" ]
+	has_line "$output" '^x +slab +1 \(-\)'
+	# /proc as a hostile kernel would write it
+	mkdir -p p/proc p/sys/kernel/slab
+	printf 'MemTotal: 1000 kB\n' >p/proc/meminfo
+	printf 'slabinfo - version: 2.1\n' >p/proc/slabinfo
+	run -0 --separate-stderr mt-pooldiff --snapshot --proc p/proc slab
+	printf 'big 4611686018427387904 4611686018427387904 4 1 1 : tunables 0 0 0\n%s 1 1 8 1 1\nok 10 10 8 1 1\n' \
+		"$(printf 'x%.0s' $(seq 1100))" >>p/proc/slabinfo
+	run -2 --separate-stderr mt-pooldiff --snapshot --proc p/proc slab
+	[ "${stderr_lines[0]}" = "mt-pooldiff: p/proc/slabinfo:2: bytes out of range 'big'" ]
+	[[ "${stderr_lines[1]}" == "mt-pooldiff: p/proc/slabinfo:3: line too long 'xxxx"* ]]
+	[ -z "$output" ]
+}

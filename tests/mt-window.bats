@@ -247,3 +247,18 @@ exited_child() {
 	run -1 --separate-stderr mt-window --match '(*UTF)x' u.life
 	[[ "${stderr_lines[0]}" == "mt-window: regular expression '(*UTF)x': UTF-8 error: "* ]]
 }
+
+@test "--series: memory for the steps that change, not one per step (lifetimes longer than the window at a fine step)" {
+	{
+		printf 'proc\t10\t1\t0\t/bin/a\ta\n'
+		for h in 1 2 3; do
+			printf 'life\t0\t1000000000000\t10\t10\theap%d\t0x10\t8\t-\taifi\t0\n' $h
+		done
+		printf 'life\t500000\t700000\t10\t10\theap1\t0x20\t4\t-\taifi\t0\n'
+	} >long.life
+	# 1000 s lives at 1 us steps: once 10^9 steps of 16 bytes a series
+	run -0 --separate-stderr bash -c 'ulimit -v 2000000; mt-window --series 1us --to 1ms long.life'
+	[ "${#lines[@]}" = 3000 ]
+	[ "$(awk -F'\t' '$4 == "heap1" && $2 == 600000 { print $5, $6 }' <<<"$output")" = "12 2" ]
+	[ "$(awk -F'\t' '$4 == "heap1" && $2 == 700000 { print $5, $6 }' <<<"$output")" = "8 1" ]
+}

@@ -61,8 +61,11 @@ struct tag {
 	char *name, *type;	/* as written: no blanks */
 	int64_t cur[NCOUNTERS], prev[NCOUNTERS];
 	int in_cur, in_prev;
-	int64_t *bytes;		/* Bytes in every snapshot; 0 where absent */
-	size_t nbytes;
+	/* Bytes in the snapshots that have the tag, in order (absent: 0):
+	   a churning tag set over 20,000 snapshots once took 2.35 GB, one
+	   counter a snapshot for every tag. */
+	struct at { size_t snap; int64_t bytes; } *at;
+	size_t nat, atcap;
 	/* From events: the changes in every interval. */
 	int64_t (*delta)[3];	/* allocs, frees, bytes */
 	size_t ndelta;
@@ -172,19 +175,28 @@ snapshot_row(struct tag *t, const int64_t c[NCOUNTERS])
 
 	memcpy(t->cur, c, sizeof(t->cur));
 	t->in_cur = 1;
-	if (t->nbytes < n) {
-		t->bytes = erealloc(t->bytes, n * sizeof(*t->bytes));
-		memset(t->bytes + t->nbytes, 0, (n - t->nbytes) * sizeof(*t->bytes));
-		t->nbytes = n;
+	if (t->nat && t->at[t->nat - 1].snap == n - 1) {
+		t->at[t->nat - 1].bytes = c[C_BYTES] == NONE ? 0 : c[C_BYTES];
+		return;
 	}
-	t->bytes[n - 1] = c[C_BYTES] == NONE ? 0 : c[C_BYTES];
+	t->at = egrow(t->at, t->nat, &t->atcap, sizeof(*t->at));
+	t->at[t->nat++] = (struct at){ n - 1, c[C_BYTES] == NONE ? 0 : c[C_BYTES] };
 }
 
 /* Bytes of t in snapshot i (0 where the tag was absent). */
 static int64_t
 bytes_at(const struct tag *t, size_t i)
 {
-	return i < t->nbytes ? t->bytes[i] : 0;
+	size_t a = 0, z = t->nat, m;
+
+	while (a < z) {
+		m = (a + z) / 2;
+		if (t->at[m].snap < i)
+			a = m + 1;
+		else
+			z = m;
+	}
+	return a < t->nat && t->at[a].snap == i ? t->at[a].bytes : 0;
 }
 
 /* ---- Time ---- */

@@ -314,3 +314,16 @@ make_log() {
 	[[ "${stderr_lines[1]}" == "mt-pooldiff: p/proc/slabinfo:3: line too long 'xxxx"* ]]
 	[ -z "$output" ]
 }
+
+@test "20,000 snapshots of a churning tag set in bounded memory (once a counter a snapshot for every tag: 2.35 GB)" {
+	cd "$BATS_TEST_TMPDIR"
+	# 10 tags a snapshot, each new tag for 10 snapshots: 20,000 tags in all;
+	# and one that grows in every snapshot
+	awk 'BEGIN { for (s = 0; s < 20000; s++) {
+		printf "#mt-pool 1 time=@%d host=h\n", 1795305600 + 60 * s
+		for (k = 0; k < 10; k++) { t = s - k; if (t >= 0) printf "tag%d slab - - 1 %d %d\n", t, 100 + k, 100 + k }
+		printf "grower slab - - %d %d 8\n", s + 1, 8 * (s + 1) } }' >churn.log
+	run -1 --separate-stderr bash -c 'ulimit -v 1000000; mt-pooldiff --growth 100/100 churn.log'
+	has_line "$output" '^#mt-pooldiff growth: 1 of 20001 tags grew in at least 100 of the last 100 intervals'
+	has_line "$output" '^grower +slab +100/100 '
+}

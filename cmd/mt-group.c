@@ -686,7 +686,7 @@ parse_keys(const char *s)
 		if (k == K_NKEYS || nkeys == K_NKEYS) {
 			fprintf(stderr, "%s: bad key '%.*s' (process, pid, heap, type, class, "
 			    "function, stack, module, file, free-function, free-stack, task)\n",
-			    mt_progname, (int)n, s);
+			    mt_progname, (int)strlen(mt_shown(s, n)), mt_shown(s, n));
 			exit(2);
 		}
 		uncached |= k == K_FREE_FUNCTION || k == K_FREE_STACK || k == K_TASK;
@@ -729,14 +729,14 @@ main(int argc, char *argv[])
 				sort_by = S_COUNT;
 			else {
 				fprintf(stderr, "%s: bad sort key '%s' (impact, size, count)\n",
-				    mt_progname, optarg);
+				    mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			break;
 		case 'n':
 			top = strtol(optarg, &end, 10);
 			if (*end || end == optarg || top < 0) {
-				fprintf(stderr, "%s: bad count '%s'\n", mt_progname, optarg);
+				fprintf(stderr, "%s: bad count '%s'\n", mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			break;
@@ -749,7 +749,7 @@ main(int argc, char *argv[])
 				bottom_up = 1;
 			else if (optarg && strcmp(optarg, "top-down")) {
 				fprintf(stderr, "%s: bad tree '%s' (top-down, bottom-up)\n",
-				    mt_progname, optarg);
+				    mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			break;
@@ -765,7 +765,7 @@ main(int argc, char *argv[])
 				format = F_FOLDED;
 			else {
 				fprintf(stderr, "%s: bad format '%s' (table, tsv, json, folded)\n",
-				    mt_progname, optarg);
+				    mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			break;
@@ -773,7 +773,7 @@ main(int argc, char *argv[])
 			if (!strcmp(optarg, "impact"))
 				weight_impact = 1;
 			else if (strcmp(optarg, "size")) {
-				fprintf(stderr, "%s: bad weight '%s' (size, impact)\n", mt_progname, optarg);
+				fprintf(stderr, "%s: bad weight '%s' (size, impact)\n", mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			break;

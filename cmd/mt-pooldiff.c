@@ -61,9 +61,10 @@ struct tag {
 	char *name, *type;	/* as written: no blanks */
 	int64_t cur[NCOUNTERS], prev[NCOUNTERS];
 	int in_cur, in_prev;
-	/* Bytes in the snapshots that have the tag, in order (absent: 0):
-	   a churning tag set over 20,000 snapshots once took 2.35 GB, one
-	   counter a snapshot for every tag. */
+	/* Bytes from each snapshot where they changed on (absent: 0), in
+	   order: a churning tag set over 20,000 snapshots once took 2.35 GB,
+	   a counter a snapshot for every tag, and a stream cut at 1 ns
+	   250 MB for a 2 ms trace. */
 	struct at { size_t snap; int64_t bytes; } *at;
 	size_t nat, atcap;
 	/* From events: the changes in every interval. */
@@ -81,7 +82,7 @@ static struct u64map tags_by_hash;
 static struct tag **tags;
 static size_t ntags;
 static struct snap *snaps;
-static size_t nsnaps;
+static size_t nsnaps, snapcap;
 static int trouble;		/* exit 2 */
 
 /* Options. */
@@ -152,6 +153,22 @@ tag_escape(const char *s, size_t n, char *buf, size_t size)
 	return buf;
 }
 
+/* t's Bytes in snapshot snap, the latest: kept only when they changed. */
+static void
+bytes_set(struct tag *t, size_t snap, int64_t bytes)
+{
+	if (t->nat && t->at[t->nat - 1].snap == snap) {
+		t->at[t->nat - 1].bytes = bytes;
+		if (t->nat > 1 ? t->at[t->nat - 2].bytes == bytes : bytes == 0)
+			t->nat--;
+		return;
+	}
+	if (t->nat ? t->at[t->nat - 1].bytes == bytes : bytes == 0)
+		return;
+	t->at = egrow(t->at, t->nat, &t->atcap, sizeof(*t->at));
+	t->at[t->nat++] = (struct at){ snap, bytes };
+}
+
 static void
 snapshot_begin(int64_t t, const char *host)
 {
@@ -161,10 +178,18 @@ snapshot_begin(int64_t t, const char *host)
 		memcpy(tags[i]->prev, tags[i]->cur, sizeof(tags[i]->cur));
 		tags[i]->in_prev = tags[i]->in_cur;
 		tags[i]->in_cur = 0;
+		/* Absent from the snapshot before: 0 there. */
+		if (!tags[i]->in_prev && nsnaps)
+			bytes_set(tags[i], nsnaps - 1, 0);
 	}
-	snaps = erealloc(snaps, (nsnaps + 1) * sizeof(*snaps));
+	if (!host)
+		host = "-";
+	snaps = egrow(snaps, nsnaps, &snapcap, sizeof(*snaps));
 	snaps[nsnaps].t = t;
-	snaps[nsnaps].host = estrdup(host ? host : "-");
+	/* The host of the snapshot before, shared: a stream cut at 1 ns
+	   made millions of copies of one name. */
+	snaps[nsnaps].host = nsnaps && !strcmp(snaps[nsnaps - 1].host, host) ?
+	    snaps[nsnaps - 1].host : estrdup(host);
 	nsnaps++;
 }
 
@@ -175,12 +200,7 @@ snapshot_row(struct tag *t, const int64_t c[NCOUNTERS])
 
 	memcpy(t->cur, c, sizeof(t->cur));
 	t->in_cur = 1;
-	if (t->nat && t->at[t->nat - 1].snap == n - 1) {
-		t->at[t->nat - 1].bytes = c[C_BYTES] == NONE ? 0 : c[C_BYTES];
-		return;
-	}
-	t->at = egrow(t->at, t->nat, &t->atcap, sizeof(*t->at));
-	t->at[t->nat++] = (struct at){ n - 1, c[C_BYTES] == NONE ? 0 : c[C_BYTES] };
+	bytes_set(t, n - 1, c[C_BYTES] == NONE ? 0 : c[C_BYTES]);
 }
 
 /* Bytes of t in snapshot i (0 where the tag was absent). */
@@ -189,14 +209,20 @@ bytes_at(const struct tag *t, size_t i)
 {
 	size_t a = 0, z = t->nat, m;
 
+	/* The last change at or before i. */
 	while (a < z) {
 		m = (a + z) / 2;
-		if (t->at[m].snap < i)
+		if (t->at[m].snap <= i)
 			a = m + 1;
 		else
 			z = m;
 	}
-	return a < t->nat && t->at[a].snap == i ? t->at[a].bytes : 0;
+	if (a == 0)
+		return 0;
+	/* Absent from the last snapshot: its row never came. */
+	if (i == nsnaps - 1 && !t->in_cur)
+		return 0;
+	return t->at[a - 1].bytes;
 }
 
 /* ---- Time ---- */
@@ -609,7 +635,7 @@ snapshot(char **sources, size_t nsources)
 			read_smaps(pid, npids > 1);
 		} else {
 			fprintf(stderr, "%s: bad source '%s' (slab, vmalloc, allocinfo, pid:N)\n",
-			    mt_progname, src);
+			    mt_progname, mt_shown(src, strlen(src)));
 			return 2;
 		}
 	}
@@ -1382,7 +1408,7 @@ main(int argc, char *argv[])
 		case 'T':
 			if (parse_time(optarg, &snapshot_time) < 0) {
 				fprintf(stderr, "%s: bad time '%s' (2026-11-22T01:10:00Z or @EPOCH)\n",
-				    mt_progname, optarg);
+				    mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			break;
@@ -1402,7 +1428,7 @@ main(int argc, char *argv[])
 				tag_by = T_STACK;
 			else {
 				fprintf(stderr, "%s: bad tag '%s' (function, heap, module, stack)\n",
-				    mt_progname, optarg);
+				    mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			break;
@@ -1416,7 +1442,7 @@ main(int argc, char *argv[])
 					;
 				if (nsort == 5) {
 					fprintf(stderr, "%s: bad sort key '%s' (tag, allocs, frees, diff, "
-					    "bytes, per-alloc)\n", mt_progname, optarg);
+					    "bytes, per-alloc)\n", mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 					return 2;
 				}
 				sort_key = nsort;
@@ -1446,7 +1472,7 @@ main(int argc, char *argv[])
 				optarg = argv[optind++];
 			if (optarg && parse_kn(optarg) < 0) {
 				fprintf(stderr, "%s: bad growth '%s' (K/N: grew in K of the last N "
-				    "intervals)\n", mt_progname, optarg);
+				    "intervals)\n", mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			break;

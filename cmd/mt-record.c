@@ -2086,14 +2086,14 @@ main(int argc, char *argv[])
 		case 'e':
 			if (parse_events(optarg, &ko.events) < 0) {
 				fprintf(stderr, "%s: bad events '%s' (kmalloc, cache, page)\n",
-				    mt_progname, optarg);
+				    mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			break;
 		case 'O':
 			v = strtol(optarg, &end, 10);
 			if (*end || end == optarg || v < 0 || v > 20) {
-				fprintf(stderr, "%s: bad order '%s' (0 to 20)\n", mt_progname, optarg);
+				fprintf(stderr, "%s: bad order '%s' (0 to 20)\n", mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			ko.min_order = (int)v;
@@ -2106,7 +2106,7 @@ main(int argc, char *argv[])
 			break;
 		case 'm':
 			if (parse_size(optarg, &max_size) < 0 || max_size < 65536) {
-				fprintf(stderr, "%s: bad size '%s' (64K or more)\n", mt_progname, optarg);
+				fprintf(stderr, "%s: bad size '%s' (64K or more)\n", mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			break;
@@ -2120,7 +2120,7 @@ main(int argc, char *argv[])
 		case 's':
 			v = strtol(optarg, &end, 10);
 			if (*end || end == optarg || v < 0 || v > 1024) {
-				fprintf(stderr, "%s: bad depth '%s' (0 to 1024)\n", mt_progname, optarg);
+				fprintf(stderr, "%s: bad depth '%s' (0 to 1024)\n", mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			depth = (int)v;

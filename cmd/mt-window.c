@@ -549,7 +549,7 @@ main(int argc, char *argv[])
 		case 'p':
 			v = strtol(optarg, &end_s, 10);
 			if (*end_s || end_s == optarg || v < 0) {
-				fprintf(stderr, "%s: bad pid '%s'\n", mt_progname, optarg);
+				fprintf(stderr, "%s: bad pid '%s'\n", mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
 			pids = erealloc(pids, (npids + 1) * sizeof(*pids));

@@ -49,22 +49,35 @@ mt_version(void)
  * prog: file:line: what 'token' -- the token is cut at 60 bytes and its
  * control characters are shown as '?', so one bad line is one line.
  */
+/*
+ * A token for a message: control bytes as '?', at most 60 bytes and
+ * "..." (a value holding a newline once split a message in two lines).
+ * Two buffers in turn: two tokens in one message.
+ */
+const char *
+mt_shown(const char *s, size_t len)
+{
+	static char buf[2][64 + 3];
+	static int which;
+	char *b = buf[which ^= 1];
+	size_t i, n = len < 60 ? len : 60;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		b[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
+	}
+	strcpy(b + n, len > n ? "..." : "");
+	return b;
+}
+
 void
 mt_warn_at(const char *file, uint64_t line, const char *what,
     const char *token, size_t toklen)
 {
-	char tok[64];
-	size_t i, n = toklen < 60 ? toklen : 60;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)token[i];
-		tok[i] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
-	}
-	tok[n] = '\0';
 	fflush(stdout);
 	if (token)
-		fprintf(stderr, "%s: %s:%llu: %s '%s%s'\n", mt_progname, file,
-		    (unsigned long long)line, what, tok, toklen > n ? "..." : "");
+		fprintf(stderr, "%s: %s:%llu: %s '%s'\n", mt_progname, file,
+		    (unsigned long long)line, what, mt_shown(token, toklen));
 	else
 		fprintf(stderr, "%s: %s:%llu: %s\n", mt_progname, file,
 		    (unsigned long long)line, what);

@@ -23,6 +23,7 @@ void mt_setprogname(const char *argv0);
    option (the synopsis on stderr, exit 2); --version. */
 void mt_usage(int full, const char *synopsis, const char *options) __attribute__((noreturn));
 void mt_version(void) __attribute__((noreturn));
+const char *mt_shown(const char *s, size_t len);	/* a token fit for a message */
 void mt_warn_at(const char *file, uint64_t line, const char *what,
     const char *token, size_t toklen);
 void *emalloc(size_t n);

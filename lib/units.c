@@ -89,11 +89,12 @@ eduration(const char *opt, const char *s, int zero_ok)
 
 	if (r == -2) {
 		fprintf(stderr, "%s: %s '%s' needs a unit: ns, us, ms, s, m or h\n",
-		    mt_progname, opt, s);
+		    mt_progname, opt, mt_shown(s, strlen(s)));
 		exit(2);
 	}
 	if (r < 0 || (!ns && !zero_ok)) {
-		fprintf(stderr, "%s: bad duration for %s '%s'\n", mt_progname, opt, s);
+		fprintf(stderr, "%s: bad duration for %s '%s'\n", mt_progname, opt,
+		    mt_shown(s, strlen(s)));
 		exit(2);
 	}
 	return ns;
@@ -106,7 +107,7 @@ esize(const char *opt, const char *s)
 
 	if (parse_size(s, &bytes) < 0) {
 		fprintf(stderr, "%s: bad size for %s '%s' (as 64K, 64KiB, 1.5M, 2G)\n",
-		    mt_progname, opt, s);
+		    mt_progname, opt, mt_shown(s, strlen(s)));
 		exit(2);
 	}
 	return bytes;

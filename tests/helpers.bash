@@ -66,6 +66,15 @@ check_order() {
 }
 
 # Does text $1 have a line matching the Perl regex $2?
+# rss_bound KB: the bound, or four times it for a sanitizer's build.
+rss_bound() {
+	if ldd "$MT_BINDIR/mt-decode" 2>/dev/null | grep -q libasan; then
+		echo $(($1 * 4))
+	else
+		echo "$1"
+	fi
+}
+
 has_line() {	# text pattern: a line of text matches the PCRE pattern
 	[ $# = 2 ] || { echo "has_line: text and pattern, not $# arguments" >&2; return 2; }
 	printf '%s\n' "$1" | grep -Pq -- "$2"

@@ -257,7 +257,9 @@ exited_child() {
 		printf 'life\t500000\t700000\t10\t10\theap1\t0x20\t4\t-\taifi\t0\n'
 	} >long.life
 	# 1000 s lives at 1 us steps: once 10^9 steps of 16 bytes a series
-	run -0 --separate-stderr bash -c 'ulimit -v 2000000; mt-window --series 1us --to 1ms long.life'
+	# peak RSS, not ulimit -v: a sanitizer's shadow takes address space
+	run -0 --separate-stderr /usr/bin/time -f %M -o rss mt-window --series 1us --to 1ms long.life
+	[ "$(tail -n 1 rss)" -lt "$(rss_bound 500000)" ]
 	[ "${#lines[@]}" = 3000 ]
 	[ "$(awk -F'\t' '$4 == "heap1" && $2 == 600000 { print $5, $6 }' <<<"$output")" = "12 2" ]
 	[ "$(awk -F'\t' '$4 == "heap1" && $2 == 700000 { print $5, $6 }' <<<"$output")" = "8 1" ]

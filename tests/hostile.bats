@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# Every parser on generated hostile input: mutations of valid inputs
+# (bytes flipped, cut, doubled, fields emptied, numbers at their limits,
+# very long fields, control bytes) through mt-pooldiff's log and /proc
+# readers, mt-symbolize's map and sym lines, mt-window's and mt-group's
+# option values and lines.  No input may crash a program, hang it, or
+# make a sanitizer speak (under the ASan pass); each exits 0, 1 or 2, and
+# says what is wrong as "prog: ...".
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# variants SEED N FILE...: N mutated copies of the files, as v<i>.<name>
+variants() {
+	python3 - "$@" <<'PY'
+import os, random, sys
+seed, n, files = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+rnd = random.Random(seed)
+limits = [b"0", b"-1", b"9223372036854775807", b"9223372036854775808", b"-9223372036854775808",
+          b"18446744073709551615", b"0x", b"0xffffffffffffffff", b"", b"-", b"1e9", b"nan"]
+def mutate(d):
+    d = bytearray(d)
+    for _ in range(rnd.randint(1, 6)):
+        op = rnd.randrange(9)
+        if not d:
+            d += b"x"
+        i = rnd.randrange(len(d))
+        if op == 0:
+            d[i] ^= 1 << rnd.randrange(8)
+        elif op == 1:
+            del d[i:i + rnd.randint(1, 40)]
+        elif op == 2:
+            d[i:i] = d[i:i + rnd.randint(1, 200)] * rnd.randint(1, 5)
+        elif op == 3:
+            d[i:i] = rnd.choice(limits)
+        elif op == 4:
+            d[i:i] = bytes([rnd.choice([0, 7, 9, 10, 13, 27, 127, 0xff, 0xc3])])
+        elif op == 5:
+            d[i:i] = b"A" * rnd.choice([1024, 5000, 70000])
+        elif op == 6:
+            d = d[:i]
+        elif op == 7:
+            d[i:i] = b"\t" * rnd.randint(1, 12)
+        else:
+            d[i:i] = b"\r\n"
+    return bytes(d)
+for f in files:
+    src = open(f, "rb").read()
+    for i in range(n):
+        open("v%d.%s" % (i, os.path.basename(f)), "wb").write(mutate(src))
+PY
+}
+
+# survives PROG ARGS...: ran on one input, it exits 0, 1 or 2 within 60 s,
+# no sanitizer spoke, and every line on stderr is its own.
+survives() {
+	local p=$1
+	run --separate-stderr timeout 60 "$@"
+	if [ "$status" -gt 2 ] || grep -q 'Sanitizer\|runtime error' <<<"$stderr" ||
+		{ [ -n "$stderr" ] && grep -qv "^$(basename "$p"): " <<<"$stderr"; }; then
+		echo "$* -> exit $status"
+		printf '%s\n' "$stderr" | head -5
+		return 1
+	fi
+}
+
+@test "mt-pooldiff: mutated logs, slabinfo, vmallocinfo, allocinfo and smaps" {
+	root=$TESTS/fixtures/mt-pooldiff/root/proc
+	mt-pooldiff --snapshot --proc "$root" --time @1795305600 >a.log
+	mt-pooldiff --snapshot --proc "$root" --time @1795305900 >>a.log
+	cp "$root"/slabinfo "$root"/vmallocinfo "$root"/allocinfo .
+	cp "$root"/4242/smaps .
+	variants 1 40 a.log slabinfo vmallocinfo allocinfo smaps
+	for i in $(seq 0 39); do
+		survives mt-pooldiff "v$i.a.log"
+		survives mt-pooldiff --growth 1/1 "v$i.a.log"
+		mkdir -p "p$i/proc/4242" "p$i/sys"
+		cp "$root"/meminfo "p$i/proc/"
+		cp "v$i.slabinfo" "p$i/proc/slabinfo"
+		cp "v$i.vmallocinfo" "p$i/proc/vmallocinfo"
+		cp "v$i.allocinfo" "p$i/proc/allocinfo"
+		cp "v$i.smaps" "p$i/proc/4242/smaps"
+		survives mt-pooldiff --snapshot --proc "p$i/proc" -s bytes slab vmalloc allocinfo pid:4242
+	done
+}
+
+@test "mt-symbolize, mt-lifetime, mt-window, mt-group, mt-pooldiff: mutated event text" {
+	mt-record -o d.mtr -- "$PROGS/demo" >/dev/null 2>&1
+	mt-decode d.mtr >d.txt
+	mt-symbolize d.txt >s.txt
+	mt-lifetime -q s.txt >l.txt
+	variants 2 40 d.txt s.txt l.txt
+	for i in $(seq 0 39); do
+		survives mt-symbolize "v$i.d.txt"
+		survives mt-lifetime "v$i.s.txt"
+		survives mt-window "v$i.l.txt"
+		survives mt-window --series 1ms "v$i.l.txt"
+		survives mt-group --by process,heap,type,function,file,module,stack,free-stack,task "v$i.l.txt"
+		survives mt-group --tree "v$i.l.txt"
+		survives mt-group --format json "v$i.l.txt"
+		survives mt-group --format folded --weight impact "v$i.l.txt"
+		survives mt-pooldiff --interval 1ms "v$i.l.txt"
+	done
+}
+
+@test "option values at their limits" {
+	mt-record -o d.mtr -- "$PROGS/demo" >/dev/null 2>&1
+	mt-lifetime -q d.mtr >l.txt
+	for v in 0 -1 1ns 1.5s 18446744073709551615ns 9223372036854775807s 1e308s nan inf \
+		99999999999999999999h '' ' ' 1x s 0x10ms 1ms1 $'1\n' "$(printf 'x%.0s' $(seq 5000))"; do
+		survives mt-window --from "$v" l.txt
+		survives mt-window --to "$v" l.txt
+		survives mt-window --last "$v" l.txt
+		survives mt-window --series "$v" l.txt
+		survives mt-pooldiff --interval "$v" l.txt
+		survives mt-group --top "$v" l.txt
+		survives mt-group --by "$v" l.txt
+		survives mt-window --pid "$v" l.txt
+		survives mt-pooldiff --time "$v" --snapshot --proc "$TESTS/fixtures/mt-pooldiff/root/proc" slab
+	done
+}

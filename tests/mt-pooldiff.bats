@@ -330,3 +330,13 @@ make_log() {
 	has_line "$output" '^#mt-pooldiff growth: 1 of 20001 tags grew in at least 100 of the last 100 intervals'
 	has_line "$output" '^grower +slab +100/100 '
 }
+
+@test "a stream cut at 1 ns: the changes of the intervals that change, not a counter an interval for every tag" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o d.mtr -- "$PROGS/demo" >/dev/null 2>&1
+	mt-lifetime -q d.mtr >l.txt
+	# a few ms of trace: millions of intervals (once 320 MB)
+	run -0 --separate-stderr /usr/bin/time -f %M -o rss mt-pooldiff --interval 1ns --tag heap l.txt
+	[ "$(tail -n 1 rss)" -lt "$(rss_bound 150000)" ]
+	has_line "$output" '^malloc +malloc +9 '
+}

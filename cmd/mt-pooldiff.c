@@ -168,7 +168,11 @@ bytes_set(struct tag *t, size_t snap, int64_t bytes)
 	}
 	if (t->nat ? t->at[t->nat - 1].bytes == bytes : bytes == 0)
 		return;
-	t->at = egrow(t->at, t->nat, &t->atcap, sizeof(*t->at));
+	/* Room for 2 first: a million tags that change once are common. */
+	if (t->nat == t->atcap) {
+		t->atcap = t->atcap ? 2 * t->atcap : 2;
+		t->at = erealloc(t->at, t->atcap * sizeof(*t->at));
+	}
 	t->at[t->nat++] = (struct at){ snap, bytes };
 }
 
@@ -911,7 +915,7 @@ delta_add(struct tag *t, size_t b, int which, int64_t v)
 	if (t->ndelta == t->deltacap) {
 		delta_merge(t);
 		if (t->ndelta * 2 >= t->deltacap) {
-			t->deltacap = t->deltacap ? 2 * t->deltacap : 16;
+			t->deltacap = t->deltacap ? 2 * t->deltacap : 2;
 			t->delta = erealloc(t->delta, t->deltacap * sizeof(*t->delta));
 		}
 	}

@@ -406,8 +406,8 @@ int sink_finish(struct mt_sink *s);	/* 0, or 1 with the error said */
 
 /* stacks.c: a stream's processes, stacks and symbols (links libpcre2-8) */
 struct mt_stackinfo {
-	char **frames;		/* function names, innermost first, inlines included */
-	char **modules, **files;
+	const char **frames;	/* function names, innermost first, inlines included (held once) */
+	const char **modules, **files;
 	size_t n;
 	size_t alloc_frame;	/* the first frame outside the allocation API */
 	int cut;		/* cut at the recorder's depth: callers missing */

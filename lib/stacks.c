@@ -38,6 +38,7 @@ struct mt_dict {
 	struct u64map syms;	/* address -> "function\tfile\tmodule\n"... */
 	struct u64map procs;	/* pid -> executable's base name */
 	struct u64map tasks;	/* tid + 1 -> comm, from #task lines (kernel traces) */
+	struct u64map strs;	/* hash -> struct istr chain: each name held once */
 	struct mt_regex *api, *skip;
 };
 
@@ -145,6 +146,34 @@ is_api(const struct mt_dict *d, const char *fn)
 	    (d->skip && re_match(d->skip, fn, strlen(fn)));
 }
 
+/*
+ * A frame's function, file or module, held once for every stack that has
+ * it: a copy a frame a stack made a million stacks take 600 MB.
+ */
+struct istr {
+	struct istr *next;
+	size_t len;
+	char s[];
+};
+
+static const char *
+intern(struct mt_dict *d, const char *s, size_t len)
+{
+	void **v = u64map_get(&d->strs, hash_bytes(s, len) | 1, 1);
+	struct istr *x;
+
+	for (x = *v; x; x = x->next)
+		if (x->len == len && !memcmp(x->s, s, len))
+			return x->s;
+	x = emalloc(sizeof(*x) + len + 1);
+	x->len = len;
+	memcpy(x->s, s, len);
+	x->s[len] = '\0';
+	x->next = *v;
+	*v = x;
+	return x->s;
+}
+
 struct mt_stackinfo *
 dict_stack(struct mt_dict *d, uint64_t id)
 {
@@ -173,23 +202,26 @@ dict_stack(struct mt_dict *d, uint64_t id)
 		/* One frame a line; a line without tabs is a bare address. */
 		for (; *p; p = *e ? e + 1 : e) {
 			e = p + strcspn(p, "\n");
-			si->frames = erealloc(si->frames, (si->n + 1) * sizeof(char *));
-			si->modules = erealloc(si->modules, (si->n + 1) * sizeof(char *));
-			si->files = erealloc(si->files, (si->n + 1) * sizeof(char *));
+			if (!(si->n & (si->n - 1))) {	/* room doubled at powers of 2 */
+				size_t cap = si->n ? 2 * si->n : 1;
+				si->frames = erealloc(si->frames, cap * sizeof(char *));
+				si->modules = erealloc(si->modules, cap * sizeof(char *));
+				si->files = erealloc(si->files, cap * sizeof(char *));
+			}
 			t1 = memchr(p, '\t', (size_t)(e - p));
 			t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(e - t1 - 1)) : NULL;
 			if (t1 && t2) {
 				const char *colon = t2;
 				while (colon > t1 + 1 && colon[-1] != ':')
 					colon--;
-				si->frames[si->n] = estrndup(p, (size_t)(t1 - p));
-				si->files[si->n] = estrndup(t1 + 1, (size_t)((colon > t1 + 1 ?
-				    colon - 1 : t2) - t1 - 1));
-				si->modules[si->n] = estrndup(t2 + 1, (size_t)(e - t2 - 1));
+				si->frames[si->n] = intern(d, p, (size_t)(t1 - p));
+				si->files[si->n] = intern(d, t1 + 1,
+				    (size_t)((colon > t1 + 1 ? colon - 1 : t2) - t1 - 1));
+				si->modules[si->n] = intern(d, t2 + 1,
+				    (size_t)(e - t2 - 1));
 			} else {
-				si->frames[si->n] = estrndup(p, (size_t)(e - p));
-				si->files[si->n] = estrdup("-");
-				si->modules[si->n] = estrdup("-");
+				si->frames[si->n] = intern(d, p, (size_t)(e - p));
+				si->files[si->n] = si->modules[si->n] = intern(d, "-", 1);
 			}
 			si->n++;
 		}

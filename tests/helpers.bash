@@ -66,6 +66,16 @@ check_order() {
 }
 
 # Does text $1 have a line matching the Perl regex $2?
+# peak_rss FILE CMD...: runs CMD, its status as its own; the peak RSS of
+# it (in KiB) into FILE.  python3's rusage: a new machine has no
+# /usr/bin/time.
+peak_rss() {
+	python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[2:])
+open(sys.argv[1], "w").write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(r.returncode if r.returncode >= 0 else 128 - r.returncode)' "$@"
+}
+
 # rss_bound KB: the bound, or four times it for a sanitizer's build.
 rss_bound() {
 	if ldd "$MT_BINDIR/mt-decode" 2>/dev/null | grep -q libasan; then

@@ -325,7 +325,7 @@ make_log() {
 		printf "grower slab - - %d %d 8\n", s + 1, 8 * (s + 1) } }' >churn.log
 	# peak RSS, not ulimit -v: a sanitizer's shadow takes address space
 	# (and its allocator keeps what is freed: a looser bound there)
-	run -1 --separate-stderr /usr/bin/time -f %M -o rss mt-pooldiff --growth 100/100 churn.log
+	run -1 --separate-stderr peak_rss rss mt-pooldiff --growth 100/100 churn.log
 	[ "$(tail -n 1 rss)" -lt "$(rss_bound 500000)" ]
 	has_line "$output" '^#mt-pooldiff growth: 1 of 20001 tags grew in at least 100 of the last 100 intervals'
 	has_line "$output" '^grower +slab +100/100 '
@@ -336,7 +336,7 @@ make_log() {
 	mt-record -o d.mtr -- "$PROGS/demo" >/dev/null 2>&1
 	mt-lifetime -q d.mtr >l.txt
 	# a few ms of trace: millions of intervals (once 320 MB)
-	run -0 --separate-stderr /usr/bin/time -f %M -o rss mt-pooldiff --interval 1ns --tag heap l.txt
+	run -0 --separate-stderr peak_rss rss mt-pooldiff --interval 1ns --tag heap l.txt
 	[ "$(tail -n 1 rss)" -lt "$(rss_bound 150000)" ]
 	has_line "$output" '^malloc +malloc +9 '
 }

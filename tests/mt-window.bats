@@ -258,7 +258,7 @@ exited_child() {
 	} >long.life
 	# 1000 s lives at 1 us steps: once 10^9 steps of 16 bytes a series
 	# peak RSS, not ulimit -v: a sanitizer's shadow takes address space
-	run -0 --separate-stderr /usr/bin/time -f %M -o rss mt-window --series 1us --to 1ms long.life
+	run -0 --separate-stderr peak_rss rss mt-window --series 1us --to 1ms long.life
 	[ "$(tail -n 1 rss)" -lt "$(rss_bound 500000)" ]
 	[ "${#lines[@]}" = 3000 ]
 	[ "$(awk -F'\t' '$4 == "heap1" && $2 == 600000 { print $5, $6 }' <<<"$output")" = "12 2" ]

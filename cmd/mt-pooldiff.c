@@ -68,11 +68,11 @@ struct tag {
 	struct at { size_t snap; int64_t bytes; } *at;
 	size_t nat, atcap;
 	/* From events: the changes in every interval. */
-	/* From events: the changes of the intervals where it changed, merged
-	   by interval when the array fills (one entry an interval for every
-	   tag made a 2 ms trace at --interval 1ns 250 MB). */
-	struct delta { size_t b; int64_t v[3]; } *delta;	/* allocs, frees, bytes */
-	size_t ndelta, deltacap, cursor;
+	/* From events: allocs, frees, bytes at the intervals where they
+	   changed (lib/steps.c; one entry an interval for every tag made a
+	   2 ms trace at --interval 1ns take 250 MB). */
+	struct mt_steps ch;
+	size_t cursor;
 	struct tag *next;	/* hash chain */
 };
 
@@ -859,69 +859,38 @@ bucket_of(uint64_t t)
 	return SIZE_MAX;
 }
 
-/* a += v, or said once and left when it would not fit in 63 bits. */
+/* A counter that does not fit in 63 bits: said once. */
 static void
-sum_add(int64_t *a, int64_t v)
+overflowed(void)
 {
 	static int said;
 
+	if (!said++) {
+		fprintf(stderr, "%s: a counter is out of range (more than 2^63)\n", mt_progname);
+		trouble = 1;
+	}
+}
+
+/* a += v, or said once and left at its limit when it would not fit. */
+static void
+sum_add(int64_t *a, int64_t v)
+{
 	if (__builtin_add_overflow(*a, v, a)) {
 		*a = v < 0 ? INT64_MIN + 1 : INT64_MAX;
-		if (!said++) {
-			fprintf(stderr, "%s: a counter is out of range (more than 2^63)\n",
-			    mt_progname);
-			trouble = 1;
-		}
+		overflowed();
 	}
-}
-
-static int
-delta_cmp(const void *a, const void *b)
-{
-	const struct delta *x = a, *y = b;
-
-	return x->b < y->b ? -1 : x->b > y->b;
-}
-
-/* The changes sorted by interval, one an interval. */
-static void
-delta_merge(struct tag *t)
-{
-	size_t i, j = 0;
-
-	if (t->ndelta > 1)
-		qsort(t->delta, t->ndelta, sizeof(*t->delta), delta_cmp);
-	for (i = 0; i < t->ndelta; i++) {
-		if (j && t->delta[j - 1].b == t->delta[i].b) {
-			sum_add(&t->delta[j - 1].v[0], t->delta[i].v[0]);
-			sum_add(&t->delta[j - 1].v[1], t->delta[i].v[1]);
-			sum_add(&t->delta[j - 1].v[2], t->delta[i].v[2]);
-		} else {
-			t->delta[j++] = t->delta[i];
-		}
-	}
-	t->ndelta = j;
 }
 
 static void
 delta_add(struct tag *t, size_t b, int which, int64_t v)
 {
+	uint64_t before = t->ch.overflow;
+
 	if (b == SIZE_MAX)
 		return;
-	if (t->ndelta && t->delta[t->ndelta - 1].b == b) {
-		sum_add(&t->delta[t->ndelta - 1].v[which], v);
-		return;
-	}
-	if (t->ndelta == t->deltacap) {
-		delta_merge(t);
-		if (t->ndelta * 2 >= t->deltacap) {
-			t->deltacap = t->deltacap ? 2 * t->deltacap : 2;
-			t->delta = erealloc(t->delta, t->deltacap * sizeof(*t->delta));
-		}
-	}
-	memset(&t->delta[t->ndelta], 0, sizeof(*t->delta));
-	t->delta[t->ndelta].b = b;
-	sum_add(&t->delta[t->ndelta++].v[which], v);
+	steps_add(&t->ch, b, which, v);
+	if (t->ch.overflow != before)
+		overflowed();
 }
 
 static size_t nbuckets;
@@ -1091,7 +1060,9 @@ snapshots_from_events(void)
 	 * end of the trace too, not after it.
 	 */
 	for (i = 0; i < ntags; i++) {
-		delta_merge(tags[i]);
+		steps_merge(&tags[i]->ch);
+		if (tags[i]->ch.overflow)
+			overflowed();
 		tags[i]->cursor = 0;
 	}
 	partial_last = nbuckets && stream_end < nbuckets * interval;
@@ -1109,10 +1080,10 @@ snapshots_from_events(void)
 		    trace_host);
 		for (i = 0; i < ntags; i++) {
 			t = tags[i];
-			for (; t->cursor < t->ndelta && t->delta[t->cursor].b <= upto; t->cursor++) {
-				sum_add(&run[i][0], t->delta[t->cursor].v[0]);
-				sum_add(&run[i][1], t->delta[t->cursor].v[1]);
-				sum_add(&run[i][2], t->delta[t->cursor].v[2]);
+			for (; t->cursor < t->ch.n && t->ch.d[t->cursor].k <= upto; t->cursor++) {
+				sum_add(&run[i][0], t->ch.d[t->cursor].v[0]);
+				sum_add(&run[i][1], t->ch.d[t->cursor].v[1]);
+				sum_add(&run[i][2], t->ch.d[t->cursor].v[2]);
 			}
 			memcpy(sum, run[i], sizeof(sum));
 			if (!sum[0] && !sum[1])

@@ -212,20 +212,14 @@ keep(const struct mt_event *ev)
 
 /*
  * --series: outstanding bytes and count per (pid, heap), as the changes
- * at the steps where something changes, sorted and merged when their
- * array fills: memory for the steps that change, never one per step
+ * at the steps where something changes (lib/steps.c): never one a step
  * (--series 10ns over a second once made 100M of them a series).
  */
-struct diff {
-	uint64_t k;
-	int64_t bytes, count;
-};
 struct series {
 	int64_t pid;
 	char *heap;
 	size_t heaplen;
-	struct diff *d;		/* the changes, in no order but after a merge */
-	size_t nd, capd;
+	struct mt_steps ch;	/* bytes (v[0]) and count (v[1]) at step k */
 	size_t next;		/* 1 + the index of the pid's next series, or 0 */
 };
 static struct series *series;
@@ -267,48 +261,6 @@ series_find(const struct mt_event *ev)
 	return s;
 }
 
-static int
-diff_cmp(const void *a, const void *b)
-{
-	const struct diff *x = a, *y = b;
-
-	return x->k < y->k ? -1 : x->k > y->k;
-}
-
-/* The changes sorted by step, one a step, none that changes nothing. */
-static void
-series_merge(struct series *s)
-{
-	size_t i, j = 0;
-
-	if (s->nd > 1)
-		qsort(s->d, s->nd, sizeof(*s->d), diff_cmp);
-	for (i = 0; i < s->nd; i++) {
-		if (j && s->d[j - 1].k == s->d[i].k) {
-			s->d[j - 1].bytes += s->d[i].bytes;
-			s->d[j - 1].count += s->d[i].count;
-		} else {
-			s->d[j++] = s->d[i];
-		}
-		if (s->d[j - 1].bytes == 0 && s->d[j - 1].count == 0)
-			j--;
-	}
-	s->nd = j;
-}
-
-static void
-series_change(struct series *s, uint64_t k, int64_t bytes, int64_t count)
-{
-	if (s->nd == s->capd) {
-		series_merge(s);
-		if (s->nd * 2 >= s->capd) {
-			s->capd = s->capd ? s->capd * 2 : 64;
-			s->d = erealloc(s->d, s->capd * sizeof(*s->d));
-		}
-	}
-	s->d[s->nd++] = (struct diff){ k, bytes, count };
-}
-
 static void
 series_add(const struct mt_event *ev, uint64_t ta, uint64_t tf, int64_t size)
 {
@@ -320,9 +272,12 @@ series_add(const struct mt_event *ev, uint64_t ta, uint64_t tf, int64_t size)
 	k1 = tf == NONE ? NONE : (tf <= t0 ? 0 : (tf - t0 + step - 1) / step);
 	if (k1 != NONE && k1 <= k0)
 		return;
-	series_change(s, k0, size, 1);
-	if (k1 != NONE)
-		series_change(s, k1, -size, -1);
+	steps_add(&s->ch, k0, 0, size);
+	steps_add(&s->ch, k0, 1, 1);
+	if (k1 != NONE) {
+		steps_add(&s->ch, k1, 0, -size);
+		steps_add(&s->ch, k1, 1, -1);
+	}
 }
 
 static void
@@ -337,11 +292,11 @@ series_write(uint64_t end)
 		int64_t b = 0, c = 0;
 		size_t j = 0;
 
-		series_merge(s);
+		steps_merge(&s->ch);
 		for (k = 0; k < kmax; k++) {
-			for (; j < s->nd && s->d[j].k <= k; j++) {
-				b += s->d[j].bytes;
-				c += s->d[j].count;
+			for (; j < s->ch.n && s->ch.d[j].k <= k; j++) {
+				b += s->ch.d[j].v[0];
+				c += s->ch.d[j].v[1];
 			}
 			/* Every lifetime counted at its end was counted at its start. */
 			memset(&ev, 0, sizeof(ev));

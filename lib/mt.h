@@ -419,6 +419,20 @@ const char *dict_process(struct mt_dict *d, int64_t pid);	/* base name, or "?" *
 const char *proc_name(const char *path, size_t len, size_t *n);
 const char *dict_task(struct mt_dict *d, int64_t tid);	/* a #task comm, or NULL */
 const char *mt_human(int64_t v, char *buf, size_t n);	/* units.c: "1.5 MiB" */
+
+/* steps.c: changes at the steps where something changed, merged by step. */
+#define MT_STEP_VALUES 3
+struct mt_step {
+	uint64_t k;
+	int64_t v[MT_STEP_VALUES];
+};
+struct mt_steps {
+	struct mt_step *d;	/* sorted, one a step, after steps_merge */
+	size_t n, cap;
+	uint64_t overflow;	/* sums that did not fit in 63 bits */
+};
+void steps_add(struct mt_steps *s, uint64_t k, int which, int64_t v);
+void steps_merge(struct mt_steps *s);
 struct mt_stackinfo *dict_stack(struct mt_dict *d, uint64_t id);
 
 /*

@@ -127,15 +127,16 @@ folded(struct mt_stackinfo *si, char **p, size_t *len, size_t *cap)
 	if (si->cut)
 		add_frame(p, len, cap, "[...]");
 	for (i = si->n; i-- > si->alloc_frame;)
-		add_frame(p, len, cap, si->frames[i]);
+		add_frame(p, len, cap, si->frame[i]->function);
 }
 
 /*
  * A lifetime's group is a function of its process (the name its pid has
  * now), pid, heap, class and stack (whose frames the dictionary fixes at
  * their first use): the group of those last seen together is kept, so
- * that the key is not made again for every lifetime.  Any proc record
- * may rename a process: the kept groups are forgotten then (gen).  Only
+ * that the key is not made again for every lifetime.  A proc record may
+ * rename a process and a stack record give an id other frames: the kept
+ * groups are forgotten then (gen).  Only
  * for the heaps a trace names by the library's bytes, and the four
  * classes.
  */
@@ -252,8 +253,8 @@ group_by_key(const struct mt_event *ev)
 			s = "-";
 			if (si && si->n) {
 				size_t f = si->alloc_frame;
-				s = keys[i] == K_FUNCTION ? si->frames[f] :
-				    keys[i] == K_MODULE ? si->modules[f] : si->files[f];
+				s = keys[i] == K_FUNCTION ? si->frame[f]->function :
+				    keys[i] == K_MODULE ? si->frame[f]->module : si->frame[f]->file;
 			}
 			add_key(&key, &len, &cap, s, strlen(s));
 			break;
@@ -278,8 +279,7 @@ group_by_key(const struct mt_event *ev)
 			break;
 		}
 		case K_FREE_FUNCTION:
-			s = fsi && fsi->n ? fsi->frames[fsi->alloc_frame < fsi->n ?
-			    fsi->alloc_frame : fsi->n - 1] : "-";
+			s = fsi && fsi->n ? fsi->frame[fsi->alloc_frame]->function : "-";
 			add_key(&key, &len, &cap, s, strlen(s));
 			break;
 		default:
@@ -652,12 +652,14 @@ group_file(const char *path)
 {
 	struct mt_reader *r;
 	struct mt_event ev;
+	int added;
 
 	if (!(r = reader_open(path)))
 		return 1;
 	while (reader_next(r, &ev)) {
-		if (dict_add(dict, &ev)) {
-			kept_gen += ev.type == MT_PROC;	/* a process renamed */
+		if ((added = dict_add(dict, &ev))) {
+			/* A process renamed, a stack redefined. */
+			kept_gen += ev.type == MT_PROC || added == 2;
 			continue;
 		}
 		/* Unknown records were passed on before us. */

@@ -920,8 +920,8 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 	case T_FUNCTION:
 	case T_MODULE:
 		if (si && si->n)
-			s = tag_by == T_FUNCTION ? si->frames[si->alloc_frame] :
-			    si->modules[si->alloc_frame];
+			s = tag_by == T_FUNCTION ? si->frame[si->alloc_frame]->function :
+			    si->frame[si->alloc_frame]->module;
 		else if (stack != UINT64_MAX)
 			s = (snprintf(buf, sizeof(buf), "stack:%" PRIu64, stack), buf);
 		break;
@@ -929,7 +929,7 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 		s = NULL;
 		len = (size_t)snprintf(key, sizeof(key), "%s", dict_process(dict, pid));
 		for (i = si ? si->n : 0; i-- > 0 && len < sizeof(key) - 1;)
-			len += (size_t)snprintf(key + len, sizeof(key) - len, ";%s", si->frames[i]);
+			len += (size_t)snprintf(key + len, sizeof(key) - len, ";%s", si->frame[i]->function);
 		if (len >= sizeof(key))
 			len = sizeof(key) - 1;
 		break;

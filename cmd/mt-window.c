@@ -103,23 +103,18 @@ say_times(void)
  */
 static struct u64map proc_match;
 
+/*
+ * Kept only for --match and --exclude: a stack's addresses until its first
+ * use, which matches its frames against both and keeps only the answers.
+ */
 struct stack {
-	uint64_t *ips;
 	size_t n;
-	int8_t frames_match[2];	/* per regex: 0 unknown, 1 no, 2 yes */
+	uint64_t ips[];
 };
-static struct u64map stacks;	/* id -> struct stack */
+static struct u64map stacks;	/* id -> struct stack, or tagged answers */
 static struct u64map syms;	/* address -> its frames, a line each:
 				   function TAB file TAB module */
-
-
-static struct stack *
-stack_find(uint64_t id)
-{
-	void **v = u64map_get(&stacks, id, 0);
-
-	return v ? *v : NULL;
-}
+#define ANSWERED 1		/* low bit: the value is answers, bit 1 + which */
 
 static void
 add_sym(const struct mt_event *ev)
@@ -144,38 +139,53 @@ add_sym(const struct mt_event *ev)
 	*v = text;
 }
 
-/* Does the process name, or any frame of the stack, match?  which: 0, 1. */
+/* Does any frame of the stack match re? */
 static int
-matches(struct mt_regex *re, int which, int64_t pid, uint64_t stack_id, int has_stack)
+frames_match(const struct stack *st, struct mt_regex *re)
 {
-	struct stack *st = has_stack ? stack_find(stack_id) : NULL;
 	void **sy;
 	const char *p, *e;
 	size_t i;
 
-	if ((sy = u64map_get(&proc_match, (uint64_t)pid, 0)) && ((uintptr_t)*sy >> which & 1))
-		return 1;
-	if (!st)
-		return 0;
-	/* A stack's frames are matched once; sym lines come before it. */
-	if (st->frames_match[which])
-		return st->frames_match[which] == 2;
-	st->frames_match[which] = 1;
 	for (i = 0; i < st->n; i++) {
 		if (!(sy = u64map_get(&syms, st->ips[i], 0)))
 			continue;
 		/* Each field alone: function, file:line, module. */
 		for (p = *sy; *p; p = e + 1) {
 			e = p + strcspn(p, "\t\n");
-			if (re_match(re, p, (size_t)(e - p))) {
-				st->frames_match[which] = 2;
+			if (re_match(re, p, (size_t)(e - p)))
 				return 1;
-			}
 			if (!*e)
 				break;
 		}
 	}
 	return 0;
+}
+
+/* Does the process name, or any frame of the stack, match?  which: 0, 1. */
+static int
+matches(int which, int64_t pid, uint64_t stack_id, int has_stack)
+{
+	void **v, **sy;
+	uintptr_t m;
+
+	if ((sy = u64map_get(&proc_match, (uint64_t)pid, 0)) && ((uintptr_t)*sy >> which & 1))
+		return 1;
+	if (!has_stack || !(v = u64map_get(&stacks, stack_id, 0)))
+		return 0;
+	/* A stack's frames are matched once; sym lines come before it. */
+	if (!((uintptr_t)*v & ANSWERED)) {
+		struct stack *st = *v;
+
+		m = ANSWERED;
+		if (match_re && frames_match(st, match_re))
+			m |= 2;
+		if (exclude_re && frames_match(st, exclude_re))
+			m |= 4;
+		free(st);
+		*v = (void *)m;
+	}
+	return (uintptr_t)*v >> (which + 1) & 1;
 }
 
 static int
@@ -203,9 +213,9 @@ keep(const struct mt_event *ev)
 		if (!v || !((uintptr_t)*v & 8))
 			return 0;
 	}
-	if (match_re && !matches(match_re, 0, ev->pid, ev->stack, has_stack))
+	if (match_re && !matches(0, ev->pid, ev->stack, has_stack))
 		return 0;
-	if (exclude_re && matches(exclude_re, 1, ev->pid, ev->stack, has_stack))
+	if (exclude_re && matches(1, ev->pid, ev->stack, has_stack))
 		return 0;
 	return 1;
 }
@@ -399,18 +409,23 @@ window(const char *path)
 			break;
 		}
 		case MT_STACK: {
-			void **v = u64map_get(&stacks, ev.stack, 1);
-			struct stack *st = *v ? *v : ecalloc(1, sizeof(*st));
-			*v = st;
-			free(st->ips);
-			st->frames_match[0] = st->frames_match[1] = 0;
-			st->ips = emalloc((ev.nips ? ev.nips : 1) * sizeof(*st->ips));
-			memcpy(st->ips, ev.ips, ev.nips * sizeof(*st->ips));
+			void **v;
+			struct stack *st;
+
+			if (!match_re && !exclude_re)
+				break;
+			v = u64map_get(&stacks, ev.stack, 1);
+			if (!((uintptr_t)*v & ANSWERED))
+				free(*v);
+			st = emalloc(sizeof(*st) + ev.nips * sizeof(st->ips[0]));
+			memcpy(st->ips, ev.ips, ev.nips * sizeof(st->ips[0]));
 			st->n = ev.nips;
+			*v = st;
 			break;
 		}
 		case MT_SYM:
-			add_sym(&ev);
+			if (match_re || exclude_re)
+				add_sym(&ev);
 			break;
 		case MT_WINDOW:
 			continue;	/* ours replaces it */

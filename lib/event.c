@@ -388,6 +388,10 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 		OPT(7, EV_SIZE_NONE, NUM(7, ev->size, "size"));
 		OPT(8, EV_STACK_NONE, NUM(8, ev->stack, "stack id"));
 		FSTR(9, ev->s1);
+		if (ev->s1.len != 4 || ev->s1.s[0] != 'a' || ev->s1.s[2] != 'f' ||
+		    (ev->s1.s[1] != 'i' && ev->s1.s[1] != 'o') ||
+		    (ev->s1.s[3] != 'i' && ev->s1.s[3] != 'o'))
+			return fail(p, "bad class", f[9]);
 		if (sdecn(f[10], FLEN(10), &ev->impact))
 			return fail(p, "bad impact", f[10]);
 		if (n > 11 && !isnone(f[11]))

@@ -405,16 +405,19 @@ void sink_life(struct mt_sink *s, const struct mt_life *l, unsigned cls, int64_t
 int sink_finish(struct mt_sink *s);	/* 0, or 1 with the error said */
 
 /* stacks.c: a stream's processes, stacks and symbols (links libpcre2-8) */
+struct mt_frame {
+	const char *function, *file, *module;	/* file without its :line */
+};
 struct mt_stackinfo {
-	const char **frames;	/* function names, innermost first, inlines included (held once) */
-	const char **modules, **files;
-	size_t n;
-	size_t alloc_frame;	/* the first frame outside the allocation API */
+	uint32_t n;		/* frames, innermost first, inlines included */
+	uint32_t alloc_frame;	/* the first frame outside the allocation API */
 	int cut;		/* cut at the recorder's depth: callers missing */
+	const struct mt_frame *frame[];	/* each held once by the dictionary */
 };
 struct mt_dict;
 struct mt_dict *dict_new(const char *skip_regex);	/* more API frames, or NULL */
-int dict_add(struct mt_dict *d, const struct mt_event *ev);	/* 1: a proc, stack or sym */
+/* 1: a proc, stack or sym, kept; 2: a stack that redefines an id */
+int dict_add(struct mt_dict *d, const struct mt_event *ev);
 const char *dict_process(struct mt_dict *d, int64_t pid);	/* base name, or "?" */
 const char *proc_name(const char *path, size_t len, size_t *n);
 const char *dict_task(struct mt_dict *d, int64_t tid);	/* a #task comm, or NULL */

@@ -33,8 +33,13 @@ static const char api_default[] =
     "new_slab|alloc_slab_page|_*free_(frozen_)?pages\\w*|_*free_unref_\\w+)(\\.\\w+)*$";
 
 struct mt_dict {
-	struct u64map stacks;	/* id -> struct mt_stackinfo (on first use) */
-	struct u64map stack_ips;	/* id -> uint64_t[n+2]: n, the ips, cut at --depth */
+	/*
+	 * id -> the stack line's ips until its first use (tagged: low bit
+	 * set; uint64_t[n+1]: n with bit 63 for a stack cut at --depth, then
+	 * the ips), its struct mt_stackinfo from then on.
+	 */
+	struct u64map stacks;
+	struct u64map frames;	/* hash -> struct iframe chain: each frame held once */
 	struct u64map syms;	/* address -> "function\tfile\tmodule\n"... */
 	struct u64map procs;	/* pid -> executable's base name */
 	struct u64map tasks;	/* tid + 1 -> comm, from #task lines (kernel traces) */
@@ -53,6 +58,16 @@ dict_new(const char *skip)
 	return d;
 }
 
+#define STACK_CUT (UINT64_C(1) << 63)
+
+static struct mt_stackinfo empty;	/* a stack no line defines */
+
+static void
+stack_drop(void *v)
+{
+	free((void *)((uintptr_t)v & ~(uintptr_t)1));
+}
+
 int
 dict_add(struct mt_dict *d, const struct mt_event *ev)
 {
@@ -61,6 +76,7 @@ dict_add(struct mt_dict *d, const struct mt_event *ev)
 	const char *base;
 	char *old, *s;
 	size_t olen, n;
+	int redefined;
 
 	switch (ev->type) {
 	case MT_PROC:
@@ -70,14 +86,14 @@ dict_add(struct mt_dict *d, const struct mt_event *ev)
 		*v = estrndup(base, n);
 		return 1;
 	case MT_STACK:
-		v = u64map_get(&d->stack_ips, ev->stack, 1);
-		ips = emalloc((ev->nips + 2) * sizeof(*ips));
-		ips[0] = ev->nips;
+		v = u64map_get(&d->stacks, ev->stack, 1);
+		ips = emalloc((ev->nips + 1) * sizeof(*ips));
+		ips[0] = ev->nips | (ev->flags & EV_TRUNCATED ? STACK_CUT : 0);
 		memcpy(ips + 1, ev->ips, ev->nips * sizeof(*ips));
-		ips[ev->nips + 1] = !!(ev->flags & EV_TRUNCATED);
-		free(*v);
-		*v = ips;
-		return 1;
+		redefined = *v && *v;
+		stack_drop(*v);
+		*v = (void *)((uintptr_t)ips | 1);
+		return redefined ? 2 : 1;
 	case MT_SYM:
 		n = ev->s1.len + ev->s2.len + ev->s3.len + 4;
 		v = u64map_get(&d->syms, ev->addr, 1);
@@ -174,60 +190,94 @@ intern(struct mt_dict *d, const char *s, size_t len)
 	return x->s;
 }
 
+/*
+ * A frame (function, file, module), held once for every stack that has it:
+ * a stack is then its frames' pointers, 8 bytes a frame.
+ */
+struct iframe {
+	struct iframe *next;
+	struct mt_frame f;
+};
+
+static const struct mt_frame *
+frame_of(struct mt_dict *d, const char *fn, size_t fnlen, const char *file, size_t filelen,
+    const char *mod, size_t modlen)
+{
+	struct mt_frame f = { intern(d, fn, fnlen), intern(d, file, filelen),
+	    intern(d, mod, modlen) };
+	void **v = u64map_get(&d->frames, hash_bytes(&f, sizeof(f)) | 1, 1);
+	struct iframe *x;
+
+	for (x = *v; x; x = x->next)
+		if (!memcmp(&x->f, &f, sizeof(f)))
+			return &x->f;
+	x = emalloc(sizeof(*x));
+	x->f = f;
+	x->next = *v;
+	*v = x;
+	return &x->f;
+}
+
+/* An address's frames: its sym lines', one a line, or the bare address. */
+static const char *
+sym_text(struct mt_dict *d, uint64_t ip, char *buf, size_t size)
+{
+	void **sv = u64map_get(&d->syms, ip, 0);
+
+	if (sv && *sv)
+		return *sv;
+	snprintf(buf, size, "0x%" PRIx64, ip);
+	return buf;
+}
+
+/* The stack of an id, resolved at its first use; never NULL. */
 struct mt_stackinfo *
 dict_stack(struct mt_dict *d, uint64_t id)
 {
-	void **v = u64map_get(&d->stacks, id, 1), **ipv, **sv;
+	void **v = u64map_get(&d->stacks, id, 0);
 	struct mt_stackinfo *si;
-	uint64_t *ips;
+	uint64_t *ips, nips;
 	char buf[64];
 	const char *p, *e, *t1, *t2;
-	size_t i;
+	size_t i, n;
 
-	if (*v)
+	if (!v)
+		return &empty;
+	if (!((uintptr_t)*v & 1))
 		return *v;
-	si = ecalloc(1, sizeof(*si));
-	*v = si;
-	if (!(ipv = u64map_get(&d->stack_ips, id, 0)))
-		return si;
-	ips = *ipv;
-	si->cut = (int)ips[ips[0] + 1];
-	for (i = 0; i < ips[0]; i++) {
-		sv = u64map_get(&d->syms, ips[i + 1], 0);
-		p = sv ? *sv : NULL;
-		if (!p) {
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, ips[i + 1]);
-			p = buf;
-		}
-		/* One frame a line; a line without tabs is a bare address. */
-		for (; *p; p = *e ? e + 1 : e) {
+	ips = (uint64_t *)((uintptr_t)*v & ~(uintptr_t)1);
+	nips = ips[0] & ~STACK_CUT;
+	/* Inlined frames make an address several: count them first. */
+	for (i = n = 0; i < nips; i++)
+		for (p = sym_text(d, ips[i + 1], buf, sizeof(buf)); *p; p = *e ? e + 1 : e) {
 			e = p + strcspn(p, "\n");
-			if (!(si->n & (si->n - 1))) {	/* room doubled at powers of 2 */
-				size_t cap = si->n ? 2 * si->n : 1;
-				si->frames = erealloc(si->frames, cap * sizeof(char *));
-				si->modules = erealloc(si->modules, cap * sizeof(char *));
-				si->files = erealloc(si->files, cap * sizeof(char *));
-			}
+			n++;
+		}
+	si = emalloc(sizeof(*si) + n * sizeof(si->frame[0]));
+	si->n = 0;
+	si->cut = !!(ips[0] & STACK_CUT);
+	for (i = 0; i < nips; i++) {
+		/* One frame a line; a line without tabs is a bare address. */
+		for (p = sym_text(d, ips[i + 1], buf, sizeof(buf)); *p; p = *e ? e + 1 : e) {
+			e = p + strcspn(p, "\n");
 			t1 = memchr(p, '\t', (size_t)(e - p));
 			t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(e - t1 - 1)) : NULL;
 			if (t1 && t2) {
 				const char *colon = t2;
 				while (colon > t1 + 1 && colon[-1] != ':')
 					colon--;
-				si->frames[si->n] = intern(d, p, (size_t)(t1 - p));
-				si->files[si->n] = intern(d, t1 + 1,
-				    (size_t)((colon > t1 + 1 ? colon - 1 : t2) - t1 - 1));
-				si->modules[si->n] = intern(d, t2 + 1,
+				si->frame[si->n++] = frame_of(d, p, (size_t)(t1 - p), t1 + 1,
+				    (size_t)((colon > t1 + 1 ? colon - 1 : t2) - t1 - 1), t2 + 1,
 				    (size_t)(e - t2 - 1));
 			} else {
-				si->frames[si->n] = intern(d, p, (size_t)(e - p));
-				si->files[si->n] = si->modules[si->n] = intern(d, "-", 1);
+				si->frame[si->n++] = frame_of(d, p, (size_t)(e - p), "-", 1, "-", 1);
 			}
-			si->n++;
 		}
 	}
+	free(ips);
+	*v = si;
 	for (si->alloc_frame = 0; si->alloc_frame < si->n &&
-	    is_api(d, si->frames[si->alloc_frame]); si->alloc_frame++)
+	    is_api(d, si->frame[si->alloc_frame]->function); si->alloc_frame++)
 		;
 	if (si->alloc_frame == si->n && si->n)
 		si->alloc_frame = si->n - 1;

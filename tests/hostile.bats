@@ -122,3 +122,77 @@ survives() {
 		survives mt-pooldiff --time "$v" --snapshot --proc "$TESTS/fixtures/mt-pooldiff/root/proc" slab
 	done
 }
+
+# many_stacks N: N lifetimes, each with its own stack of 8 frames drawn
+# from 5,000 functions, a third of them never freed.
+many_stacks() {
+	awk -v n="$1" 'BEGIN {
+		srand(7)
+		print "#mt-events\t1\tstart=0\thost=h"
+		print "proc\t100\t1\t0\t/usr/bin/app\tapp"
+		for (i = 0; i < 5000; i++)
+			printf "sym\t0x%x\tfunc_%d\tsrc%d.c:%d\t/usr/bin/app\n", 4194304 + i * 16, i, i % 50, i
+		for (s = 1; s <= n; s++) {
+			printf "stack\t%d", s
+			for (f = 0; f < 8; f++)
+				printf "\t0x%x", 4194304 + int(rand() * 5000) * 16
+			printf "\n"
+			if (s % 3 == 0)
+				printf "life\t%d\t-\t100\t100\tmalloc\t0x%x\t%d\t%d\taifo\t%d\n", s * 10, 65536 + s * 32, 16 + s % 100, s, 16 + s % 100
+			else
+				printf "life\t%d\t%d\t100\t100\tmalloc\t0x%x\t%d\t%d\taifi\t0\n", s * 10, s * 10 + 5, 65536 + s * 32, 16 + s % 100, s
+		}
+	}'
+}
+
+# bounded KB-PER-MB CMD...: CMD's peak RSS is within KB-PER-MB kilobytes
+# for each megabyte of its input, m.life, and it exits 0.
+bounded() {
+	local per=$1 mb
+	shift
+	mb=$(( $(stat -c %s m.life) / 1048576 ))
+	run -0 --separate-stderr peak_rss rss "$@" m.life
+	echo "$* : $(tail -n 1 rss) KB for $mb MB" >&3
+	[ "$(tail -n 1 rss)" -lt "$(rss_bound $((per * mb + 8000)))" ]
+}
+
+@test "250,000 distinct stacks: each filter's memory a small multiple of its input" {
+	many_stacks 250000 >m.life
+	# A stack is its frames' pointers once resolved (8 bytes a frame).
+	bounded 1536 mt-group --by function
+	bounded 1536 mt-group --by module,file
+	bounded 1536 mt-pooldiff --interval 1ms --tag function
+	# A group a stack: its key is the stack's folded frames.
+	bounded 3072 mt-group --by stack
+	bounded 3072 mt-group --format folded
+	# Stacks kept only to match their frames, and only until then.
+	bounded 256 mt-window --from 1ms --to 5ms
+	bounded 640 mt-window --match 'func_12$'
+	bounded 256 mt-lifetime
+	bounded 256 mt-symbolize
+	# The frames matched are those of the stack the lifetime names.
+	run -0 mt-window --match 'func_12$' m.life
+	[ "$(printf '%s\n' "$output" | grep -c '^life')" = \
+	  "$(awk -F'\t' '$1 == "stack" { for (i = 3; i <= NF; i++) if ($i == "0x4000c0") m[$2] = 1 }
+	                 $1 == "life" && ($9 in m) { n++ } END { print n + 0 }' m.life)" ]
+}
+
+@test "a stack id defined again (traces joined) groups by its new frames from then on" {
+	printf '%s\n' 'proc	1	0	0	/bin/a	a' 'sym	0x10	first	f.c:1	/bin/a' \
+		'sym	0x20	second	s.c:2	/bin/a' 'stack	1	0x10' \
+		'life	1	2	1	1	malloc	0x100	10	1	aifi	0' 'stack	1	0x20' \
+		'life	3	4	1	1	malloc	0x100	20	1	aifi	0' | tr -s ' ' '\t' >j.life
+	run -0 mt-group --by function --format tsv j.life
+	has_line "$output" '^first\t1\t10\t'
+	has_line "$output" '^second\t1\t20\t'
+	run -0 mt-pooldiff --interval 1ns --tag function j.life
+	has_line "$output" 'second'
+}
+
+@test "a life line's class is one of aifi, aifo, aofi, aofo: another is said, the rest counted" {
+	printf '%s\n' 'life	1	2	1	1	malloc	0x100	10	-	ai	0' \
+		'life	1	-	1	1	malloc	0x200	20	-	aifo	20' >c.life
+	run -1 --separate-stderr mt-group --by heap --format tsv c.life
+	has_line "$stderr" "^mt-group: c.life:1: bad class 'ai'"
+	has_line "$output" '^malloc\t1\t20\t20$'
+}

@@ -13,7 +13,7 @@
 
 #include "mt.h"
 
-static const char synopsis[] = "[-k keys] [-s impact|size|count] [-n count] [-T[=bottom-up]] "
+static const char synopsis[] = "[-k keys] [-s impact|size|count] [-n count] [-T[=bottom-up]] [-D depth] "
     "[-F table|tsv|json|folded] [-w size|impact] [-A regex] [file ...]";
 static const char options[] =
     "Groups life lines as WPA's table does: Count, Size and Impacting Size a group,\n"
@@ -24,9 +24,11 @@ static const char options[] =
     "                       free-stack (the free's, from mt-record -F), task\n"
     "                       (default process,heap,type,function; -b is the old spelling)\n"
     "  -s, --sort KEY       impact (default), size or count\n"
-    "  -n, --top N          only the N biggest groups\n"
-    "  -T, --tree[=bottom-up]  the stacks as a tree, callers first or callees first\n"
+    "  -n, --top N          only the N biggest groups (in a tree: children a node)\n"
+    "  -T, --tree[=bottom-up]  the stacks as a tree under the --by keys (default\n"
+    "                       process), callers first or callees first\n"
     "                       (-t is the old spelling)\n"
+    "  -D, --depth N        the tree's stacks N frames deep at most\n"
     "  -F, --format FORMAT  table (default), tsv, json, or folded (flame-graph input)\n"
     "                       (-f is the old spelling)\n"
     "  -w, --weight WHAT    folded stacks weighed by size (default) or impact\n"
@@ -57,11 +59,15 @@ static int tree, bottom_up, weight_impact;
 static struct mt_dict *dict;	/* processes, stacks and symbols */
 static const char *skip_pattern;
 
+struct sums {
+	uint64_t count, size;	/* Size: what was allocated inside the window */
+	int64_t impact;
+};
+
 struct group {
 	char *key;		/* the key fields, TAB-separated */
 	size_t klen;
-	uint64_t count, size;
-	int64_t impact;
+	struct sums s;
 	struct group *next;
 };
 
@@ -147,7 +153,7 @@ static struct kept {
 	const char *heap;
 	uint32_t gen;
 	int cls;
-	struct group *g;
+	struct sums *g;		/* a group's, or a path group's (--tree) */
 } kept[KEPT];
 static uint32_t kept_gen = 1;
 
@@ -190,7 +196,7 @@ group_of(const char *key, size_t klen)
 }
 
 static void
-account(struct group *g, const struct mt_event *ev)
+account(struct sums *g, const struct mt_event *ev)
 {
 	int ai = ev->s1.len == 4 && ev->s1.s[1] == 'i';
 
@@ -201,15 +207,94 @@ account(struct group *g, const struct mt_event *ev)
 	g->impact += ev->impact;
 }
 
+static void
+sums_add(struct sums *to, const struct sums *s)
+{
+	to->count += s->count;
+	to->size += s->size;
+	to->impact += s->impact;
+}
+
+/*
+ * A key's value for a lifetime, in a buffer of ours until the next call:
+ * a stack's as folded frames (its ';' escaped).
+ */
+static const char *
+key_value(enum key k, const struct mt_event *ev, struct mt_stackinfo *si,
+    struct mt_stackinfo *fsi, size_t *len)
+{
+	static char *fold;
+	static size_t cap;
+	static char buf[64];
+	const char *s = "-";
+	int n;
+
+	switch (k) {
+	case K_PROCESS:
+		s = dict_process(dict, ev->pid);
+		break;
+	case K_PID:
+		n = snprintf(buf, sizeof(buf), "%" PRId64, ev->pid);
+		*len = (size_t)n;
+		return buf;
+	case K_HEAP:
+		*len = ev->heap.len;
+		return ev->heap.s;
+	case K_TYPE:
+		s = type_of(ev->s1);
+		break;
+	case K_CLASS:
+		*len = ev->s1.len;
+		return ev->s1.s;
+	case K_FUNCTION:
+	case K_MODULE:
+	case K_FILE:
+		if (si && si->n) {
+			const struct mt_frame *f = si->frame[si->alloc_frame];
+			s = k == K_FUNCTION ? f->function : k == K_MODULE ? f->module : f->file;
+		}
+		break;
+	case K_FREE_FUNCTION:
+		if (fsi && fsi->n)
+			s = fsi->frame[fsi->alloc_frame]->function;
+		break;
+	case K_STACK:
+	case K_FREE_STACK:
+		if (k == K_FREE_STACK)
+			si = fsi;
+		if (si && si->n) {
+			*len = 0;
+			if (!fold)
+				fold = emalloc(cap = 256);
+			fold[0] = '\0';
+			folded(si, &fold, len, &cap);
+			return fold;
+		}
+		break;
+	case K_TASK: {
+		/* The kernel's events by the task that made them (comm:tid);
+		   a process's by its name and thread. */
+		const char *comm = ev->pid == 0 ? dict_task(dict, ev->tid) : NULL;
+		n = snprintf(buf, sizeof(buf), "%.40s:%" PRId64, comm ? comm :
+		    dict_process(dict, ev->pid), (ev->flags & EV_TID_NONE) ? -1 : ev->tid);
+		*len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+		return buf;
+	}
+	default:
+		break;
+	}
+	*len = strlen(s);
+	return s;
+}
+
 /* The group of a lifetime, by its key made afresh. */
 static struct group *
 group_by_key(const struct mt_event *ev)
 {
 	static char *key;
 	static size_t cap;
-	size_t len = 0, i;
+	size_t len = 0, n, i;
 	struct mt_stackinfo *si = NULL, *fsi = NULL;
-	char buf[64];
 	const char *s;
 
 	if (!(ev->flags & EV_STACK_NONE))
@@ -221,7 +306,7 @@ group_by_key(const struct mt_event *ev)
 		key = emalloc(cap);
 	}
 	key[0] = '\0';
-	if (format == F_FOLDED || tree) {
+	if (format == F_FOLDED) {
 		/* The process is the root of every stack. */
 		add_frame(&key, &len, &cap, dict_process(dict, ev->pid));
 		if (si && si->n)
@@ -229,64 +314,110 @@ group_by_key(const struct mt_event *ev)
 		return group_of(key, len);
 	}
 	for (i = 0; i < nkeys; i++) {
-		switch (keys[i]) {
-		case K_PROCESS:
-			s = dict_process(dict, ev->pid);
-			add_key(&key, &len, &cap, s, strlen(s));
-			break;
-		case K_PID:
-			add_key(&key, &len, &cap, buf, (size_t)snprintf(buf, sizeof(buf), "%" PRId64, ev->pid));
-			break;
-		case K_HEAP:
-			add_key(&key, &len, &cap, ev->heap.s, ev->heap.len);
-			break;
-		case K_TYPE:
-			s = type_of(ev->s1);
-			add_key(&key, &len, &cap, s, strlen(s));
-			break;
-		case K_CLASS:
-			add_key(&key, &len, &cap, ev->s1.s, ev->s1.len);
-			break;
-		case K_FUNCTION:
-		case K_MODULE:
-		case K_FILE:
-			s = "-";
-			if (si && si->n) {
-				size_t f = si->alloc_frame;
-				s = keys[i] == K_FUNCTION ? si->frame[f]->function :
-				    keys[i] == K_MODULE ? si->frame[f]->module : si->frame[f]->file;
-			}
-			add_key(&key, &len, &cap, s, strlen(s));
-			break;
-		case K_STACK:
-		case K_FREE_STACK: {
-			struct mt_stackinfo *x = keys[i] == K_STACK ? si : fsi;
-			if (x && x->n) {
-				add_key(&key, &len, &cap, "", 0);
-				folded(x, &key, &len, &cap);
-			} else {
-				add_key(&key, &len, &cap, "-", 1);
-			}
-			break;
-		}
-		case K_TASK: {
-			/* The kernel's events by the task that made them (comm:tid);
-			   a process's by its name and thread. */
-			const char *comm = ev->pid == 0 ? dict_task(dict, ev->tid) : NULL;
-			int n = snprintf(buf, sizeof(buf), "%.40s:%" PRId64, comm ? comm :
-			    dict_process(dict, ev->pid), (ev->flags & EV_TID_NONE) ? -1 : ev->tid);
-			add_key(&key, &len, &cap, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-			break;
-		}
-		case K_FREE_FUNCTION:
-			s = fsi && fsi->n ? fsi->frame[fsi->alloc_frame]->function : "-";
-			add_key(&key, &len, &cap, s, strlen(s));
-			break;
-		default:
-			break;
-		}
+		s = key_value(keys[i], ev, si, fsi, &n);
+		add_key(&key, &len, &cap, s, n);
 	}
 	return group_of(key, len);
+}
+
+/*
+ * The tree (--tree), WPA's expandable columns: a node is a path, the
+ * values of the --by keys in order and then the stack's frames, callers
+ * first (bottom-up: from the allocating function outwards).  Lifetimes
+ * are summed by key values and stack, a path group each; the tree is
+ * drawn from the groups sorted by path, where a node is a run of groups
+ * and its children the runs that share one more element.  The memory is
+ * the groups', not a node a frame.  Every string of a path is held once
+ * by the dictionary, so paths compare by pointer.
+ */
+struct pgroup {
+	struct mt_stackinfo *si;	/* NULL: no stack */
+	struct sums s;
+	struct pgroup *next;	/* in its hash chain */
+	const char *lv[];	/* the key values */
+};
+static struct u64map pgroups;	/* hash of key values and stack -> chain */
+static struct pgroup **pall;
+static size_t npall, pallcap, nlevels;
+static long max_depth = -1;	/* --depth: the stack levels drawn */
+static const char *cut_name;	/* "[...]": callers cut at the recorder's depth */
+
+static struct pgroup *
+path_group(const struct mt_event *ev)
+{
+	struct mt_stackinfo *si = NULL, *fsi = NULL;
+	const char *lv[K_NKEYS], *s;
+	struct pgroup *g;
+	size_t i, n;
+	void **v;
+
+	if (!(ev->flags & EV_STACK_NONE))
+		si = dict_stack(dict, ev->stack);
+	if (ev->flags & EV_STACK2)
+		fsi = dict_stack(dict, ev->stack2);
+	if (si && !si->n)
+		si = NULL;
+	for (i = 0; i < nlevels; i++) {
+		s = key_value(keys[i], ev, si, fsi, &n);
+		lv[i] = dict_intern(dict, s, n);
+	}
+	v = u64map_get(&pgroups, (hash_bytes(lv, nlevels * sizeof(*lv)) ^
+	    hash64((uint64_t)(uintptr_t)si)) | 1, 1);
+	for (g = *v; g; g = g->next)
+		if (g->si == si && !memcmp(g->lv, lv, nlevels * sizeof(*lv)))
+			return g;
+	g = ecalloc(1, sizeof(*g) + nlevels * sizeof(*lv));
+	g->si = si;
+	memcpy(g->lv, lv, nlevels * sizeof(*lv));
+	g->next = *v;
+	*v = g;
+	pall = egrow(pall, npall, &pallcap, sizeof(*pall));
+	pall[npall++] = g;
+	return g;
+}
+
+/* The path's length: the key values, then the stack's levels drawn. */
+static size_t
+path_len(const struct pgroup *g)
+{
+	size_t n = g->si ? g->si->n - g->si->alloc_frame + !!g->si->cut : 0;
+
+	if (max_depth >= 0 && n > (size_t)max_depth)
+		n = (size_t)max_depth;
+	return nlevels + n;
+}
+
+static const char *
+path_at(const struct pgroup *g, size_t i)
+{
+	const struct mt_stackinfo *si = g->si;
+	size_t j = i - nlevels;
+
+	if (i < nlevels)
+		return g->lv[i];
+	if (bottom_up)
+		return j == si->n - si->alloc_frame ? cut_name :
+		    si->frame[si->alloc_frame + j]->function;
+	if (si->cut && j-- == 0)
+		return cut_name;
+	return si->frame[si->n - 1 - j]->function;
+}
+
+static int
+path_cmp(const void *a, const void *b)
+{
+	const struct pgroup *x = *(const struct pgroup *const *)a;
+	const struct pgroup *y = *(const struct pgroup *const *)b;
+	size_t nx = path_len(x), ny = path_len(y), i;
+	uintptr_t p, q;
+
+	for (i = 0; i < nx && i < ny; i++) {
+		p = (uintptr_t)path_at(x, i);
+		q = (uintptr_t)path_at(y, i);
+		if (p != q)
+			return p < q ? -1 : 1;
+	}
+	return nx < ny ? -1 : nx > ny;
 }
 
 static void
@@ -294,7 +425,7 @@ group_life(const struct mt_event *ev)
 {
 	uint64_t stack = ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack;
 	struct kept *k;
-	struct group *g;
+	struct sums *g;
 	int cls = -1;
 
 	k = uncached ? NULL : kept_slot(ev, stack, &cls);
@@ -303,10 +434,31 @@ group_life(const struct mt_event *ev)
 		account(k->g, ev);
 		return;
 	}
-	g = group_by_key(ev);
+	g = tree ? &path_group(ev)->s : &group_by_key(ev)->s;
 	if (k)
 		*k = (struct kept){ stack, ev->pid, ev->heap.s, kept_gen, cls, g };
 	account(g, ev);
+}
+
+/* Biggest first by the --sort key (impact: then size); then by name. */
+static int
+sums_cmp(const struct sums *x, const char *xname, const struct sums *y, const char *yname)
+{
+	switch (sort_by) {
+	case S_COUNT:
+		if (x->count != y->count)
+			return x->count < y->count ? 1 : -1;
+		break;
+	case S_IMPACT:
+		if (x->impact != y->impact)
+			return x->impact < y->impact ? 1 : -1;
+		/* FALLTHROUGH */
+	case S_SIZE:
+		if (x->size != y->size)
+			return x->size < y->size ? 1 : -1;
+		break;
+	}
+	return strcmp(xname, yname);
 }
 
 static int
@@ -314,20 +466,8 @@ by_sort(const void *a, const void *b)
 {
 	const struct group *x = *(const struct group *const *)a;
 	const struct group *y = *(const struct group *const *)b;
-	int64_t dx, dy;
 
-	switch (sort_by) {
-	case S_SIZE:
-		return x->size < y->size ? 1 : x->size > y->size ? -1 : strcmp(x->key, y->key);
-	case S_COUNT:
-		return x->count < y->count ? 1 : x->count > y->count ? -1 : strcmp(x->key, y->key);
-	default:
-		dx = x->impact;
-		dy = y->impact;
-		if (dx != dy)
-			return dx < dy ? 1 : -1;
-		return x->size < y->size ? 1 : x->size > y->size ? -1 : strcmp(x->key, y->key);
-	}
+	return sums_cmp(&x->s, x->key, &y->s, y->key);
 }
 
 
@@ -438,7 +578,7 @@ write_groups(void)
 		printf("count\tsize\timpact\n");
 		for (i = 0; i < n; i++)
 			printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n", all[i]->key,
-			    all[i]->count, all[i]->size, all[i]->impact);
+			    all[i]->s.count, all[i]->s.size, all[i]->s.impact);
 		return;
 	}
 	if (format == F_JSON) {
@@ -454,7 +594,7 @@ write_groups(void)
 				printf(", ");
 			}
 			printf("\"count\": %" PRIu64 ", \"size\": %" PRIu64 ", \"impact\": %" PRId64 "}",
-			    all[i]->count, all[i]->size, all[i]->impact);
+			    all[i]->s.count, all[i]->s.size, all[i]->s.impact);
 			free(copy);
 		}
 		printf("%s]\n", n ? "\n" : "");
@@ -475,10 +615,10 @@ write_groups(void)
 				w[k] = strlen(e);
 			free(e);
 		}
-		snprintf(a, sizeof(a), "%" PRIu64, all[i]->count);
+		snprintf(a, sizeof(a), "%" PRIu64, all[i]->s.count);
 		if (strlen(a) > w[nkeys])
 			w[nkeys] = strlen(a);
-		if (strlen(mt_human((int64_t)all[i]->size, b, sizeof(b))) > w[nkeys + 1])
+		if (strlen(mt_human((int64_t)all[i]->s.size, b, sizeof(b))) > w[nkeys + 1])
 			w[nkeys + 1] = strlen(b);
 		free(copy);
 	}
@@ -494,9 +634,9 @@ write_groups(void)
 			printf("%-*s  ", (int)w[k], e);
 			free(e);
 		}
-		printf("%*" PRIu64 "  %*s  %*s\n", (int)w[nkeys], all[i]->count,
-		    (int)w[nkeys + 1], mt_human((int64_t)all[i]->size, a, sizeof(a)),
-		    (int)w[nkeys + 2], mt_human(all[i]->impact, b, sizeof(b)));
+		printf("%*" PRIu64 "  %*s  %*s\n", (int)w[nkeys], all[i]->s.count,
+		    (int)w[nkeys + 1], mt_human((int64_t)all[i]->s.size, a, sizeof(a)),
+		    (int)w[nkeys + 2], mt_human(all[i]->s.impact, b, sizeof(b)));
 		free(copy);
 	}
 }
@@ -513,7 +653,7 @@ write_folded(void)
 	int64_t v;
 
 	for (i = 0; i < nall; i++) {
-		v = weight_impact ? all[i]->impact : (int64_t)all[i]->size;
+		v = weight_impact ? all[i]->s.impact : (int64_t)all[i]->s.size;
 		if (v > 0)
 			printf("%s %" PRId64 "\n", all[i]->key, v);
 		else if (v < 0)
@@ -521,130 +661,161 @@ write_folded(void)
 	}
 }
 
-/* The end of the frame at p: the next ';' not escaped, or the end. */
-static const char *
-frame_end(const char *p)
-{
-	for (; *p && *p != ';'; p++)
-		if (*p == '\\' && p[1])
-			p++;
-	return p;
-}
-
-/* The tree: every prefix of every folded stack is a node. */
-struct node {
-	char *name;
-	uint64_t count, size;
-	int64_t impact;
-	struct node **kids;
-	size_t nkids;
+/*
+ * A node's children: the runs of its groups that share one more element;
+ * a row for what the node allocated itself (its groups whose path ends
+ * there) when it has children too; past --top, one row for the rest.
+ */
+enum row { R_NODE, R_SELF, R_MORE };
+struct kid {
+	size_t lo, hi;		/* its groups, in pall */
+	struct sums s;
+	const char *name;
+	enum row row;
 };
-
-static struct node *
-kid(struct node *n, const char *frame, size_t flen)
-{
-	size_t i, len = 0;
-	struct node *k;
-	char *name = emalloc(flen + 1);
-
-	/* The frame's name, its escapes undone. */
-	for (i = 0; i < flen; i++) {
-		if (frame[i] == '\\' && i + 1 < flen)
-			i++;
-		name[len++] = frame[i];
-	}
-	name[len] = '\0';
-	for (i = 0; i < n->nkids; i++)
-		if (!strcmp(n->kids[i]->name, name)) {
-			free(name);
-			return n->kids[i];
-		}
-	k = ecalloc(1, sizeof(*k));
-	k->name = name;
-	n->kids = erealloc(n->kids, (n->nkids + 1) * sizeof(*n->kids));
-	n->kids[n->nkids++] = k;
-	return k;
-}
-
-static void
-node_free(struct node *n)
-{
-	size_t i;
-
-	for (i = 0; i < n->nkids; i++)
-		node_free(n->kids[i]);
-	free(n->kids);
-	free(n->name);
-	free(n);
-}
+static struct kid *kids;
+static size_t nkids, kidcap;
+static uint64_t last_id;
 
 static int
-node_sort(const void *a, const void *b)
+kid_sort(const void *a, const void *b)
 {
-	const struct node *x = *(const struct node *const *)a;
-	const struct node *y = *(const struct node *const *)b;
-	struct group gx = { .count = x->count, .size = x->size, .impact = x->impact, .key = x->name };
-	struct group gy = { .count = y->count, .size = y->size, .impact = y->impact, .key = y->name };
-	const struct group *px = &gx, *py = &gy;
+	const struct kid *x = a, *y = b;
 
-	return by_sort(&px, &py);
+	return sums_cmp(&x->s, x->name, &y->s, y->name);
 }
 
 static void
-print_node(struct node *n, int depth)
+push_kid(size_t lo, size_t hi, const char *name, enum row row)
 {
-	char a[32], b[32], *name = ctl_shown(n->name);
+	struct kid *k;
 	size_t i;
 
-	printf("%*s%-*s %10" PRIu64 " %12s %14s\n", depth * 2, "", 60 - depth * 2 > 10 ?
-	    60 - depth * 2 : 10, name, n->count, mt_human((int64_t)n->size, a, sizeof(a)),
-	    mt_human(n->impact, b, sizeof(b)));
-	free(name);
-	if (n->nkids)
-		qsort(n->kids, n->nkids, sizeof(*n->kids), node_sort);
-	for (i = 0; i < n->nkids; i++)
-		print_node(n->kids[i], depth + 1);
+	kids = egrow(kids, nkids, &kidcap, sizeof(*kids));
+	k = &kids[nkids++];
+	*k = (struct kid){ .lo = lo, .hi = hi, .name = name, .row = row };
+	for (i = lo; i < hi; i++)
+		sums_add(&k->s, &pall[i]->s);
+}
+
+/* A node's row; for JSON, the object left open for its children. */
+static void
+row_begin(const char *name, const char *level, const struct sums *s, size_t depth,
+    uint64_t id, uint64_t parent, int first)
+{
+	char a[32], b[32], *shown;
+
+	switch (format) {
+	case F_TSV:
+		printf("%" PRIu64 "\t", id);
+		if (depth)
+			printf("%" PRIu64 "\t", parent);
+		else
+			printf("-\t");
+		printf("%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n", level, name,
+		    s->count, s->size, s->impact);
+		break;
+	case F_JSON:
+		printf("%s\n%*s{\"level\": ", first ? "" : ",", (int)depth, "");
+		json_str(level, strlen(level));
+		printf(", \"name\": ");
+		json_str(name, strlen(name));
+		printf(", \"count\": %" PRIu64 ", \"size\": %" PRIu64 ", \"impact\": %" PRId64,
+		    s->count, s->size, s->impact);
+		break;
+	default:
+		shown = ctl_shown(name);
+		printf("%*s%-*s %10" PRIu64 " %12s %14s\n", (int)depth * 2, "",
+		    60 - (int)depth * 2 > 10 ? 60 - (int)depth * 2 : 10, shown, s->count,
+		    mt_human((int64_t)s->size, a, sizeof(a)), mt_human(s->impact, b, sizeof(b)));
+		free(shown);
+		break;
+	}
+}
+
+/* The children of the node of groups [lo, hi), whose paths share d elements. */
+static void
+draw(size_t lo, size_t hi, size_t d, uint64_t id)
+{
+	size_t base = nkids, m = lo, i, j, n;
+	const char *level = d < nlevels ? key_names[keys[d]] : "frame";
+
+	while (m < hi && path_len(pall[m]) == d)
+		m++;
+	for (i = m; i < hi; i = j) {
+		const char *name = path_at(pall[i], d);
+		for (j = i + 1; j < hi && path_at(pall[j], d) == name; j++)
+			;
+		push_kid(i, j, name, R_NODE);
+	}
+	if (m > lo && nkids > base)
+		push_kid(lo, m, d == nlevels ? "[no stack]" : "[self]", R_SELF);
+	n = nkids - base;
+	if (n)
+		qsort(kids + base, n, sizeof(*kids), kid_sort);
+	if (top >= 0 && (size_t)top < n) {
+		static char more[64];
+		struct kid *k = &kids[base + top];
+
+		snprintf(more, sizeof(more), "[%zu more]", n - (size_t)top);
+		for (i = base + (size_t)top + 1; i < nkids; i++)
+			sums_add(&k->s, &kids[i].s);
+		k->name = dict_intern(dict, more, strlen(more));
+		k->row = R_MORE;
+		n = (size_t)top + 1;
+		nkids = base + n;
+	}
+	if (n && format == F_JSON)
+		printf(", \"children\": [");
+	for (i = 0; i < n; i++) {
+		struct kid k = kids[base + i];	/* kids grows below */
+		uint64_t kid_id = ++last_id;
+
+		row_begin(k.name, k.row == R_SELF ? "self" : k.row == R_MORE ? "more" : level,
+		    &k.s, d + 1, kid_id, id, i == 0);
+		if (k.row == R_NODE)
+			draw(k.lo, k.hi, d + 1, kid_id);
+		if (format == F_JSON)
+			printf("}");
+	}
+	if (n && format == F_JSON)
+		printf("]");
+	nkids = base;
 }
 
 static void
 write_tree(void)
 {
-	struct node root = { .name = "all" }, *n;
-	const char *p, *e, **frames = NULL;
-	size_t i, nf, j, framecap = 0;
+	struct sums total = { 0 };
+	size_t i;
 
-	for (i = 0; i < nall; i++) {
-		struct group *g = all[i];
-		nf = 0;
-		for (p = g->key; *p; p = *e ? e + 1 : e) {
-			e = frame_end(p);
-			if (nf == framecap) {
-				framecap = framecap ? 2 * framecap : 256;
-				frames = erealloc(frames, framecap * sizeof(*frames));
-			}
-			frames[nf++] = p;
-		}
-		n = &root;
-		root.count += g->count;
-		root.size += g->size;
-		root.impact += g->impact;
-		/* Top-down: process, then callers to the allocating function;
-		   bottom-up: process, then the allocating function outwards. */
-		for (j = 0; j < nf; j++) {
-			size_t k = bottom_up && j > 0 ? nf - j : j;
-			const char *f = frames[k];
-			n = kid(n, f, (size_t)(frame_end(f) - f));
-			n->count += g->count;
-			n->size += g->size;
-			n->impact += g->impact;
-		}
+	cut_name = dict_intern(dict, "[...]", 5);
+	if (npall)
+		qsort(pall, npall, sizeof(*pall), path_cmp);
+	for (i = 0; i < npall; i++)
+		sums_add(&total, &pall[i]->s);
+	if (format == F_TSV) {
+		printf("id\tparent\tlevel\tname\tcount\tsize\timpact\n");
+	} else if (format == F_TABLE) {
+		char head[256] = "";
+		size_t len = 0;
+
+		for (i = 0; i < nlevels && len < sizeof(head) - 64; i++)
+			len += (size_t)snprintf(head + len, sizeof(head) - len, "%s > ",
+			    key_names[keys[i]]);
+		snprintf(head + len, sizeof(head) - len, "stack");
+		printf("%-60s %10s %12s %14s\n", head, "Count", "Size", "Impacting Size");
 	}
-	printf("%-60s %10s %12s %14s\n", "Stack", "Count", "Size", "Impacting Size");
-	print_node(&root, 0);
-	for (i = 0; i < root.nkids; i++)
-		node_free(root.kids[i]);
-	free(root.kids);
-	free(frames);
+	last_id = 0;
+	row_begin("all", "all", &total, 0, 0, 0, 1);
+	draw(0, npall, 0, 0);
+	if (format == F_JSON)
+		printf("}\n");
+	for (i = 0; i < npall; i++)
+		free(pall[i]);
+	free(pall);
+	free(kids);
+	u64map_free(&pgroups, NULL);
 }
 
 static int
@@ -704,6 +875,7 @@ main(int argc, char *argv[])
 		{ "sort", required_argument, NULL, 's' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "tree", optional_argument, NULL, 'T' },
+		{ "depth", required_argument, NULL, 'D' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "weight", required_argument, NULL, 'w' },
 		{ "skip", required_argument, NULL, 'A' },
@@ -711,16 +883,25 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int ch, i, status = 0;
+	int ch, i, status = 0, by_given = 0;
 	char *end;
+	size_t k;
 
 	mt_setprogname(argv[0]);
 	parse_keys("process,heap,type,function");
-	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tF:f:w:A:S:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:F:f:w:A:S:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 		case 'b':
 			parse_keys(optarg);
+			by_given = 1;
+			break;
+		case 'D':
+			max_depth = strtol(optarg, &end, 10);
+			if (*end || end == optarg || max_depth < 0) {
+				fprintf(stderr, "%s: bad depth '%s'\n", mt_progname, mt_shown(optarg, strlen(optarg)));
+				return 2;
+			}
 			break;
 		case 's':
 			if (!strcmp(optarg, "impact"))
@@ -793,6 +974,26 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (tree) {
+		/* The keys are the tree's levels, the stacks under the last. */
+		if (!by_given)
+			parse_keys("process");
+		for (k = 0; k < nkeys; k++)
+			if (keys[k] == K_STACK && k + 1 < nkeys) {
+				fprintf(stderr, "%s: with --tree, stack is the last key "
+				    "(the stacks are drawn under the others)\n", mt_progname);
+				return 2;
+			}
+		nlevels = nkeys && keys[nkeys - 1] == K_STACK ? nkeys - 1 : nkeys;
+		if (format == F_FOLDED) {
+			fprintf(stderr, "%s: --tree and --format folded: folded stacks are "
+			    "a tree already; choose one\n", mt_progname);
+			return 2;
+		}
+	} else if (max_depth >= 0) {
+		fprintf(stderr, "%s: --depth is the tree's (--tree)\n", mt_progname);
+		return 2;
+	}
 	if (!reader_inputs(&argc, argv))
 		return 1;
 	dict = dict_new(skip_pattern);

@@ -436,7 +436,10 @@ struct mt_steps {
 };
 void steps_add(struct mt_steps *s, uint64_t k, int which, int64_t v);
 void steps_merge(struct mt_steps *s);
+/* The stack of an id, never NULL; valid as long as the dictionary. */
 struct mt_stackinfo *dict_stack(struct mt_dict *d, uint64_t id);
+/* The string held once: equal strings, one pointer. */
+const char *dict_intern(struct mt_dict *d, const char *s, size_t len);
 
 /*
  * pair.c: allocations paired with their frees per (pid, heap, address)

@@ -40,6 +40,8 @@ struct mt_dict {
 	 */
 	struct u64map stacks;
 	struct u64map frames;	/* hash -> struct iframe chain: each frame held once */
+	struct mt_stackinfo **retired;	/* resolved, then defined again: still */
+	size_t nretired, retiredcap;	/* pointed to by what used them */
 	struct u64map syms;	/* address -> "function\tfile\tmodule\n"... */
 	struct u64map procs;	/* pid -> executable's base name */
 	struct u64map tasks;	/* tid + 1 -> comm, from #task lines (kernel traces) */
@@ -62,10 +64,16 @@ dict_new(const char *skip)
 
 static struct mt_stackinfo empty;	/* a stack no line defines */
 
+/* A stack's old definition: its addresses freed, its frames kept. */
 static void
-stack_drop(void *v)
+stack_drop(struct mt_dict *d, void *v)
 {
-	free((void *)((uintptr_t)v & ~(uintptr_t)1));
+	if ((uintptr_t)v & 1) {
+		free((void *)((uintptr_t)v & ~(uintptr_t)1));
+	} else if (v) {
+		d->retired = egrow(d->retired, d->nretired, &d->retiredcap, sizeof(*d->retired));
+		d->retired[d->nretired++] = v;
+	}
 }
 
 int
@@ -91,7 +99,7 @@ dict_add(struct mt_dict *d, const struct mt_event *ev)
 		ips[0] = ev->nips | (ev->flags & EV_TRUNCATED ? STACK_CUT : 0);
 		memcpy(ips + 1, ev->ips, ev->nips * sizeof(*ips));
 		redefined = *v && *v;
-		stack_drop(*v);
+		stack_drop(d, *v);
 		*v = (void *)((uintptr_t)ips | 1);
 		return redefined ? 2 : 1;
 	case MT_SYM:
@@ -172,8 +180,8 @@ struct istr {
 	char s[];
 };
 
-static const char *
-intern(struct mt_dict *d, const char *s, size_t len)
+const char *
+dict_intern(struct mt_dict *d, const char *s, size_t len)
 {
 	void **v = u64map_get(&d->strs, hash_bytes(s, len) | 1, 1);
 	struct istr *x;
@@ -203,8 +211,8 @@ static const struct mt_frame *
 frame_of(struct mt_dict *d, const char *fn, size_t fnlen, const char *file, size_t filelen,
     const char *mod, size_t modlen)
 {
-	struct mt_frame f = { intern(d, fn, fnlen), intern(d, file, filelen),
-	    intern(d, mod, modlen) };
+	struct mt_frame f = { dict_intern(d, fn, fnlen), dict_intern(d, file, filelen),
+	    dict_intern(d, mod, modlen) };
 	void **v = u64map_get(&d->frames, hash_bytes(&f, sizeof(f)) | 1, 1);
 	struct iframe *x;
 

@@ -62,7 +62,7 @@ _mt_complete()
 	mt-window:-f|mt-window:--from|mt-window:-t|mt-window:--to|mt-window:-l|\
 	mt-window:--last|mt-window:-i|mt-window:--series|mt-window:-p|mt-window:--pid|\
 	mt-window:-m|mt-window:--match|mt-window:-x|mt-window:--exclude|mt-window:-N|mt-window:--process|\
-	mt-group:-n|mt-group:--top|mt-group:-A|mt-group:--skip|\
+	mt-group:-n|mt-group:--top|mt-group:-A|mt-group:--skip|mt-group:-D|mt-group:--depth|\
 	mt-pooldiff:-i|mt-pooldiff:--interval|mt-pooldiff:--time|mt-pooldiff:-m|\
 	mt-pooldiff:--include|mt-pooldiff:-x|mt-pooldiff:--exclude|mt-pooldiff:-A|\
 	mt-pooldiff:--skip|mt-plot:-t|mt-plot:--title)

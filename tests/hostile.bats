@@ -151,7 +151,9 @@ bounded() {
 	local per=$1 mb
 	shift
 	mb=$(( $(stat -c %s m.life) / 1048576 ))
-	run -0 --separate-stderr peak_rss rss "$@" m.life
+	# (a sanitizer's build: its quarantine of freed blocks not counted)
+	ASAN_OPTIONS=$ASAN_OPTIONS:quarantine_size_mb=1 \
+		run -0 --separate-stderr peak_rss rss "$@" m.life
 	echo "$* : $(tail -n 1 rss) KB for $mb MB" >&3
 	[ "$(tail -n 1 rss)" -lt "$(rss_bound $((per * mb + 8000)))" ]
 }
@@ -165,6 +167,9 @@ bounded() {
 	# A group a stack: its key is the stack's folded frames.
 	bounded 3072 mt-group --by stack
 	bounded 3072 mt-group --format folded
+	# The tree: a group a stack, drawn from them sorted, not a node a frame.
+	bounded 3072 mt-group --tree
+	bounded 3072 mt-group --tree=bottom-up --format json
 	# Stacks kept only to match their frames, and only until then.
 	bounded 256 mt-window --from 1ms --to 5ms
 	bounded 640 mt-window --match 'func_12$'
@@ -195,4 +200,38 @@ bounded() {
 	run -1 --separate-stderr mt-group --by heap --format tsv c.life
 	has_line "$stderr" "^mt-group: c.life:1: bad class 'ai'"
 	has_line "$output" '^malloc\t1\t20\t20$'
+}
+
+@test "a 10,000-frame stack and a 1 MB function name through every filter" {
+	awk 'BEGIN {
+		print "proc\t7\t1\t0\t/bin/deep\tdeep"
+		for (i = 0; i < 10000; i++)
+			printf "sym\t0x%x\tf%d\td.c:%d\t/bin/deep\n", 4096 + i * 16, i, i
+		printf "sym\t0x%x\t", 1048576
+		for (i = 0; i < 1048576; i++)
+			printf "n"
+		printf "\tbig.c:1\t/bin/deep\n"
+		printf "stack\t1"
+		for (i = 0; i < 10000; i++)
+			printf "\t0x%x", 4096 + i * 16
+		printf "\nstack\t2\t0x100000\t0x1000\n"
+		print "life\t1\t-\t7\t7\tmalloc\t0x10\t100\t1\taifo\t100"
+		print "life\t2\t-\t7\t7\tmalloc\t0x20\t50\t2\taifo\t50"
+	}' >deep.life
+	run -0 mt-group --tree deep.life
+	# the header, all, the process, 10,000 frames for one, 2 for the other
+	[ "$(printf '%s\n' "$output" | wc -l)" = $((1 + 1 + 1 + 10000 + 2)) ]
+	has_line "$output" '^ {20002}f0 +1 +100 B +100 B$'
+	run -0 mt-group --tree=bottom-up --format json deep.life
+	printf '%s\n' "$output" | python3 -c 'import json, sys; sys.setrecursionlimit(100000); json.load(sys.stdin)'
+	run -0 mt-group --tree --depth 5 --format tsv deep.life
+	[ "$(printf '%s\n' "$output" | wc -l)" = $((1 + 1 + 1 + 5 + 2)) ]
+	has_line "$output" '^6\t5\tframe\tf9995\t1\t100\t100$'
+	for f in "--by stack" "--format folded" "--by function --format json"; do
+		run -0 mt-group $f deep.life
+	done
+	run -0 mt-window --match '^n+$' deep.life
+	[ "$(printf '%s\n' "$output" | grep -c '^life')" = 1 ]
+	run -0 mt-pooldiff --interval 1ns --tag stack deep.life
+	run -0 mt-symbolize deep.life
 }

@@ -186,3 +186,93 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 	run -0 mt-group --tree u.life
 	[[ "$output" != *$'\033'* && "$output" != *$'\a'* ]]
 }
+
+# t.life: app's lifetimes under main: 3 blocks a() allocates itself, 1
+# through b(), 2 through c() of which one is freed; one with no stack.
+tree_input() {
+	printf '%s\n' 'proc	5	1	0	/bin/app	app' \
+		'sym	0x10	main	m.c:1	/bin/app' 'sym	0x20	a	m.c:2	/bin/app' \
+		'sym	0x30	b	m.c:3	/bin/app' 'sym	0x40	c	m.c:4	/bin/app' \
+		'sym	0x50	malloc	-	/lib/libc.so.6' \
+		'stack	1	0x50	0x20	0x10' 'stack	2	0x50	0x30	0x20	0x10' \
+		'stack	3	0x50	0x40	0x10' \
+		'life	1	-	5	5	malloc	0x100	10	1	aifo	10' \
+		'life	2	-	5	5	malloc	0x110	10	1	aifo	10' \
+		'life	3	-	5	5	malloc	0x120	10	1	aifo	10' \
+		'life	4	-	5	5	malloc	0x130	100	2	aifo	100' \
+		'life	5	-	5	5	malloc	0x140	7	3	aifo	7' \
+		'life	6	9	5	5	malloc	0x150	5	3	aifi	0' \
+		'life	7	-	5	5	malloc	0x160	1	-	aifo	1' >t.life
+}
+
+@test "--tree nests the --by keys, then the stacks; [self] where a function allocated itself" {
+	cd "$BATS_TEST_TMPDIR"
+	tree_input
+	run -0 mt-group --tree --by process,type t.life
+	[ "${lines[0]%% *}" = process ] && [[ "${lines[0]}" == "process > type > stack "* ]]
+	has_line "$output" '^all +7 +143 B +138 B$'
+	has_line "$output" '^  app +7 +143 B +138 B$'
+	has_line "$output" '^    impacting +6 +138 B +138 B$'
+	has_line "$output" '^    transient +1 +5 B +0 B$'
+	has_line "$output" '^      main +5 +137 B +137 B$'
+	has_line "$output" '^        a +4 +130 B +130 B$'
+	has_line "$output" '^          b +1 +100 B +100 B$'
+	has_line "$output" '^          \[self\] +3 +30 B +30 B$'
+	has_line "$output" '^      \[no stack\] +1 +1 B +1 B$'
+	# children biggest first: b (100) before [self] (30)
+	[[ "$output" == *"  b "*"[self]"* ]]
+	# no [self] where a function only allocated itself
+	run -0 mt-group --tree t.life
+	[ -z "$(printf '%s\n' "$output" | grep -A1 '^ *c ' | grep self)" ]
+	[ "$(printf '%s\n' "$output" | grep -c '\[self\]')" = 1 ]
+	# bottom-up: the allocating functions first, their callers under them
+	run -0 mt-group --tree=bottom-up t.life
+	has_line "$output" '^    a +3 +30 B +30 B$'
+	has_line "$output" '^    b +1 +100 B +100 B$'
+	has_line "$output" '^      a +1 +100 B +100 B$'
+	has_line "$output" '^    c +2 +12 B +7 B$'
+}
+
+@test "--tree with --top, --depth, --sort, TSV and JSON; the combinations it refuses" {
+	cd "$BATS_TEST_TMPDIR"
+	tree_input
+	run -0 mt-group --tree --top 1 t.life
+	has_line "$output" '^    main +6 +142 B +137 B$'
+	has_line "$output" '^    \[1 more\] +1 +1 B +1 B$'
+	has_line "$output" '^      a +4 +130 B +130 B$'
+	has_line "$output" '^      \[1 more\] +2 +12 B +7 B$'
+	run -0 mt-group --tree --sort count --top 1 t.life
+	has_line "$output" '^      a +4 '
+	run -0 mt-group --tree --depth 1 t.life
+	has_line "$output" '^    main +6 +142 B +137 B$'
+	[ -z "$(printf '%s\n' "$output" | grep '^      a ')" ]
+	run -0 mt-group --tree --depth 0 --by heap t.life
+	[ "${#lines[@]}" = 3 ]
+	run -0 mt-group --tree --format tsv t.life
+	[ "${lines[0]}" = "$(printf 'id\tparent\tlevel\tname\tcount\tsize\timpact')" ]
+	has_line "$output" '^0\t-\tall\tall\t7\t143\t138$'
+	has_line "$output" '^1\t0\tprocess\tapp\t7\t143\t138$'
+	# every parent is a row before its children; the sums add up
+	printf '%s\n' "$output" | awk -F'\t' 'NR > 1 { seen[$1] = 1; if ($2 != "-" && !($2 in seen)) exit 1
+		if ($2 != "-") kids[$2] += $5; cnt[$1] = $5 }
+		END { for (p in kids) if (kids[p] != cnt[p]) exit 1 }'
+	run -0 mt-group --tree --format json t.life
+	printf '%s\n' "$output" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)
+def check(n):
+    kids = n.get("children", [])
+    assert not kids or sum(k["count"] for k in kids) == n["count"], n["name"]
+    for k in kids: check(k)
+check(t)
+app = t["children"][0]
+assert (app["level"], app["name"], app["count"]) == ("process", "app", 7)'
+	run -2 mt-group --tree --format folded t.life
+	has_line "$output" 'folded stacks are a tree already'
+	run -2 mt-group --tree --by stack,process t.life
+	has_line "$output" 'stack is the last key'
+	run -2 mt-group --depth 3 t.life
+	run -2 mt-group --tree --depth -1 t.life
+	run -0 mt-group --tree --by process,stack t.life
+	has_line "$output" '^      a +4 '
+}

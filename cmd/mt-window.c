@@ -221,21 +221,39 @@ keep(const struct mt_event *ev)
 }
 
 /*
- * --series: outstanding bytes and count per (pid, heap), as the changes
- * at the steps where something changes (lib/steps.c): never one a step
- * (--series 10ns over a second once made 100M of them a series).
+ * --series: outstanding bytes and count per (pid, heap), and the most and
+ * least bytes outstanding at any instant within each step, kept as the
+ * changes at the times where something changed: at the nanosecond while
+ * they fit in CHANGES_KEPT, then in buckets of a coarser resolution (one
+ * that divides the step), each with its rise and dip (the highest and
+ * lowest its running sum went).  Buckets merged in time order keep them
+ * exact; a change added to a bucket that holds others makes them bounds
+ * (the order is unknown): the maximum is then never less than the truth,
+ * the minimum never more, and the output says so.  Memory for the times
+ * that change, never one a step (--series 10ns over a second once made
+ * 100M of them a series).
  */
+struct change {
+	uint64_t k;		/* the bucket: times in (t0 + (k-1)r, t0 + kr] */
+	int64_t bytes, count;	/* the net change */
+	int64_t rise, dip;	/* the running sum's highest (>= 0), lowest (<= 0) */
+};
 struct series {
 	int64_t pid;
 	char *heap;
 	size_t heaplen;
-	struct mt_steps ch;	/* bytes (v[0]) and count (v[1]) at step k */
+	struct change *c;
+	size_t n, cap, sorted;	/* c[0..sorted) sorted and merged */
 	size_t next;		/* 1 + the index of the pid's next series, or 0 */
 };
 static struct series *series;
 static size_t nseries, seriescap;
 static struct u64map series_of_pid;	/* pid: 1 + the index of its first series */
 static size_t series_last;		/* 1 + the index found last, or 0 */
+#define CHANGES_KEPT (1u << 21)
+static uint64_t resolution = 1;	/* r: ns a bucket */
+static size_t nchanges;		/* in all series */
+static int bounds;		/* a bucket took changes in an unknown order */
 
 /* The series of (pid, heap), made when new: a lookup, not a walk of all. */
 static struct series *
@@ -271,51 +289,199 @@ series_find(const struct mt_event *ev)
 	return s;
 }
 
+static int64_t
+sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b < 0 ? INT64_MIN + 1 : INT64_MAX;
+	return r;
+}
+
+/* b, then a, in time order (b after a): the sum's rise and dip exact. */
+static void
+change_then(struct change *a, const struct change *b)
+{
+	int64_t up = sat_add(a->bytes, b->rise), down = sat_add(a->bytes, b->dip);
+
+	a->rise = up > a->rise ? up : a->rise;
+	a->dip = down < a->dip ? down : a->dip;
+	a->bytes = sat_add(a->bytes, b->bytes);
+	a->count = sat_add(a->count, b->count);
+}
+
+/* Two changes of one bucket whose order is unknown. */
+static void
+change_with(struct change *a, const struct change *b)
+{
+	a->bytes = sat_add(a->bytes, b->bytes);
+	a->count = sat_add(a->count, b->count);
+	if (resolution == 1) {	/* at the same nanosecond: one change */
+		a->rise = a->bytes > 0 ? a->bytes : 0;
+		a->dip = a->bytes < 0 ? a->bytes : 0;
+		return;
+	}
+	/* Interleaved, any prefix is one of each's: their sum bounds it. */
+	a->rise = sat_add(a->rise, b->rise);
+	a->dip = sat_add(a->dip, b->dip);
+	bounds = 1;
+}
+
+static int
+change_cmp(const void *a, const void *b)
+{
+	const struct change *x = a, *y = b;
+
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* Sorted by bucket, one a bucket; none that changes nothing. */
+static void
+series_merge(struct series *s)
+{
+	size_t i, j = 0, before = s->n;
+
+	if (s->sorted == s->n)
+		return;
+	qsort(s->c, s->n, sizeof(*s->c), change_cmp);
+	for (i = 0; i < s->n; i++) {
+		if (j && s->c[j - 1].k == s->c[i].k)
+			change_with(&s->c[j - 1], &s->c[i]);
+		else
+			s->c[j++] = s->c[i];
+		if (!s->c[j - 1].bytes && !s->c[j - 1].count && !s->c[j - 1].rise &&
+		    !s->c[j - 1].dip)
+			j--;
+	}
+	s->n = s->sorted = j;
+	nchanges -= before - j;
+}
+
+/* Too many changes kept: buckets m times as long, merged in time order. */
+static void
+series_coarsen(void)
+{
+	uint64_t m = step % (resolution * 2) == 0 ? 2 : step / resolution;
+	size_t i, j, n;
+
+	resolution *= m;
+	for (i = 0; i < nseries; i++) {
+		struct series *s = &series[i];
+
+		series_merge(s);
+		for (j = n = 0; j < s->n; j++) {
+			uint64_t k = s->c[j].k / m + (s->c[j].k % m != 0);
+			if (n && s->c[n - 1].k == k) {
+				change_then(&s->c[n - 1], &s->c[j]);
+			} else {
+				s->c[n] = s->c[j];
+				s->c[n++].k = k;
+			}
+		}
+		nchanges -= s->n - n;
+		s->n = s->sorted = n;
+	}
+}
+
+static uint64_t
+bucket(uint64_t t)
+{
+	return t <= t0 ? 0 : (t - t0 - 1) / resolution + 1;
+}
+
+/* A change in bytes and count at bucket k; rise and dip its own. */
+static void
+series_change(struct series *s, uint64_t k, int64_t bytes, int64_t count, int64_t rise)
+{
+	struct change *c;
+
+	if (s->n == s->cap) {
+		series_merge(s);
+		if (s->n * 2 >= s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 2;
+			s->c = erealloc(s->c, s->cap * sizeof(*s->c));
+		}
+	}
+	c = &s->c[s->n++];
+	c->k = k;
+	c->bytes = bytes;
+	c->count = count;
+	c->rise = rise;
+	c->dip = bytes < 0 ? bytes : 0;
+	if (++nchanges > CHANGES_KEPT && resolution < step)
+		series_coarsen();
+}
+
 static void
 series_add(const struct mt_event *ev, uint64_t ta, uint64_t tf, int64_t size)
 {
 	struct series *s = series_find(ev);
-	uint64_t k0, k1;
+	uint64_t ka = bucket(ta);
 
-	/* Live at sample t0 + k*step when ta <= t < tf. */
-	k0 = ta <= t0 ? 0 : (ta - t0 + step - 1) / step;
-	k1 = tf == NONE ? NONE : (tf <= t0 ? 0 : (tf - t0 + step - 1) / step);
-	if (k1 != NONE && k1 <= k0)
+	/* Live at t when ta <= t < tf; nothing for one that ended by t0. */
+	if (tf != NONE && (tf <= t0 || tf <= ta))
 		return;
-	steps_add(&s->ch, k0, 0, size);
-	steps_add(&s->ch, k0, 1, 1);
-	if (k1 != NONE) {
-		steps_add(&s->ch, k1, 0, -size);
-		steps_add(&s->ch, k1, 1, -1);
+	if (tf != NONE && bucket(tf) == ka) {
+		/* Within one bucket: up by its size and down again, in order. */
+		series_change(s, ka, 0, 0, size);
+		return;
 	}
+	series_change(s, ka, size, 1, size > 0 ? size : 0);
+	if (tf != NONE)
+		series_change(s, bucket(tf), -size, -1, 0);
 }
 
 static void
 series_write(uint64_t end)
 {
-	uint64_t k, kmax = (end - t0 + step - 1) / step;
+	uint64_t k, kmax = (end - t0 + step - 1) / step, per = step / resolution;
 	struct mt_event ev;
 	size_t i;
 
+	for (i = 0; i < nseries; i++)
+		series_merge(&series[i]);
+	if (bounds) {
+		char r[64], line[200];
+
+		format_time(r, sizeof(r), resolution);
+		memset(&ev, 0, sizeof(ev));
+		ev.type = MT_COMMENT;
+		ev.s1.s = line;
+		ev.s1.len = (size_t)snprintf(line, sizeof(line), "#mt-window: a sample's maximum "
+		    "and minimum are bounds at %s (too many changes to keep each)", r);
+		sink_put(&out, &ev);
+	}
 	for (i = 0; i < nseries; i++) {
 		struct series *s = &series[i];
-		int64_t b = 0, c = 0;
+		int64_t b = 0, c = 0, hi, lo;
 		size_t j = 0;
 
-		steps_merge(&s->ch);
+		series_merge(s);
 		for (k = 0; k < kmax; k++) {
-			for (; j < s->ch.n && s->ch.d[j].k <= k; j++) {
-				b += s->ch.d[j].v[0];
-				c += s->ch.d[j].v[1];
+			/* The step (t0 + (k-1)step, t0 + k step]: its buckets. */
+			hi = lo = b;
+			for (; j < s->n && s->c[j].k <= k * per; j++) {
+				int64_t up = sat_add(b, s->c[j].rise), down = sat_add(b, s->c[j].dip);
+				hi = up > hi ? up : hi;
+				lo = down < lo ? down : lo;
+				b = sat_add(b, s->c[j].bytes);
+				c = sat_add(c, s->c[j].count);
 			}
-			/* Every lifetime counted at its end was counted at its start. */
+			if (k == 0)	/* the first sample is an instant */
+				hi = lo = b;
+			if (lo < 0)	/* a bound: every lifetime rose before it fell */
+				lo = 0;
 			memset(&ev, 0, sizeof(ev));
 			ev.type = MT_SAMPLE;
+			ev.flags = EV_RANGE;
 			ev.ts = t0 + k * step;
 			ev.pid = s->pid;
 			ev.heap = (struct mt_str){ s->heap, s->heaplen };
 			ev.size = (uint64_t)b;
 			ev.stack = (uint64_t)c;
+			ev.count[0] = (uint64_t)hi;
+			ev.count[1] = (uint64_t)lo;
 			sink_put(&out, &ev);
 		}
 	}

@@ -439,6 +439,11 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 		STR(3, ev->heap);
 		NUM(4, ev->size, "size");
 		NUM(5, ev->stack, "count");
+		if (n > 7) {	/* the step's most and least (mt-window --series) */
+			NUM(6, ev->count[0], "size");
+			NUM(7, ev->count[1], "size");
+			ev->flags |= EV_RANGE;
+		}
 		break;
 	case MT_POOL:
 		NUM(1, ev->ts, "time");
@@ -690,6 +695,11 @@ event_format(const struct mt_event *ev, char *buf, size_t bufsize)
 		p = put_str(p, ev->heap); TAB(p);
 		p = put_u64(p, ev->size); TAB(p);
 		p = put_u64(p, ev->stack);
+		if (ev->flags & EV_RANGE) {
+			TAB(p);
+			p = put_u64(p, ev->count[0]); TAB(p);
+			p = put_u64(p, ev->count[1]);
+		}
 		break;
 	case MT_POOL:
 		p = put_u64(p, ev->ts); TAB(p);

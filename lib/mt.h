@@ -78,6 +78,7 @@ enum mt_type {
 #define EV_PID_NONE	0x20
 #define EV_TID_NONE	0x40
 #define EV_STACK2	0x80	/* life: the free's stack, in stack2 */
+#define EV_RANGE	0x100	/* sample: the step's most and least bytes in count[0], count[1] */
 
 /* Exit status in an exit record: a code 0..255, or a signal. */
 #define MT_STATUS_NONE	(-1)
@@ -100,7 +101,7 @@ struct mt_event {
 	uint64_t stack2;	/* life: the free's stack id, with EV_STACK2 */
 	int64_t impact;		/* life */
 	int status;		/* exit */
-	uint64_t count[3];	/* pool allocs, frees, bytes */
+	uint64_t count[3];	/* pool allocs, frees, bytes; sample max, min bytes */
 	struct mt_str heap;	/* heap; pool tag */
 	struct mt_str s1, s2, s3;	/* proc exe,argv; map build-id,path; sym function,file:line,module;
 					   lost reason; life class; pool type; comment/unknown whole line */

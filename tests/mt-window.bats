@@ -94,7 +94,7 @@ sums() {
 	[ "$stderr" = "mt-plot: no sample lines (mt-window --series STEP makes them)" ]
 }
 
-@test "--series: many processes and heaps, lifetimes interleaved, against python's own sums" {
+@test "--series: many processes and heaps, lifetimes interleaved, against python's own sums, maxima and minima" {
 	python3 - <<'PY'
 import random
 random.seed(3)
@@ -112,10 +112,16 @@ step = 50000
 exp = []
 for pid, heap in sorted(set((l[0], l[1]) for l in lives)):
     mine = [l for l in lives if l[0] == pid and l[1] == heap]
+    def at(t):
+        return sum(l[4] for l in mine if l[2] <= t and (l[3] is None or t < l[3]))
+    changes = sorted(set([l[2] for l in mine] + [l[3] for l in mine if l[3] is not None]))
     for k in range((end + step - 1) // step):
         t = k * step
         on = [l for l in mine if l[2] <= t and (l[3] is None or t < l[3])]
-        exp.append('sample\t%d\t%d\t%s\t%d\t%d' % (t, pid, heap, sum(l[4] for l in on), len(on)))
+        # every instant of (t - step, t]: where it starts, and each change in it
+        seen = [at(t)] if k == 0 else [at(t - step)] + [at(c) for c in changes if t - step < c <= t]
+        exp.append('sample\t%d\t%d\t%s\t%d\t%d\t%d\t%d' % (t, pid, heap, sum(l[4] for l in on), len(on),
+            max(seen), min(seen)))
 open('l.txt', 'w').write('\n'.join(out) + '\n')
 open('expect', 'w').write('\n'.join(sorted(exp)) + '\n')
 PY
@@ -263,4 +269,39 @@ exited_child() {
 	[ "${#lines[@]}" = 3000 ]
 	[ "$(awk -F'\t' '$4 == "heap1" && $2 == 600000 { print $5, $6 }' <<<"$output")" = "12 2" ]
 	[ "$(awk -F'\t' '$4 == "heap1" && $2 == 700000 { print $5, $6 }' <<<"$output")" = "8 1" ]
+}
+
+@test "--series: a 100 ms spike is in the maximum of its sample at any step (ten spikes of 10 MiB)" {
+	mt-record -o s.mtr -- "$PROGS/spikes" >/dev/null 2>&1
+	mt-lifetime -q s.mtr >s.life
+	for st in 1s 700ms 250ms 2s; do
+		run -0 bash -c "mt-window --series $st s.life | grep '^sample'"
+		# each line: bytes within [min, max]; the highest max is the peak,
+		# 1 MiB held and 10 MiB at once; no step after the first misses one
+		printf '%s\n' "$output" | awk -F'\t' -v peak=$((11 * 1048576)) '
+			NF != 8 || $7 < $5 || $8 > $5 { print "bad: " $0; exit 1 }
+			$7 > peak { print "over the peak: " $0; exit 1 }
+			$7 == peak { n++ }
+			END { if (n < 1) { print "no peak"; exit 1 } }'
+	done
+	# at 1s both whole steps held a spike although no sample instant did
+	run -0 bash -c "mt-window --series 1s s.life | grep '^sample' | sed -n 2,3p"
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$7 == 11 * 1048576 && $5 < 11 * 1048576' | wc -l)" = 2 ]
+	mt-record -o m.mtr -- "$PROGS/spikes" mmap >/dev/null 2>&1
+	run -0 bash -c "mt-lifetime -q m.mtr | mt-window --series 1s --heap mmap | grep '^sample'"
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$7 == 10 * 1048576' | wc -l)" -ge 2 ]
+}
+
+@test "--series: more changes than it keeps at the nanosecond: bounds, said, and no spike lost" {
+	# 1.2M blocks of 1 byte, each live 5 ns of every 10; one of 1000 bytes
+	awk 'BEGIN { for (i = 0; i < 1200000; i++)
+		printf "life\t%d\t%d\t1\t1\tmalloc\t0x%x\t1\t-\taifi\t0\n", i * 10, i * 10 + 5, 4096 + i * 16
+		print "life\t6000002\t6000003\t1\t1\tmalloc\t0x10\t1000\t-\taifi\t0" }' >b.life
+	run -0 --separate-stderr bash -c "mt-window --series 1ms b.life"
+	has_line "$output" '^#mt-window: a sample.s maximum and minimum are bounds at '
+	printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" && (NF != 8 || $7 < $5 || $8 > $5) { exit 1 }'
+	# the spike in (6 ms, 7 ms]: at least the 1000 bytes and the 1 beside
+	printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" && $2 == 7000000 && $7 >= 1001 { n++ }
+		END { exit n != 1 }'
+	[ "$(printf '%s\n' "$output" | grep -c '^sample')" = 12 ]
 }

@@ -43,7 +43,8 @@ PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-wind
 LIBOBJ = lib/pair.o lib/steps.o lib/stacks.o lib/bound.o lib/ktrace.o lib/sink.o lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
 	lib/trace.o lib/reader.o lib/map.o lib/regex.o lib/regions.o
 PRELOAD = lib/libmt-preload.so
-TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c)))
+TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
+	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc))
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so
 MANPAGES = man/mt-events.5 man/mt-plot.1 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 man/mt-lifetime.1 man/mt-window.1 man/mt-group.1 man/mt-pooldiff.1
 
@@ -85,6 +86,9 @@ $(PRELOAD): lib/preload/mt-preload.c lib/preload/proto.h
 
 tests/progs/%: tests/progs/%.c
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wno-unused-result -o $@ $< -ldl -lpthread -lm
+
+tests/progs/%: tests/progs/%.cc
+	$(CXX) -O1 -g -fno-omit-frame-pointer -o $@ $<
 
 deps:
 	@sh share/mt-deps.sh $(APT_PACKAGES)

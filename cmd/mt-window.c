@@ -16,7 +16,7 @@
 #include "mt.h"
 
 static const char synopsis[] = "[-b] [-f time] [-t time | -l time] [-p pid] [-H heap] "
-    "[-N regex] [-m regex] [-x regex] [-i step] [file]";
+    "[-N regex] [-m regex] [-x regex] [-i step | -a time|peak] [file]";
 static const char options[] =
     "Keeps the life lines active in a time window, classed aifi, aifo, aofi or aofo\n"
     "with their impact on it (WPA's Impacting Size), or with -i the memory\n"
@@ -33,6 +33,8 @@ static const char options[] =
     "                       (function, file:line or module) matches (PCRE2)\n"
     "  -x, --exclude REGEX  not those that --match would keep\n"
     "  -i, --series STEP    sample lines every STEP instead (-s is the old spelling)\n"
+    "  -a, --at TIME|peak   the lifetimes live at that instant: at TIME, or at the\n"
+    "                       peak of each process and heap (its sample line first)\n"
     "  -b, --binary         write a .mtr stream for the next filter, not text\n"
     "  -h, --help           this help\n"
     "  -V, --version        the version\n"
@@ -42,6 +44,8 @@ static const char options[] =
 
 static uint64_t t0, t1 = NONE;		/* the window [t0, t1) */
 static uint64_t from_opt = NONE, to_opt = NONE, last_opt = NONE, step;
+static uint64_t at_opt = NONE;	/* --at TIME */
+static int at_peak;		/* --at peak */
 static int64_t *pids;
 static size_t npids;
 static char **heaps;
@@ -82,12 +86,21 @@ say_times(void)
 		format_time(a, sizeof(a), from_opt);
 		fprintf(stderr, "%s: warning: --from %s is past the trace's end (%s)\n",
 		    mt_progname, a, b);
-	} else if (to_opt != NONE && to_opt > input_end) {
+	} else if (at_opt != NONE && at_opt >= input_end) {
+		format_time(a, sizeof(a), at_opt);
+		fprintf(stderr, "%s: warning: --at %s is past the trace's end (%s)\n",
+		    mt_progname, a, b);
+	} else if (to_opt != NONE && to_opt > input_end && at_opt == NONE) {
 		format_time(a, sizeof(a), to_opt);
 		fprintf(stderr, "%s: warning: --to %s is past the trace's end (%s)\n",
 		    mt_progname, a, b);
 	}
-	if (!nkept) {
+	if (!nkept && (at_opt != NONE || at_peak)) {
+		format_time(a, sizeof(a), at_opt);
+		fprintf(stderr, "%s: warning: no lifetimes live at %s%s\n", mt_progname,
+		    at_peak ? "the peaks" : a, npids || nheaps || match_re || exclude_re ||
+		    process_re ? " that the filters keep" : "");
+	} else if (!nkept) {
 		format_time(a, sizeof(a), t0);
 		format_time(b, sizeof(b), t1);
 		fprintf(stderr, "%s: warning: no lifetimes in the window [%s, %s)%s\n",
@@ -245,12 +258,14 @@ struct series {
 	struct change *c;
 	size_t n, cap, sorted;	/* c[0..sorted) sorted and merged */
 	size_t next;		/* 1 + the index of the pid's next series, or 0 */
+	uint64_t peak_t;	/* --at peak: the first instant of its most bytes */
+	int64_t peak_b, peak_c;
 };
 static struct series *series;
 static size_t nseries, seriescap;
 static struct u64map series_of_pid;	/* pid: 1 + the index of its first series */
 static size_t series_last;		/* 1 + the index found last, or 0 */
-#define CHANGES_KEPT (1u << 21)
+#define CHANGES_KEPT (1u << 22)
 static uint64_t resolution = 1;	/* r: ns a bucket */
 static size_t nchanges;		/* in all series */
 static int bounds;		/* a bucket took changes in an unknown order */
@@ -358,12 +373,20 @@ series_merge(struct series *s)
 	nchanges -= before - j;
 }
 
-/* Too many changes kept: buckets m times as long, merged in time order. */
+/* Too many changes kept: buckets m times as long, merged in time order,
+   m the least factor of what is left of the step (a 1 s step: 2 nine
+   times, then 5). */
 static void
 series_coarsen(void)
 {
-	uint64_t m = step % (resolution * 2) == 0 ? 2 : step / resolution;
+	uint64_t q = step / resolution, m = q;
 	size_t i, j, n;
+
+	for (i = 2; i < 1000000 && (uint64_t)i * i <= q; i++)
+		if (q % i == 0) {
+			m = i;
+			break;
+		}
 
 	resolution *= m;
 	for (i = 0; i < nseries; i++) {
@@ -487,6 +510,68 @@ series_write(uint64_t end)
 	}
 }
 
+/*
+ * --at peak: each series' peak, the first instant its bytes outstanding
+ * are the most, from the changes of a first reading; the changes freed.
+ * In buckets coarser than a nanosecond the instant is the bucket's end.
+ */
+static void
+series_peaks(void)
+{
+	size_t i, j;
+
+	for (i = 0; i < nseries; i++) {
+		struct series *s = &series[i];
+		int64_t b = 0, c = 0;
+
+		series_merge(s);
+		s->peak_t = t0;
+		s->peak_b = INT64_MIN;
+		for (j = 0; j < s->n; j++) {
+			int64_t top = sat_add(b, s->c[j].rise);
+
+			b = sat_add(b, s->c[j].bytes);
+			c = sat_add(c, s->c[j].count);
+			if (top > s->peak_b) {
+				s->peak_b = top;
+				s->peak_c = c;
+				s->peak_t = t0 + s->c[j].k * resolution;
+			}
+		}
+		if (s->peak_b < 0)
+			s->peak_b = s->peak_c = 0;
+		free(s->c);
+		s->c = NULL;
+		s->n = s->cap = s->sorted = 0;
+	}
+	if (resolution > 1)
+		fprintf(stderr, "%s: too many changes to keep each: a peak's instant is "
+		    "known to %" PRIu64 " ns%s\n", mt_progname, resolution,
+		    bounds ? ", its bytes are a bound" : "");
+}
+
+/* The peaks, as sample lines, after the window line. */
+static void
+put_peaks(void)
+{
+	static int put;
+	struct mt_event ev;
+	size_t i;
+
+	if (put++)
+		return;
+	for (i = 0; at_peak && i < nseries; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.type = MT_SAMPLE;
+		ev.ts = series[i].peak_t;
+		ev.pid = series[i].pid;
+		ev.heap = (struct mt_str){ series[i].heap, series[i].heaplen };
+		ev.size = (uint64_t)series[i].peak_b;
+		ev.stack = (uint64_t)series[i].peak_c;
+		sink_put(&out, &ev);
+	}
+}
+
 /* The end so far, after a record: the last time any record carries, plus one. */
 static uint64_t
 end_after(const struct mt_event *ev, uint64_t end)
@@ -534,7 +619,7 @@ put_window(void)
 }
 
 static int
-window(const char *path)
+window(const char *path, int peaks)
 {
 	struct mt_reader *r;
 	struct mt_event ev;
@@ -545,8 +630,10 @@ window(const char *path)
 		return 1;
 	if (spooled)
 		reader_rename(r, "<stdin>");
+	if (peaks)
+		reader_quiet(r);	/* the pass that writes says what is wrong */
 	while (reader_next(r, &ev)) {
-		if (first && !step) {
+		if (first && !step && !peaks) {
 			first = 0;
 			if (ev.type == MT_COMMENT && ev.s1.len >= 10 && !memcmp(ev.s1.s, "#mt-events", 10)) {
 				sink_pass(&out, r, &ev);
@@ -598,17 +685,37 @@ window(const char *path)
 		default:
 			break;
 		}
-		input_end = end_after(&ev, input_end);
+		if (!peaks)
+			input_end = end_after(&ev, input_end);
+		if (ev.type == MT_LIFE && !peaks)
+			put_peaks();	/* after the dictionary before the first */
 		if (ev.type != MT_LIFE) {
 			if (ev.type == MT_ALLOC || ev.type == MT_FREE)
-				nraw++;
-			if (!step)
+				nraw += !peaks;
+			if (!step && !peaks)
 				sink_pass(&out, r, &ev);
 			continue;
 		}
 		ta = ev.flags & EV_TS_NONE ? 0 : ev.ts;
 		tf = ev.flags & EV_TS2_NONE ? NONE : ev.ts2;
+		if (peaks) {
+			if ((tf == NONE || tf > t0) && keep(&ev))
+				series_add(&ev, ta, tf, ev.flags & EV_SIZE_NONE ? 0 : (int64_t)ev.size);
+			continue;
+		}
 		nlife++;
+		if (at_peak || at_opt != NONE) {
+			/* Live at the instant: allocated by it, freed after it. */
+			uint64_t at = at_opt;
+			if (at_peak) {
+				struct series *s = keep(&ev) ? series_find(&ev) : NULL;
+				if (!s)
+					continue;
+				at = s->peak_t;
+			}
+			if (ta > at || (tf != NONE && tf <= at))
+				continue;
+		}
 		/* In the window iff it began before its end and ended after its start. */
 		if (!((ev.flags & EV_TS_NONE) || ta < t1) || !(tf == NONE || tf > t0))
 			continue;
@@ -619,7 +726,9 @@ window(const char *path)
 		/* A window to the trace's end ends at its last instant, t1 - 1:
 		   what ends there, as the blocks of the program whose exit ended
 		   the trace, was outstanding until the end. */
-		fi = tf != NONE && tf < (to_opt == NONE ? t1 - 1 : t1);
+		fi = tf != NONE && tf < (to_opt == NONE && at_opt == NONE && !at_peak ? t1 - 1 : t1);
+		if (at_peak || at_opt != NONE)
+			fi = 0;		/* outstanding at the instant */
 		if (ev.flags & EV_SIZE_NONE)
 			ev.impact = 0;
 		else
@@ -650,6 +759,7 @@ main(int argc, char *argv[])
 		{ "process", required_argument, NULL, 'N' },
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "series", required_argument, NULL, 'i' },
+		{ "at", required_argument, NULL, 'a' },
 		{ "binary", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -663,8 +773,14 @@ main(int argc, char *argv[])
 	long v;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "bf:t:l:p:H:N:m:x:i:s:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "a:bf:t:l:p:H:N:m:x:i:s:hV", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'a':
+			if (!strcmp(optarg, "peak"))
+				at_peak = 1;
+			else
+				at_opt = eduration("--at", optarg, 1);
+			break;
 		case 'b':
 			binary = 1;
 			break;
@@ -716,6 +832,14 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc > 1 || (last_opt != NONE && (from_opt != NONE || to_opt != NONE)))
 		mt_usage(0, synopsis, options);
+	if ((at_peak || at_opt != NONE) && (step || from_opt != NONE || to_opt != NONE ||
+	    last_opt != NONE)) {
+		fprintf(stderr, "%s: --at is an instant: not with --from, --to, --last or "
+		    "--series\n", mt_progname);
+		return 2;
+	}
+	if (at_opt != NONE)	/* the window from the trace's start to the instant */
+		to_opt = at_opt + 1;
 	if (!reader_inputs(&argc, argv))
 		return 1;
 	if (argc == 1)
@@ -765,7 +889,17 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	sink_init(&out, STDOUT_FILENO, binary);
-	status |= window(input);
+	if (at_peak) {
+		/* A series with one step, the window (a power of 2, for buckets
+		   that double): its changes give the peaks. */
+		for (step = 1; step < t1 - t0 && step < (UINT64_C(1) << 62); step *= 2)
+			;
+		status |= window(input, 1);
+		series_peaks();
+		step = 0;
+	}
+	status |= window(input, 0);
+	put_peaks();
 	if (step && nlife)
 		series_write(t1);
 	status |= sink_finish(&out);

@@ -293,8 +293,8 @@ exited_child() {
 }
 
 @test "--series: more changes than it keeps at the nanosecond: bounds, said, and no spike lost" {
-	# 1.2M blocks of 1 byte, each live 5 ns of every 10; one of 1000 bytes
-	awk 'BEGIN { for (i = 0; i < 1200000; i++)
+	# 2.2M blocks of 1 byte, each live 5 ns of every 10; one of 1000 bytes
+	awk 'BEGIN { for (i = 0; i < 2200000; i++)
 		printf "life\t%d\t%d\t1\t1\tmalloc\t0x%x\t1\t-\taifi\t0\n", i * 10, i * 10 + 5, 4096 + i * 16
 		print "life\t6000002\t6000003\t1\t1\tmalloc\t0x10\t1000\t-\taifi\t0" }' >b.life
 	run -0 --separate-stderr bash -c "mt-window --series 1ms b.life"
@@ -303,5 +303,76 @@ exited_child() {
 	# the spike in (6 ms, 7 ms]: at least the 1000 bytes and the 1 beside
 	printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" && $2 == 7000000 && $7 >= 1001 { n++ }
 		END { exit n != 1 }'
-	[ "$(printf '%s\n' "$output" | grep -c '^sample')" = 12 ]
+	[ "$(printf '%s\n' "$output" | grep -c '^sample')" = 22 ]
+}
+
+# massif_peak PROG...: the heap's peak bytes, as massif measures them
+massif_peak() {
+	valgrind --tool=massif --peak-inaccuracy=0 --massif-out-file=ms.out "$@" >/dev/null 2>&1
+	grep -B8 'heap_tree=peak' ms.out | sed -n 's/^mem_heap_B=//p'
+}
+
+# heaptrack_peak PROG...: heaptrack_print's peak heap memory, in bytes
+heaptrack_peak() {
+	heaptrack -o ht "$@" >/dev/null 2>&1
+	heaptrack_print ht.* 2>/dev/null | awk '/^peak heap memory consumption:/ {
+		v = $5; u = substr(v, length(v)); v += 0
+		print int(v * (u == "K" ? 1e3 : u == "M" ? 1e6 : u == "G" ? 1e9 : 1)) }'
+}
+
+# our_peak PROG...: the bytes of mt-window --at peak's sample line for malloc
+our_peak() {
+	mt-record -o p.mtr -- "$@" >/dev/null 2>&1
+	mt-lifetime -q p.mtr >p.life
+	mt-window --at peak --heap malloc p.life >at.life
+	awk -F'\t' '$1 == "sample" && $4 == "malloc" { print $5 }' at.life
+}
+
+# near A B PERMILLE: A within PERMILLE thousandths of B
+near() {
+	echo "ours $1, theirs $2" >&3
+	[ $(( ($1 > $2 ? $1 - $2 : $2 - $1) * 1000 )) -le $(( $2 * $3 )) ]
+}
+
+@test "--at peak: the peak of C, C++ and python3 programs as massif and heaptrack measure it; what was live then" {
+	# C: ten spikes of 10 MiB over 1 MiB: exactly massif's peak
+	ours=$(our_peak "$PROGS/spikes")
+	[ "$ours" = "$(massif_peak "$PROGS/spikes")" ]
+	[ "$ours" = $((11 * 1048576)) ]
+	# what was live then, grouped: the two blocks, all of the peak
+	run -0 mt-group --by heap --format tsv at.life
+	[ "${lines[1]}" = "$(printf 'malloc\t2\t%d\t%d' "$ours" "$ours")" ]
+	# C++: massif exactly; heaptrack to its two decimals
+	ours=$(our_peak "$PROGS/peak-cxx")
+	[ "$ours" = "$(massif_peak "$PROGS/peak-cxx")" ]
+	near "$ours" "$(heaptrack_peak "$PROGS/peak-cxx")" 2
+	mt-symbolize p.life | mt-window --at peak --heap malloc | mt-group --by function --format tsv >g.tsv
+	# the map's 20,000 nodes of 72 bytes, built by build()
+	has_line "$(cat g.tsv)" '_Rb_tree<.*>::_M_get_node\(\)\t20000\t1440000\t1440000$'
+	[ "$(awk -F'\t' 'NR > 1 { s += $3 } END { print s }' g.tsv)" = "$ours" ]
+	# python3 (its allocator off): within 0.5% of both (their own
+	# libraries' and environment's few blocks besides)
+	export PYTHONMALLOC=malloc PYTHONHASHSEED=0
+	printf '%s\n' 'd = [{"k%d" % i: "v" * (i % 64)} for i in range(50000)]' 'del d' \
+		'keep = [str(i) for i in range(10000)]' >p.py
+	ours=$(our_peak /usr/bin/python3 p.py)
+	near "$ours" "$(massif_peak /usr/bin/python3 p.py)" 5
+	near "$ours" "$(heaptrack_peak /usr/bin/python3 p.py)" 5
+}
+
+@test "--at TIME: the lifetimes live at that instant; refused with a window or a series" {
+	mt-record -o s.mtr -- "$PROGS/spikes" >/dev/null 2>&1
+	mt-lifetime -q s.mtr >s.life
+	# at 1 s: the 1 MiB held, a spike perhaps; never a block freed by then
+	run -0 bash -c "mt-window --at 1s s.life | grep '^life'"
+	printf '%s\n' "$output" | awk -F'\t' '($2 != "-" && $2 > 1000000000) || ($3 != "-" && $3 <= 1000000000) { exit 1 }'
+	printf '%s\n' "$output" | awk -F'\t' '$8 == 1048576 && $10 == "aifo" && $11 == 1048576 { n++ } END { exit n != 1 }'
+	# after the exit, nothing
+	run -0 --separate-stderr bash -c "mt-window --at 100s s.life | grep -c '^life' || true"
+	[ "$output" = 0 ]
+	has_line "$stderr" "^mt-window: warning: --at 100s is past the trace's end \\(2\\.[0-9]+s\\)$"
+	has_line "$stderr" '^mt-window: warning: no lifetimes live at 100s$'
+	run -2 mt-window --at peak --series 1s s.life
+	run -2 mt-window --at 1s --from 0 s.life
+	run -2 mt-window --at soon s.life
 }

@@ -21,7 +21,8 @@ static const char options[] =
     "\n"
     "  -k, --by KEYS        the columns, in order, from process, pid, heap, type,\n"
     "                       class, function, stack, module, file, free-function,\n"
-    "                       free-stack (the free's, from mt-record -F), task\n"
+    "                       free-stack (the free's, from mt-record -F), task,\n"
+    "                       line (the allocating frame's file:line)\n"
     "                       (default process,heap,type,function; -b is the old spelling)\n"
     "  -s, --sort KEY       impact (default), size or count\n"
     "  -n, --top N          only the N biggest groups (in a tree: children a node)\n"
@@ -41,9 +42,10 @@ static const char options[] =
 static uint64_t nlife, nraw;	/* what the input held */
 
 enum key { K_PROCESS, K_PID, K_HEAP, K_TYPE, K_CLASS, K_FUNCTION, K_STACK, K_MODULE,
-	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_TASK, K_NKEYS };
+	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_TASK, K_LINE, K_NKEYS };
 static const char *const key_names[K_NKEYS] = { "process", "pid", "heap", "type",
-	"class", "function", "stack", "module", "file", "free-function", "free-stack", "task" };
+	"class", "function", "stack", "module", "file", "free-function", "free-stack", "task",
+	"line" };
 static int uncached;	/* a key beyond (process, heap, class, stack): no kept groups */
 
 enum format { F_TABLE, F_TSV, F_JSON, F_FOLDED };
@@ -249,9 +251,11 @@ key_value(enum key k, const struct mt_event *ev, struct mt_stackinfo *si,
 	case K_FUNCTION:
 	case K_MODULE:
 	case K_FILE:
+	case K_LINE:
 		if (si && si->n) {
 			const struct mt_frame *f = si->frame[si->alloc_frame];
-			s = k == K_FUNCTION ? f->function : k == K_MODULE ? f->module : f->file;
+			s = k == K_FUNCTION ? f->function : k == K_MODULE ? f->module :
+			    k == K_FILE ? f->file : f->line;
 		}
 		break;
 	case K_FREE_FUNCTION:
@@ -858,7 +862,7 @@ parse_keys(const char *s)
 				break;
 		if (k == K_NKEYS || nkeys == K_NKEYS) {
 			fprintf(stderr, "%s: bad key '%.*s' (process, pid, heap, type, class, "
-			    "function, stack, module, file, free-function, free-stack, task)\n",
+			    "function, stack, module, file, line, free-function, free-stack, task)\n",
 			    mt_progname, (int)strlen(mt_shown(s, n)), mt_shown(s, n));
 			exit(2);
 		}

@@ -408,6 +408,7 @@ int sink_finish(struct mt_sink *s);	/* 0, or 1 with the error said */
 /* stacks.c: a stream's processes, stacks and symbols (links libpcre2-8) */
 struct mt_frame {
 	const char *function, *file, *module;	/* file without its :line */
+	const char *line;	/* file:line as the sym line has it */
 };
 struct mt_stackinfo {
 	uint32_t n;		/* frames, innermost first, inlines included */

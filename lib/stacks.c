@@ -208,11 +208,11 @@ struct iframe {
 };
 
 static const struct mt_frame *
-frame_of(struct mt_dict *d, const char *fn, size_t fnlen, const char *file, size_t filelen,
-    const char *mod, size_t modlen)
+frame_of(struct mt_dict *d, const char *fn, size_t fnlen, const char *line, size_t linelen,
+    size_t filelen, const char *mod, size_t modlen)
 {
-	struct mt_frame f = { dict_intern(d, fn, fnlen), dict_intern(d, file, filelen),
-	    dict_intern(d, mod, modlen) };
+	struct mt_frame f = { dict_intern(d, fn, fnlen), dict_intern(d, line, filelen),
+	    dict_intern(d, mod, modlen), dict_intern(d, line, linelen) };
 	void **v = u64map_get(&d->frames, hash_bytes(&f, sizeof(f)) | 1, 1);
 	struct iframe *x;
 
@@ -275,10 +275,11 @@ dict_stack(struct mt_dict *d, uint64_t id)
 				while (colon > t1 + 1 && colon[-1] != ':')
 					colon--;
 				si->frame[si->n++] = frame_of(d, p, (size_t)(t1 - p), t1 + 1,
+				    (size_t)(t2 - t1 - 1),
 				    (size_t)((colon > t1 + 1 ? colon - 1 : t2) - t1 - 1), t2 + 1,
 				    (size_t)(e - t2 - 1));
 			} else {
-				si->frame[si->n++] = frame_of(d, p, (size_t)(e - p), "-", 1, "-", 1);
+				si->frame[si->n++] = frame_of(d, p, (size_t)(e - p), "-", 1, 1, "-", 1);
 			}
 		}
 	}

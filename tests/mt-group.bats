@@ -88,7 +88,7 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 
 @test "bad options" {
 	run -2 --separate-stderr mt-group --by bogus wpa.life
-	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, free-function, free-stack, task)" ]
+	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, line, free-function, free-stack, task)" ]
 	run -2 --separate-stderr mt-group --format xml wpa.life
 	[ "$stderr" = "mt-group: bad format 'xml' (table, tsv, json, folded)" ]
 }
@@ -275,4 +275,26 @@ assert (app["level"], app["name"], app["count"]) == ("process", "app", 7)'
 	run -2 mt-group --tree --depth -1 t.life
 	run -0 mt-group --tree --by process,stack t.life
 	has_line "$output" '^      a +4 '
+}
+
+@test "from leak to line: --by function,line names the line valgrind's memcheck names for the leak" {
+	cd "$BATS_TEST_TMPDIR"
+	valgrind --leak-check=full "$PROGS/demo" 2>vg.txt
+	theirs=$(grep -A2 'definitely lost in' vg.txt | sed -n 's/.* by 0x[0-9A-F]*: \([a-z_]*\) (\(.*\))$/\1 \2/p' | head -n 1)
+	lost=$(sed -n 's/.* \([0-9,]*\) bytes in \([0-9]*\) blocks are definitely lost.*/\1 \2/p' vg.txt | tr -d ,)
+	[ -n "$theirs" ] && [ -n "$lost" ]
+	mt-record -o d.mtr -- "$PROGS/demo" 2>/dev/null
+	run -0 bash -c "mt-symbolize d.mtr | mt-lifetime -q | mt-window | mt-group --by type,function,line --format tsv"
+	# the impacting row: its function, its line's file name and number, its bytes
+	row=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "impacting"')
+	[ "$(printf '%s\n' "$row" | wc -l)" = 1 ]
+	fn=$(printf '%s' "$row" | cut -f2)
+	line=$(printf '%s' "$row" | cut -f3)
+	[ "$fn ${line##*/}" = "$theirs" ]
+	[ "$(printf '%s' "$row" | cut -f6)" = "${lost% *}" ]
+	# a frame without a line: '-'
+	printf '%s\n' 'proc	1	0	0	/bin/a	a' 'sym	0x10	f	-	/bin/a' 'stack	1	0x10' \
+		'life	1	-	1	1	malloc	0x100	10	1	aifo	10' >n.life
+	run -0 mt-group --by function,file,line --format tsv n.life
+	[ "${lines[1]}" = "$(printf 'f\t-\t-\t1\t10\t10')" ]
 }

@@ -30,6 +30,8 @@ static const char options[] =
     "                       process), callers first or callees first\n"
     "                       (-t is the old spelling)\n"
     "  -D, --depth N        the tree's stacks N frames deep at most\n"
+    "  -C, --shorten        C++ template arguments shown as <> (default in the table)\n"
+    "  -L, --no-shorten     names as they are, in the table too\n"
     "  -F, --format FORMAT  table (default), tsv, json, or folded (flame-graph input)\n"
     "                       (-f is the old spelling)\n"
     "  -w, --weight WHAT    folded stacks weighed by size (default) or impact\n"
@@ -57,6 +59,7 @@ static enum format format = F_TABLE;
 static enum sort sort_by = S_IMPACT;
 static long top = -1;
 static int tree, bottom_up, weight_impact;
+static int shorten = -1;	/* C++ templates: -1 collapsed in the table only */
 
 static struct mt_dict *dict;	/* processes, stacks and symbols */
 static const char *skip_pattern;
@@ -550,6 +553,83 @@ ctl_shown(const char *s)
 	return e;
 }
 
+/*
+ * C++ template arguments collapsed, as heaptrack shows them:
+ * std::vector<>::_M_realloc_insert<>(...); operator<, <<, <=, <=> and ->
+ * kept.  Unbalanced brackets: the name as it is.
+ */
+static char *
+shortened(const char *s)
+{
+	size_t n = strlen(s), i, j = 0, depth = 0;
+	char *r = emalloc(n + 1);
+
+	for (i = 0; i < n; i++) {
+		if (!depth && !strncmp(s + i, "operator", 8)) {
+			memcpy(r + j, s + i, 8);
+			j += 8;
+			for (i += 8; i < n && strchr("<>=-", s[i]); i++)
+				r[j++] = s[i];
+			i--;
+			continue;
+		}
+		if (s[i] == '<') {
+			if (!depth++)
+				r[j++] = '<';
+		} else if (s[i] == '>' && depth) {
+			if (!--depth)
+				r[j++] = '>';
+		} else if (!depth) {
+			r[j++] = s[i];
+		}
+	}
+	if (depth) {
+		free(r);
+		return estrdup(s);
+	}
+	r[j] = '\0';
+	return r;
+}
+
+/* A name as the output shows it: shortened (--shorten), and for a
+   terminal's table its control characters escaped. */
+static char *
+shown_name(const char *s)
+{
+	char *a, *b;
+
+	if (!(shorten == 1 || (shorten < 0 && format == F_TABLE)))
+		return format == F_TABLE ? ctl_shown(s) : estrdup(s);
+	a = shortened(s);
+	if (format != F_TABLE)
+		return a;
+	b = ctl_shown(a);
+	free(a);
+	return b;
+}
+
+/* s in w columns: a longer one keeps its start and end, "..." between
+   (cut at UTF-8 characters). */
+static void
+put_cell(const char *s, size_t w, int left)
+{
+	size_t n = strlen(s), head, tail;
+
+	if (n <= w || w < 8) {
+		printf(left ? "%-*s" : "%*s", (int)w, s);
+		return;
+	}
+	head = (w - 3) / 2;
+	tail = n - (w - 3 - head);
+	while (head > 0 && ((unsigned char)s[head] & 0xc0) == 0x80)
+		head--;
+	while (tail < n && ((unsigned char)s[tail] & 0xc0) == 0x80)
+		tail++;
+	printf("%.*s...%s%*s", (int)head, s, s + tail, (int)(w - (head + 3 + n - tail)), "");
+}
+
+#define TABLE_WIDTH 120		/* the key columns give way past it */
+
 /* The key's fields, in place: pointers into a copy. */
 static size_t
 split(char *s, char **f, size_t max)
@@ -580,9 +660,12 @@ write_groups(void)
 		for (k = 0; k < nkeys; k++)
 			printf("%s\t", key_names[keys[k]]);
 		printf("count\tsize\timpact\n");
-		for (i = 0; i < n; i++)
-			printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n", all[i]->key,
+		for (i = 0; i < n; i++) {
+			char *e = shorten == 1 ? shortened(all[i]->key) : NULL;
+			printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n", e ? e : all[i]->key,
 			    all[i]->s.count, all[i]->s.size, all[i]->s.impact);
+			free(e);
+		}
 		return;
 	}
 	if (format == F_JSON) {
@@ -592,10 +675,12 @@ write_groups(void)
 			split(copy, f, K_NKEYS);
 			printf("%s\n  {", i ? "," : "");
 			for (k = 0; k < nkeys; k++) {
+				char *e = shown_name(f[k]);
 				json_str(key_names[keys[k]], strlen(key_names[keys[k]]));
 				printf(": ");
-				json_str(f[k], strlen(f[k]));
+				json_str(e, strlen(e));
 				printf(", ");
+				free(e);
 			}
 			printf("\"count\": %" PRIu64 ", \"size\": %" PRIu64 ", \"impact\": %" PRId64 "}",
 			    all[i]->s.count, all[i]->s.size, all[i]->s.impact);
@@ -614,7 +699,7 @@ write_groups(void)
 		copy = estrdup(all[i]->key);
 		split(copy, f, K_NKEYS);
 		for (k = 0; k < nkeys; k++) {
-			char *e = ctl_shown(f[k]);
+			char *e = shown_name(f[k]);
 			if (strlen(e) > w[k])
 				w[k] = strlen(e);
 			free(e);
@@ -626,6 +711,19 @@ write_groups(void)
 			w[nkeys + 1] = strlen(b);
 		free(copy);
 	}
+	/* Too wide: the widest key columns give way, to 40 at the least. */
+	for (;;) {
+		size_t total = 0, widest = 0;
+		for (k = 0; k < nkeys + 3; k++)
+			total += w[k] + 2;
+		for (k = 1; k < nkeys; k++)
+			if (w[k] > w[widest])
+				widest = k;
+		if (!nkeys || total <= TABLE_WIDTH || w[widest] <= 40)
+			break;
+		w[widest] = w[widest] - (total - TABLE_WIDTH) > 40 ?
+		    w[widest] - (total - TABLE_WIDTH) : 40;
+	}
 	for (k = 0; k < nkeys; k++)
 		printf("%-*s  ", (int)w[k], key_names[keys[k]]);
 	printf("%*s  %*s  %*s\n", (int)w[nkeys], "Count", (int)w[nkeys + 1], "Size",
@@ -634,8 +732,9 @@ write_groups(void)
 		copy = estrdup(all[i]->key);
 		split(copy, f, K_NKEYS);
 		for (k = 0; k < nkeys; k++) {
-			char *e = ctl_shown(f[k]);
-			printf("%-*s  ", (int)w[k], e);
+			char *e = shown_name(f[k]);
+			put_cell(e, w[k], 1);
+			printf("  ");
 			free(e);
 		}
 		printf("%*" PRIu64 "  %*s  %*s\n", (int)w[nkeys], all[i]->s.count,
@@ -707,7 +806,7 @@ static void
 row_begin(const char *name, const char *level, const struct sums *s, size_t depth,
     uint64_t id, uint64_t parent, int first)
 {
-	char a[32], b[32], *shown;
+	char a[32], b[32], *shown = shown_name(name);
 
 	switch (format) {
 	case F_TSV:
@@ -716,25 +815,27 @@ row_begin(const char *name, const char *level, const struct sums *s, size_t dept
 			printf("%" PRIu64 "\t", parent);
 		else
 			printf("-\t");
-		printf("%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n", level, name,
+		printf("%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n", level, shown,
 		    s->count, s->size, s->impact);
 		break;
 	case F_JSON:
 		printf("%s\n%*s{\"level\": ", first ? "" : ",", (int)depth, "");
 		json_str(level, strlen(level));
 		printf(", \"name\": ");
-		json_str(name, strlen(name));
+		json_str(shown, strlen(shown));
 		printf(", \"count\": %" PRIu64 ", \"size\": %" PRIu64 ", \"impact\": %" PRId64,
 		    s->count, s->size, s->impact);
 		break;
 	default:
-		shown = ctl_shown(name);
-		printf("%*s%-*s %10" PRIu64 " %12s %14s\n", (int)depth * 2, "",
-		    60 - (int)depth * 2 > 10 ? 60 - (int)depth * 2 : 10, shown, s->count,
+		/* A deep node's name keeps 20 columns; a longer one is cut in
+		   its middle, so that the numbers stay in line to 60 levels. */
+		printf("%*s", (int)depth * 2, "");
+		put_cell(shown, depth < 20 ? 60 - depth * 2 : 20, 1);
+		printf(" %10" PRIu64 " %12s %14s\n", s->count,
 		    mt_human((int64_t)s->size, a, sizeof(a)), mt_human(s->impact, b, sizeof(b)));
-		free(shown);
 		break;
 	}
+	free(shown);
 }
 
 /* The children of the node of groups [lo, hi), whose paths share d elements. */
@@ -880,6 +981,8 @@ main(int argc, char *argv[])
 		{ "top", required_argument, NULL, 'n' },
 		{ "tree", optional_argument, NULL, 'T' },
 		{ "depth", required_argument, NULL, 'D' },
+		{ "shorten", no_argument, NULL, 'C' },
+		{ "no-shorten", no_argument, NULL, 'L' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "weight", required_argument, NULL, 'w' },
 		{ "skip", required_argument, NULL, 'A' },
@@ -893,12 +996,18 @@ main(int argc, char *argv[])
 
 	mt_setprogname(argv[0]);
 	parse_keys("process,heap,type,function");
-	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:F:f:w:A:S:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:F:f:w:A:S:CLhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 		case 'b':
 			parse_keys(optarg);
 			by_given = 1;
+			break;
+		case 'C':
+			shorten = 1;
+			break;
+		case 'L':
+			shorten = 0;
 			break;
 		case 'D':
 			max_depth = strtol(optarg, &end, 10);

@@ -298,3 +298,35 @@ assert (app["level"], app["name"], app["count"]) == ("process", "app", 7)'
 	run -0 mt-group --by function,file,line --format tsv n.life
 	[ "${lines[1]}" = "$(printf 'f\t-\t-\t1\t10\t10')" ]
 }
+
+@test "C++ names: template arguments shown as <> in the table (--shorten), whole in TSV and JSON; rows within 120 columns" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o p.mtr -- "$PROGS/peak-cxx" >/dev/null 2>&1
+	mt-symbolize p.mtr | mt-lifetime -q >p.life
+	run -0 mt-group p.life
+	has_line "$output" '^peak-cxx +malloc +transient +std::_Rb_tree<>::_M_get_node\(\) +20000 '
+	# every line of the default table within 120 columns, cut names marked
+	[ "$(printf '%s\n' "$output" | awk '{ n = length($0) > n ? length($0) : n } END { print n }')" -le 120 ]
+	run -0 mt-group --format tsv p.life
+	has_line "$output" '\tstd::_Rb_tree<int, std::pair<int const, std::__cxx11::basic_string<char, '
+	run -0 mt-group --format tsv --shorten p.life
+	has_line "$output" '\tstd::_Rb_tree<>::_M_get_node\(\)\t20000\t'
+	run -0 mt-group --no-shorten --by function p.life
+	has_line "$output" '^std::_Rb_tree<int, std::pair<int const'
+	run -0 mt-group --tree p.life
+	[ "$(printf '%s\n' "$output" | awk '{ n = length($0) > n ? length($0) : n } END { print n }')" -le 120 ]
+	has_line "$output" '^ +std::map<>::operator\[\]\(int&&\) +20000 '
+	# operators with angle brackets are not templates
+	printf '%s\n' 'proc	1	0	0	/bin/a	a' \
+		'sym	0x10	operator<<(std::ostream&, foo<int, bar<char> > const&)	-	/bin/a' \
+		'sym	0x20	bool operator< <int>(v<int> const&)	-	/bin/a' \
+		'sym	0x30	x::operator->() const	-	/bin/a' 'sym	0x40	broken<int	-	/bin/a' \
+		'stack	1	0x10' 'stack	2	0x20' 'stack	3	0x30' 'stack	4	0x40' \
+		'life	1	-	1	1	malloc	0x100	10	1	aifo	10' 'life	1	-	1	1	malloc	0x200	10	2	aifo	10' \
+		'life	1	-	1	1	malloc	0x300	10	3	aifo	10' 'life	1	-	1	1	malloc	0x400	10	4	aifo	10' >o.life
+	run -0 mt-group --by function --format tsv --shorten o.life
+	has_line "$output" '^operator<<\(std::ostream&, foo<> const&\)\t'
+	has_line "$output" '^bool operator< <>\(v<> const&\)\t'
+	has_line "$output" '^x::operator->\(\) const\t'
+	has_line "$output" '^broken<int\t'
+}

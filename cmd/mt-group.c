@@ -4,6 +4,7 @@
  * and Impacting Size; or draws their stacks as a tree with the sums at
  * every node; as an aligned table, TSV, JSON or folded stacks.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -30,6 +31,8 @@ static const char options[] =
     "                       process), callers first or callees first\n"
     "                       (-t is the old spelling)\n"
     "  -D, --depth N        the tree's stacks N frames deep at most\n"
+    "  -E, --diff OLD.tsv   the changes since an earlier run's --format tsv of the\n"
+    "                       same keys: exit 0 when none, 1 when some (as diff)\n"
     "  -C, --shorten        C++ template arguments shown as <> (default in the table)\n"
     "  -L, --no-shorten     names as they are, in the table too\n"
     "  -F, --format FORMAT  table (default), tsv, json, or folded (flame-graph input)\n"
@@ -60,6 +63,7 @@ static enum sort sort_by = S_IMPACT;
 static long top = -1;
 static int tree, bottom_up, weight_impact;
 static int shorten = -1;	/* C++ templates: -1 collapsed in the table only */
+static const char *diff_path;	/* --diff: an earlier run's --format tsv */
 
 static struct mt_dict *dict;	/* processes, stacks and symbols */
 static const char *skip_pattern;
@@ -73,6 +77,8 @@ struct group {
 	char *key;		/* the key fields, TAB-separated */
 	size_t klen;
 	struct sums s;
+	struct sums old;	/* --diff: the earlier run's */
+	int in;			/* --diff: 1 in this run, 2 in the earlier, 3 both */
 	struct group *next;
 };
 
@@ -441,7 +447,13 @@ group_life(const struct mt_event *ev)
 		account(k->g, ev);
 		return;
 	}
-	g = tree ? &path_group(ev)->s : &group_by_key(ev)->s;
+	if (tree) {
+		g = &path_group(ev)->s;
+	} else {
+		struct group *gr = group_by_key(ev);
+		gr->in |= 1;
+		g = &gr->s;
+	}
 	if (k)
 		*k = (struct kept){ stack, ev->pid, ev->heap.s, kept_gen, cls, g };
 	account(g, ev);
@@ -646,20 +658,51 @@ split(char *s, char **f, size_t max)
 	}
 }
 
+/* The groups sorted, then as many as --top keeps. */
+static size_t
+sort_top(struct group **v, size_t n, int (*cmp)(const void *, const void *))
+{
+	if (n)
+		qsort(v, n, sizeof(*v), cmp);
+	return top >= 0 && (size_t)top < n ? (size_t)top : n;
+}
+
+/* TSV's header: the keys, then the columns named in tail. */
+static void
+tsv_header(const char *tail)
+{
+	size_t k;
+
+	for (k = 0; k < nkeys; k++)
+		printf("%s\t", key_names[keys[k]]);
+	printf("%s\n", tail);
+}
+
+/* A JSON object's key members, from a group's key fields. */
+static void
+json_keys(char **f)
+{
+	size_t k;
+
+	for (k = 0; k < nkeys; k++) {
+		char *e = shown_name(f[k]);
+		json_str(key_names[keys[k]], strlen(key_names[keys[k]]));
+		printf(": ");
+		json_str(e, strlen(e));
+		printf(", ");
+		free(e);
+	}
+}
+
 static void
 write_groups(void)
 {
 	size_t i, k, n = nall, w[K_NKEYS + 3] = { 0 };
 	char *f[K_NKEYS], *copy, a[32], b[32];
 
-	if (nall)
-		qsort(all, nall, sizeof(*all), by_sort);
-	if (top >= 0 && (size_t)top < n)
-		n = (size_t)top;
+	n = sort_top(all, nall, by_sort);
 	if (format == F_TSV) {
-		for (k = 0; k < nkeys; k++)
-			printf("%s\t", key_names[keys[k]]);
-		printf("count\tsize\timpact\n");
+		tsv_header("count\tsize\timpact");
 		for (i = 0; i < n; i++) {
 			char *e = shorten == 1 ? shortened(all[i]->key) : NULL;
 			printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n", e ? e : all[i]->key,
@@ -674,14 +717,7 @@ write_groups(void)
 			copy = estrdup(all[i]->key);
 			split(copy, f, K_NKEYS);
 			printf("%s\n  {", i ? "," : "");
-			for (k = 0; k < nkeys; k++) {
-				char *e = shown_name(f[k]);
-				json_str(key_names[keys[k]], strlen(key_names[keys[k]]));
-				printf(": ");
-				json_str(e, strlen(e));
-				printf(", ");
-				free(e);
-			}
+			json_keys(f);
 			printf("\"count\": %" PRIu64 ", \"size\": %" PRIu64 ", \"impact\": %" PRId64 "}",
 			    all[i]->s.count, all[i]->s.size, all[i]->s.impact);
 			free(copy);
@@ -742,6 +778,213 @@ write_groups(void)
 		    (int)w[nkeys + 2], mt_human(all[i]->s.impact, b, sizeof(b)));
 		free(copy);
 	}
+}
+
+/* A count of an earlier run's TSV: decimal, signed for the impact. */
+static int
+tsv_num(const char *f, int sign, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	if (sign)
+		*v = (uint64_t)strtoll(f, &end, 10);
+	else
+		*v = strtoull(f, &end, 10);
+	return *f && !*end && !errno && (sign || *f != '-');
+}
+
+/*
+ * --diff: an earlier run's table (--format tsv, the same keys) read into
+ * the groups: each group's old sums; a group only in it is one that
+ * vanished.  1 when a row is bad (said, the rest read).
+ */
+static int
+read_old(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char *line = NULL, *f[K_NKEYS + 3], want[512];
+	size_t cap = 0, n, k, lineno = 0, wlen = 0;
+	ssize_t len;
+	int bad = 0;
+
+	if (!fp) {
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, mt_shown(path, strlen(path)),
+		    strerror(errno));
+		return 2;
+	}
+	for (k = 0; k < nkeys; k++)
+		wlen += (size_t)snprintf(want + wlen, sizeof(want) - wlen, "%s\t", key_names[keys[k]]);
+	snprintf(want + wlen, sizeof(want) - wlen, "count\tsize\timpact");
+	while ((len = getline(&line, &cap, fp)) > 0) {
+		struct group *g;
+		uint64_t c, sz, im;
+
+		lineno++;
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len && line[len - 1] == '\r')
+			line[--len] = '\0';
+		if (lineno == 1) {
+			if (strcmp(line, want)) {
+				char *had = estrdup(mt_shown(line, (size_t)len));
+				fprintf(stderr, "%s: %s:1: the columns are not those of --by: '%s' "
+				    "(want '%s')\n", mt_progname, path, had, mt_shown(want, strlen(want)));
+				free(had);
+				bad = 2;
+				break;
+			}
+			continue;
+		}
+		if (memchr(line, '\0', (size_t)len)) {
+			mt_warn_at(path, lineno, "a NUL byte in", line, strlen(line));
+			bad = 1;
+			continue;
+		}
+		n = split(line, f, nkeys + 3);
+		if (n != nkeys + 3 || !tsv_num(f[nkeys], 0, &c) || !tsv_num(f[nkeys + 1], 0, &sz) ||
+		    !tsv_num(f[nkeys + 2], 1, &im)) {
+			mt_warn_at(path, lineno, n != nkeys + 3 ? "bad row: fields" : "bad number",
+			    n != nkeys + 3 ? f[0] : f[nkeys], strlen(n != nkeys + 3 ? f[0] : f[nkeys]));
+			bad = 1;
+			continue;
+		}
+		/* The key: the fields rejoined. */
+		for (k = 1; k < nkeys; k++)
+			f[k][-1] = '\t';
+		g = group_of(f[0], strlen(f[0]));
+		g->in |= 2;
+		g->old.count += c;
+		g->old.size += sz;
+		g->old.impact += (int64_t)im;
+	}
+	free(line);
+	fclose(fp);
+	return bad;
+}
+
+static int64_t
+sums_key(const struct sums *s)
+{
+	return sort_by == S_COUNT ? (int64_t)s->count : sort_by == S_SIZE ? (int64_t)s->size :
+	    s->impact;
+}
+
+/* The change first by the --sort key, biggest growth first, then by name. */
+static int
+by_change(const void *a, const void *b)
+{
+	const struct group *x = *(const struct group *const *)a;
+	const struct group *y = *(const struct group *const *)b;
+	int64_t dx = sums_key(&x->s) - sums_key(&x->old), dy = sums_key(&y->s) - sums_key(&y->old);
+
+	if (dx != dy)
+		return dx < dy ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static const char *
+diff_state(const struct group *g)
+{
+	return g->in == 1 ? "new" : g->in == 2 ? "gone" : "changed";
+}
+
+/* A change for people: "+1.5 MiB", "-3", "0". */
+static const char *
+change(int64_t d, int bytes, char *buf, size_t size)
+{
+	char h[32];
+
+	if (bytes)
+		snprintf(buf, size, "%s%s", d > 0 ? "+" : "", mt_human(d, h, sizeof(h)));
+	else
+		snprintf(buf, size, "%+" PRId64, d);
+	return buf;
+}
+
+/*
+ * The groups that changed since the earlier run, biggest growth first:
+ * each one's sums now and their changes, marked new, gone or changed.
+ * 1 when one changed, as diff(1) says it.
+ */
+static int
+write_diff(void)
+{
+	struct group **v = emalloc((nall ? nall : 1) * sizeof(*v));
+	size_t i, k, n = 0, nnew = 0, ngone = 0, nsame = 0, w[K_NKEYS] = { 0 };
+	char *f[K_NKEYS], *copy, a[5][48];
+
+	for (i = 0; i < nall; i++) {
+		struct group *g = all[i];
+		if (g->in == 3 && !memcmp(&g->s, &g->old, sizeof(g->s))) {
+			nsame++;
+			continue;
+		}
+		nnew += g->in == 1;
+		ngone += g->in == 2;
+		v[n++] = g;
+	}
+	n = sort_top(v, n, by_change);
+	if (format == F_TSV) {
+		tsv_header("count\tsize\timpact\told-count\told-size\told-impact\tstate");
+	} else if (format == F_JSON) {
+		printf("[");
+	} else {
+		for (k = 0; k < nkeys; k++)
+			w[k] = strlen(key_names[keys[k]]);
+		for (i = 0; i < n; i++) {
+			copy = estrdup(v[i]->key);
+			split(copy, f, K_NKEYS);
+			for (k = 0; k < nkeys; k++) {
+				char *e = shown_name(f[k]);
+				w[k] = strlen(e) > w[k] ? (strlen(e) < 60 ? strlen(e) : 60) : w[k];
+				free(e);
+			}
+			free(copy);
+		}
+		for (k = 0; k < nkeys; k++)
+			printf("%-*s  ", (int)w[k], key_names[keys[k]]);
+		printf("%8s %8s  %10s %11s  %14s %11s\n", "Count", "change", "Size", "change",
+		    "Impacting Size", "change");
+	}
+	for (i = 0; i < n; i++) {
+		const struct group *g = v[i];
+		copy = estrdup(g->key);
+		split(copy, f, K_NKEYS);
+		if (format == F_TSV) {
+			printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRIu64 "\t%" PRIu64
+			    "\t%" PRId64 "\t%s\n", g->key, g->s.count, g->s.size, g->s.impact,
+			    g->old.count, g->old.size, g->old.impact, diff_state(g));
+		} else if (format == F_JSON) {
+			printf("%s\n  {", i ? "," : "");
+			json_keys(f);
+			printf("\"count\": %" PRIu64 ", \"size\": %" PRIu64 ", \"impact\": %" PRId64
+			    ", \"old-count\": %" PRIu64 ", \"old-size\": %" PRIu64 ", \"old-impact\": %"
+			    PRId64 ", \"state\": \"%s\"}", g->s.count, g->s.size, g->s.impact,
+			    g->old.count, g->old.size, g->old.impact, diff_state(g));
+		} else {
+			for (k = 0; k < nkeys; k++) {
+				char *e = shown_name(f[k]);
+				put_cell(e, w[k], 1);
+				printf("  ");
+				free(e);
+			}
+			printf("%8" PRIu64 " %8s  %10s %11s  %14s %11s%s%s\n", g->s.count,
+			    change((int64_t)(g->s.count - g->old.count), 0, a[0], sizeof(a[0])),
+			    mt_human((int64_t)g->s.size, a[1], sizeof(a[1])),
+			    change((int64_t)(g->s.size - g->old.size), 1, a[2], sizeof(a[2])),
+			    mt_human(g->s.impact, a[3], sizeof(a[3])),
+			    change(g->s.impact - g->old.impact, 1, a[4], sizeof(a[4])),
+			    g->in == 3 ? "" : "  ", g->in == 3 ? "" : diff_state(g));
+		}
+		free(copy);
+	}
+	if (format == F_JSON)
+		printf("%s]\n", n ? "\n" : "");
+	fprintf(stderr, "%s: %zu groups changed (%zu new, %zu gone), %zu the same\n",
+	    mt_progname, nall - nsame, nnew, ngone, nsame);
+	free(v);
+	return nall != nsame;
 }
 
 /*
@@ -982,6 +1225,7 @@ main(int argc, char *argv[])
 		{ "tree", optional_argument, NULL, 'T' },
 		{ "depth", required_argument, NULL, 'D' },
 		{ "shorten", no_argument, NULL, 'C' },
+		{ "diff", required_argument, NULL, 'E' },
 		{ "no-shorten", no_argument, NULL, 'L' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "weight", required_argument, NULL, 'w' },
@@ -996,7 +1240,7 @@ main(int argc, char *argv[])
 
 	mt_setprogname(argv[0]);
 	parse_keys("process,heap,type,function");
-	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:F:f:w:A:S:CLhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:E:F:f:w:A:S:CLhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 		case 'b':
@@ -1005,6 +1249,9 @@ main(int argc, char *argv[])
 			break;
 		case 'C':
 			shorten = 1;
+			break;
+		case 'E':
+			diff_path = optarg;
 			break;
 		case 'L':
 			shorten = 0;
@@ -1098,11 +1345,18 @@ main(int argc, char *argv[])
 				return 2;
 			}
 		nlevels = nkeys && keys[nkeys - 1] == K_STACK ? nkeys - 1 : nkeys;
+		if (diff_path) {
+			fprintf(stderr, "%s: --diff compares tables: not with --tree\n", mt_progname);
+			return 2;
+		}
 		if (format == F_FOLDED) {
 			fprintf(stderr, "%s: --tree and --format folded: folded stacks are "
 			    "a tree already; choose one\n", mt_progname);
 			return 2;
 		}
+	} else if (diff_path && format == F_FOLDED) {
+		fprintf(stderr, "%s: --diff compares tables: not folded stacks\n", mt_progname);
+		return 2;
 	} else if (max_depth >= 0) {
 		fprintf(stderr, "%s: --depth is the tree's (--tree)\n", mt_progname);
 		return 2;
@@ -1117,6 +1371,15 @@ main(int argc, char *argv[])
 	if (!nlife && nraw) {
 		fprintf(stderr, "%s: no life records: run mt-lifetime first\n", mt_progname);
 		return 1;
+	}
+	if (diff_path) {
+		/* As diff(1): 0 the same, 1 changed, 2 trouble. */
+		int old = read_old(diff_path), changed;
+
+		if (old == 2)
+			return 2;
+		changed = write_diff();
+		return (mt_close_stdout() | status | mt_status | old) ? 2 : changed;
 	}
 	if (tree)
 		write_tree();

@@ -53,6 +53,8 @@ _mt_complete()
 	case $prog:$prev in
 	*:-o|*:--output|mt-pooldiff:-P|mt-pooldiff:--proc)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	mt-group:-E|mt-group:--diff)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	mt-symbolize:-y|mt-symbolize:-s|mt-symbolize:--symbols)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	mt-record:-e|mt-record:--events)

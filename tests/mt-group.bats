@@ -330,3 +330,42 @@ assert (app["level"], app["name"], app["count"]) == ("process", "app", 7)'
 	has_line "$output" '^x::operator->\(\) const\t'
 	has_line "$output" '^broken<int\t'
 }
+
+@test "--diff: two runs compared, the changes biggest first, new and gone marked; exit 0, 1 or 2 as diff's" {
+	cd "$BATS_TEST_TMPDIR"
+	for n in 1000 3000; do
+		mt-record -o r$n.mtr -- "$PROGS/live-set" $n >/dev/null 2>&1
+		mt-symbolize r$n.mtr | mt-lifetime -q >r$n.life
+	done
+	mt-group --by heap,function --format tsv r1000.life >old.tsv
+	# the same run against itself: no change
+	run -0 --separate-stderr mt-group --by heap,function --diff old.tsv r1000.life
+	[ "${#lines[@]}" = 1 ]
+	has_line "$stderr" '^mt-group: 0 groups changed \(0 new, 0 gone\), [1-9][0-9]* the same$'
+	# 2,000 more blocks of 16 bytes, from main
+	run -1 --separate-stderr mt-group --by heap,function --sort count --diff old.tsv --format tsv r3000.life
+	[ "${lines[0]}" = "$(printf 'heap\tfunction\tcount\tsize\timpact\told-count\told-size\told-impact\tstate')" ]
+	has_line "${lines[1]}" '^malloc\tmain\t3000\t48000\t0\t1000\t16000\t0\tchanged$'
+	# the array of pointers, mapped: 8 bytes a block more, never unmapped
+	has_line "$output" '^mmap\tmain\t1\t24576\t24576\t1\t8192\t8192\tchanged$'
+	run -1 --separate-stderr mt-group --by heap,function --sort count --diff old.tsv r3000.life
+	has_line "${lines[1]}" '^malloc +main +3000 +\+2000 +46\.9 KiB +\+31\.2 KiB +0 B +0 B$'
+	run -1 --separate-stderr mt-group --by heap,function --diff old.tsv --format json r3000.life
+	printf '%s\n' "$output" | python3 -c 'import json, sys
+d = [r for r in json.load(sys.stdin) if r["heap"] == "malloc"]
+assert (d[0]["count"], d[0]["old-count"], d[0]["state"]) == (3000, 1000, "changed")'
+	# new and gone groups
+	printf 'function\tcount\tsize\timpact\nvanished\t2\t20\t20\n' >gone.tsv
+	run -1 --separate-stderr mt-group --by function --diff gone.tsv --format tsv r1000.life
+	has_line "$output" '^vanished\t0\t0\t0\t2\t20\t20\tgone$'
+	has_line "$output" '^main\t1001\t24192\t8192\t0\t0\t0\tnew$'
+	# other keys, a bad row, an unreadable file: trouble, said
+	run -2 --separate-stderr mt-group --by function --diff old.tsv r1000.life
+	has_line "$stderr" "^mt-group: old.tsv:1: the columns are not those of --by: 'heap\\?function\\?count\\?size\\?impact' \\(want 'function\\?count\\?size\\?impact'\\)$"
+	printf 'function\tcount\tsize\timpact\nmain\tmany\t1\t1\nx\t1\t1\n' >bad.tsv
+	run -2 --separate-stderr mt-group --by function --diff bad.tsv r1000.life
+	has_line "$stderr" "^mt-group: bad.tsv:2: bad number 'many'"
+	has_line "$stderr" "^mt-group: bad.tsv:3: bad row: fields 'x'"
+	run -2 mt-group --diff nothing.tsv r1000.life
+	run -2 mt-group --tree --diff old.tsv r1000.life
+}

@@ -855,10 +855,12 @@ wait_instance() {
 	kernel_skip
 	cd "$BATS_TEST_TMPDIR"
 	tracefs_state >"$BATS_TEST_TMPDIR/tracefs.before"
-	mt-record --kernel -d 3s -o k.mtr 2>k.err &
+	# Until the work is done, however slow the machine: stopped by SIGINT.
+	mt-record --kernel -d 120s -o k.mtr 2>k.err &
 	rec=$!
 	wait_instance $rec
 	kernel_work
+	kill -INT $rec
 	wait $rec
 	diff -u "$BATS_TEST_TMPDIR/tracefs.before" <(tracefs_state)
 	run -0 --separate-stderr mt-decode -c k.mtr

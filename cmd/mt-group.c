@@ -23,7 +23,7 @@ static const char options[] =
     "  -k, --by KEYS        the columns, in order, from process, pid, heap, type,\n"
     "                       class, function, stack, module, file, free-function,\n"
     "                       free-stack (the free's, from mt-record -F), task,\n"
-    "                       line (the allocating frame's file:line)\n"
+    "                       line (the allocating frame's file:line), temporary\n"
     "                       (default process,heap,type,function; -b is the old spelling)\n"
     "  -s, --sort KEY       impact (default), size or count\n"
     "  -n, --top N          only the N biggest groups (in a tree: children a node)\n"
@@ -31,10 +31,10 @@ static const char options[] =
     "                       process), callers first or callees first\n"
     "                       (-t is the old spelling)\n"
     "  -D, --depth N        the tree's stacks N frames deep at most\n"
-    "  -E, --diff OLD.tsv   the changes since an earlier run's --format tsv of the\n"
+    "      --diff OLD.tsv   the changes since an earlier run's --format tsv of the\n"
     "                       same keys: exit 0 when none, 1 when some (as diff)\n"
-    "  -C, --shorten        C++ template arguments shown as <> (default in the table)\n"
-    "  -L, --no-shorten     names as they are, in the table too\n"
+    "      --shorten        C++ template arguments shown as <> (default in the table)\n"
+    "      --no-shorten     names as they are, in the table too\n"
     "  -F, --format FORMAT  table (default), tsv, json, or folded (flame-graph input)\n"
     "                       (-f is the old spelling)\n"
     "  -w, --weight WHAT    folded stacks weighed by size (default) or impact\n"
@@ -47,10 +47,10 @@ static const char options[] =
 static uint64_t nlife, nraw;	/* what the input held */
 
 enum key { K_PROCESS, K_PID, K_HEAP, K_TYPE, K_CLASS, K_FUNCTION, K_STACK, K_MODULE,
-	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_TASK, K_LINE, K_NKEYS };
+	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_TASK, K_LINE, K_TEMPORARY, K_NKEYS };
 static const char *const key_names[K_NKEYS] = { "process", "pid", "heap", "type",
 	"class", "function", "stack", "module", "file", "free-function", "free-stack", "task",
-	"line" };
+	"line", "temporary" };
 static int uncached;	/* a key beyond (process, heap, class, stack): no kept groups */
 
 enum format { F_TABLE, F_TSV, F_JSON, F_FOLDED };
@@ -283,6 +283,10 @@ key_value(enum key k, const struct mt_event *ev, struct mt_stackinfo *si,
 			folded(si, &fold, len, &cap);
 			return fold;
 		}
+		break;
+	case K_TEMPORARY:
+		/* heaptrack's: freed before its thread allocated again */
+		s = ev->flags & EV_TEMP ? "temporary" : "other";
 		break;
 	case K_TASK: {
 		/* The kernel's events by the task that made them (comm:tid);
@@ -1206,11 +1210,13 @@ parse_keys(const char *s)
 				break;
 		if (k == K_NKEYS || nkeys == K_NKEYS) {
 			fprintf(stderr, "%s: bad key '%.*s' (process, pid, heap, type, class, "
-			    "function, stack, module, file, line, free-function, free-stack, task)\n",
+			    "function, stack, module, file, line, free-function, free-stack, task, "
+			    "temporary)\n",
 			    mt_progname, (int)strlen(mt_shown(s, n)), mt_shown(s, n));
 			exit(2);
 		}
-		uncached |= k == K_FREE_FUNCTION || k == K_FREE_STACK || k == K_TASK;
+		uncached |= k == K_FREE_FUNCTION || k == K_FREE_STACK || k == K_TASK ||
+		    k == K_TEMPORARY;
 		keys[nkeys++] = (enum key)k;
 	}
 }
@@ -1224,6 +1230,7 @@ main(int argc, char *argv[])
 		{ "top", required_argument, NULL, 'n' },
 		{ "tree", optional_argument, NULL, 'T' },
 		{ "depth", required_argument, NULL, 'D' },
+		/* Long only: their letters are not in the short options. */
 		{ "shorten", no_argument, NULL, 'C' },
 		{ "diff", required_argument, NULL, 'E' },
 		{ "no-shorten", no_argument, NULL, 'L' },
@@ -1240,7 +1247,7 @@ main(int argc, char *argv[])
 
 	mt_setprogname(argv[0]);
 	parse_keys("process,heap,type,function");
-	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:E:F:f:w:A:S:CLhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:F:f:w:A:S:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 		case 'b':

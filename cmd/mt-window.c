@@ -16,7 +16,7 @@
 #include "mt.h"
 
 static const char synopsis[] = "[-b] [-f time] [-t time | -l time] [-p pid] [-H heap] "
-    "[-N regex] [-m regex] [-x regex] [-i step | -a time|peak] [file]";
+    "[-N regex] [-m regex] [-x regex] [-i step | --at time|peak] [file]";
 static const char options[] =
     "Keeps the life lines active in a time window, classed aifi, aifo, aofi or aofo\n"
     "with their impact on it (WPA's Impacting Size), or with -i the memory\n"
@@ -33,7 +33,7 @@ static const char options[] =
     "                       (function, file:line or module) matches (PCRE2)\n"
     "  -x, --exclude REGEX  not those that --match would keep\n"
     "  -i, --series STEP    sample lines every STEP instead (-s is the old spelling)\n"
-    "  -a, --at TIME|peak   the lifetimes live at that instant: at TIME, or at the\n"
+    "      --at TIME|peak   the lifetimes live at that instant: at TIME, or at the\n"
     "                       peak of each process and heap (its sample line first)\n"
     "  -b, --binary         write a .mtr stream for the next filter, not text\n"
     "  -h, --help           this help\n"
@@ -773,7 +773,7 @@ main(int argc, char *argv[])
 	long v;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "a:bf:t:l:p:H:N:m:x:i:s:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "bf:t:l:p:H:N:m:x:i:s:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			if (!strcmp(optarg, "peak"))

@@ -400,6 +400,11 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 			NUM(12, ev->stack2, "stack id");
 			ev->flags |= EV_STACK2;
 		}
+		if (n > 13 && !isnone(f[13])) {	/* temporary */
+			if (strcmp(f[13], "temporary"))
+				return fail(p, "bad temporary", f[13]);
+			ev->flags |= EV_TEMP;
+		}
 		break;
 	case MT_EXIT:
 		NUM(1, ev->ts, "time");
@@ -665,13 +670,18 @@ event_format(const struct mt_event *ev, char *buf, size_t bufsize)
 		NONE_OR(p, ev->flags & EV_STACK_NONE, put_u64(p, ev->stack)); TAB(p);
 		p = put_str(p, ev->s1); TAB(p);
 		p = put_i64(p, ev->impact);
-		if (ev->s2.len || (ev->flags & EV_STACK2)) {
+		if (ev->s2.len || (ev->flags & (EV_STACK2 | EV_TEMP))) {
 			TAB(p);
 			NONE_OR(p, !ev->s2.len, put_str(p, ev->s2));
 		}
-		if (ev->flags & EV_STACK2) {
+		if (ev->flags & (EV_STACK2 | EV_TEMP)) {
 			TAB(p);
-			p = put_u64(p, ev->stack2);
+			NONE_OR(p, !(ev->flags & EV_STACK2), put_u64(p, ev->stack2));
+		}
+		if (ev->flags & EV_TEMP) {
+			TAB(p);
+			memcpy(p, "temporary", 9);
+			p += 9;
 		}
 		break;
 	case MT_EXIT:

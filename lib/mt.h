@@ -78,6 +78,7 @@ enum mt_type {
 #define EV_PID_NONE	0x20
 #define EV_TID_NONE	0x40
 #define EV_STACK2	0x80	/* life: the free's stack, in stack2 */
+#define EV_TEMP		0x200	/* life: temporary (freed before its thread allocated again) */
 #define EV_RANGE	0x100	/* sample: the step's most and least bytes in count[0], count[1] */
 
 /* Exit status in an exit record: a code 0..255, or a signal. */
@@ -454,6 +455,7 @@ struct mt_life {
 	uint64_t addr, size, stack;	/* size, stack UINT64_MAX: unknown */
 	const char *fate;	/* survivors: "exit" or "end"; else NULL */
 	uint64_t free_stack;	/* the free's stack (mt-record -F); UINT64_MAX: none */
+	int temporary;		/* freed by its thread before it allocated again */
 };
 struct mt_pair_stats {
 	uint64_t lives, exit, live, before, doubles;

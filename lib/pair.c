@@ -75,8 +75,40 @@ struct mt_pairer {
 	struct freed *freed;
 	struct mt_reader *input;	/* for the file and line of a warning */
 	uint64_t free_stack;	/* of the free being paired, or UINT64_MAX */
+	int temporary;		/* the free being paired ends a temporary */
+	struct u64map threads;	/* pid << 32 | tid: its last allocation */
+	struct last_alloc *last_thread;	/* looked up last */
 	struct mt_pair_stats stats;
 };
+
+/*
+ * A thread's last allocation: a block freed by that thread before it
+ * allocates again is temporary (heaptrack's definition).
+ */
+struct last_alloc {
+	int32_t pid, tid;
+	uint64_t addr, ts;
+	unsigned heap;
+};
+
+static struct last_alloc *
+last_alloc(struct mt_pairer *p, int64_t pid, int64_t tid)
+{
+	struct last_alloc *l = p->last_thread;
+	void **v;
+
+	if (l && l->pid == pid && l->tid == tid)
+		return l;
+	v = u64map_get(&p->threads, (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid, 1);
+	if (!*v) {
+		l = ecalloc(1, sizeof(*l));
+		l->pid = (int32_t)pid;
+		l->tid = (int32_t)tid;
+		l->ts = UINT64_MAX;
+		*v = l;
+	}
+	return p->last_thread = *v;
+}
 
 struct mt_pairer *
 pairer_new(void (*emit)(const struct mt_life *, void *), void *arg)
@@ -421,7 +453,7 @@ emit(struct mt_pairer *p, uint64_t ta, uint64_t tf, int32_t pid, int32_t tid, un
     uint64_t addr, uint64_t size, uint64_t stack, const char *fate)
 {
 	struct mt_life l = { ta, tf, pid, tid, { p->heapname[heap], p->heaplen[heap] },
-		addr, size, stack, fate, p->free_stack };
+		addr, size, stack, fate, p->free_stack, p->temporary };
 
 	p->stats.lives++;
 	if (fate) {
@@ -526,6 +558,12 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 	b = (struct block){ ev->addr, ev->ts, ev->size,
 	    ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
 	    (int32_t)ev->tid, (uint16_t)heap, 1, 0 };
+	if (!(ev->flags & EV_TID_NONE)) {
+		struct last_alloc *la = last_alloc(p, ev->pid, ev->tid);
+		la->addr = ev->addr;
+		la->ts = ev->ts;
+		la->heap = heap;
+	}
 	old = block_slot_of(t, heap, ev->addr);
 	if (old->used) {
 		/*
@@ -609,7 +647,12 @@ free_event(struct mt_pairer *p, const struct mt_event *ev)
 		free_unknown(p, ev, heap);
 		return;
 	}
+	if (!(ev->flags & EV_TID_NONE) && b->tid == ev->tid) {
+		struct last_alloc *la = last_alloc(p, ev->pid, ev->tid);
+		p->temporary = la->addr == b->addr && la->ts == b->ts && la->heap == heap;
+	}
 	emit(p, b->ts, ev->ts, t->pid, b->tid, heap, b->addr, b->size, b->stack, NULL);
+	p->temporary = 0;
 	f = freed_slot(p, t->pid, b->addr);
 	*f = (struct freed){ b->addr, b->ts, ev->ts, t->pid, (uint16_t)heap, 1 };
 	block_delete(t, b);
@@ -710,6 +753,7 @@ pairer_free_all(struct mt_pairer *p)
 			etable_free(t->blocks, t->cap, sizeof(*t->blocks));
 	}
 	u64map_free(&p->tables, free);
+	u64map_free(&p->threads, free);
 	free(p->ranges);
 	free(p->seen);
 	free(p->freed);

@@ -40,7 +40,8 @@ enum {
 #define LF_FATE(f)	(((f) >> 7) & 3)	/* none, exit, end */
 #define LF_IMPACT	0x200	/* not what the class makes it: it follows */
 #define LF_STACK2	0x400	/* the free's stack follows */
-#define LF_ALL		0x7ff
+#define LF_TEMP		0x800	/* temporary */
+#define LF_ALL		0xfff
 
 static const char *const life_classes[4] = { "aifi", "aifo", "aofi", "aofo" };
 static const char *const life_fates[3] = { "", "exit", "end" };
@@ -506,6 +507,8 @@ life_event(const struct mt_life *l, unsigned cls, int64_t impact, struct mt_even
 		ev->stack2 = l->free_stack;
 		ev->flags |= EV_STACK2;
 	}
+	if (l->temporary)
+		ev->flags |= EV_TEMP;
 }
 
 /*
@@ -530,7 +533,7 @@ trace_write_life(struct trace_writer *w, const struct mt_life *l, unsigned cls, 
 	put_life(w, (l->ta == UINT64_MAX ? LF_TS_NONE : 0) | (l->tf == UINT64_MAX ? LF_TS2_NONE : 0) |
 	    (l->tid < 0 ? LF_TID_NONE : 0) | (l->size == UINT64_MAX ? LF_SIZE_NONE : 0) |
 	    (l->stack == UINT64_MAX ? LF_STACK_NONE : 0) | (cls & 3) << 5 | fate << 7 |
-	    (l->free_stack != UINT64_MAX ? LF_STACK2 : 0),
+	    (l->free_stack != UINT64_MAX ? LF_STACK2 : 0) | (l->temporary ? LF_TEMP : 0),
 	    l->pid, l->tid, l->heap, l->ta, l->tf, l->addr, l->size, l->stack, impact, l->free_stack);
 	if (w->rawlen >= w->frame_max)
 		trace_flush(w);
@@ -628,7 +631,7 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 		    (ev->flags & EV_TID_NONE ? LF_TID_NONE : 0) |
 		    (ev->flags & EV_SIZE_NONE ? LF_SIZE_NONE : 0) |
 		    (ev->flags & EV_STACK_NONE ? LF_STACK_NONE : 0) |
-		    (ev->flags & EV_STACK2 ? LF_STACK2 : 0) |
+		    (ev->flags & EV_STACK2 ? LF_STACK2 : 0) | (ev->flags & EV_TEMP ? LF_TEMP : 0) |
 		    (unsigned)cls << 5 | (unsigned)fate << 7, ev->pid, ev->tid, ev->heap,
 		    ev->ts, ev->ts2, ev->addr, ev->size, ev->stack, ev->impact, ev->stack2);
 		break;
@@ -1252,7 +1255,8 @@ decode(struct trace_reader *r, struct mt_event *ev)
 			return -1;
 		ev->flags = (f & LF_TS_NONE ? EV_TS_NONE : 0) | (f & LF_TS2_NONE ? EV_TS2_NONE : 0) |
 		    (f & LF_TID_NONE ? EV_TID_NONE : 0) | (f & LF_SIZE_NONE ? EV_SIZE_NONE : 0) |
-		    (f & LF_STACK_NONE ? EV_STACK_NONE : 0) | (f & LF_STACK2 ? EV_STACK2 : 0);
+		    (f & LF_STACK_NONE ? EV_STACK_NONE : 0) | (f & LF_STACK2 ? EV_STACK2 : 0) |
+		    (f & LF_TEMP ? EV_TEMP : 0);
 		ev->s1 = (struct mt_str){ life_classes[LF_CLASS(f)], 4 };
 		if (LF_FATE(f))
 			ev->s2 = (struct mt_str){ life_fates[LF_FATE(f)],

@@ -53,7 +53,7 @@ _mt_complete()
 	case $prog:$prev in
 	*:-o|*:--output|mt-pooldiff:-P|mt-pooldiff:--proc)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	mt-group:-E|mt-group:--diff)
+	mt-group:--diff)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	mt-symbolize:-y|mt-symbolize:-s|mt-symbolize:--symbols)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
@@ -72,7 +72,7 @@ _mt_complete()
 	mt-window:-H|mt-window:--heap)
 		COMPREPLY=($(compgen -W "malloc mmap reserve kmalloc page" -- "$cur")); return ;;
 	mt-group:-k|mt-group:--by)
-		_mt_list "$cur" "process pid heap type class function stack module file line free-function free-stack task"; return ;;
+		_mt_list "$cur" "process pid heap type class function stack module file line free-function free-stack task temporary"; return ;;
 	mt-group:-s|mt-group:--sort)
 		COMPREPLY=($(compgen -W "impact size count" -- "$cur")); return ;;
 	mt-group:-F|mt-group:--format)

@@ -88,7 +88,7 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 
 @test "bad options" {
 	run -2 --separate-stderr mt-group --by bogus wpa.life
-	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, line, free-function, free-stack, task)" ]
+	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, line, free-function, free-stack, task, temporary)" ]
 	run -2 --separate-stderr mt-group --format xml wpa.life
 	[ "$stderr" = "mt-group: bad format 'xml' (table, tsv, json, folded)" ]
 }
@@ -368,4 +368,29 @@ assert (d[0]["count"], d[0]["old-count"], d[0]["state"]) == (3000, 1000, "change
 	has_line "$stderr" "^mt-group: bad.tsv:3: bad row: fields 'x'"
 	run -2 mt-group --diff nothing.tsv r1000.life
 	run -2 mt-group --tree --diff old.tsv r1000.life
+}
+
+@test "temporary allocations (freed before their thread allocates again): --by temporary, as heaptrack counts them" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o t.mtr -- "$PROGS/temps" >/dev/null 2>&1
+	mt-symbolize t.mtr >t.txt
+	run -0 bash -c "mt-lifetime -q t.txt | mt-group --by function,temporary --format tsv"
+	has_line "$output" '^churn\ttemporary\t1000\t64000\t0$'
+	has_line "$output" '^pairs\ttemporary\t500\t24000\t0$'
+	has_line "$output" '^pairs\tother\t500\t16000\t0$'
+	has_line "$output" '^keep\tother\t100\t1600\t1600$'
+	[ -z "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "churn" && $2 == "other"')" ]
+	# the same through a .mtr stream
+	run -0 bash -c "mt-lifetime -q -b t.txt | mt-group --by function,temporary --format tsv"
+	has_line "$output" '^churn\ttemporary\t1000\t64000\t0$'
+	has_line "$output" '^pairs\ttemporary\t500\t24000\t0$'
+	# the life line's last field; fate and free stack '-' before it
+	mt-lifetime -q t.txt | awk -F'\t' '$1 == "life" && NF == 14 && $12 == "-" && $13 == "-" && $14 == "temporary" { n++ } END { exit n != 1500 }'
+	# heaptrack counts churn's the same; pairs' b not, as a free came between
+	heaptrack -o ht "$PROGS/temps" >/dev/null 2>&1
+	heaptrack_print ht.* 2>/dev/null | grep -A1 '^1000 temporary allocations of 1000 allocations' | grep -q '^churn$'
+	# a bad value is said
+	printf 'life\t1\t2\t1\t1\tmalloc\t0x10\t8\t-\taifi\t0\t-\t-\tsoon\n' >b.life
+	run -1 --separate-stderr mt-group b.life
+	has_line "$stderr" "^mt-group: b.life:1: bad temporary 'soon'"
 }

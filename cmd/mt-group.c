@@ -23,7 +23,8 @@ static const char options[] =
     "  -k, --by KEYS        the columns, in order, from process, pid, heap, type,\n"
     "                       class, function, stack, module, file, free-function,\n"
     "                       free-stack (the free's, from mt-record -F), task,\n"
-    "                       line (the allocating frame's file:line), temporary\n"
+    "                       line (the allocating frame's file:line), temporary,\n"
+    "                       size-class (powers of two)\n"
     "                       (default process,heap,type,function; -b is the old spelling)\n"
     "  -s, --sort KEY       impact (default), size or count\n"
     "  -n, --top N          only the N biggest groups (in a tree: children a node)\n"
@@ -33,6 +34,8 @@ static const char options[] =
     "  -D, --depth N        the tree's stacks N frames deep at most\n"
     "      --diff OLD.tsv   the changes since an earlier run's --format tsv of the\n"
     "                       same keys: exit 0 when none, 1 when some (as diff)\n"
+    "      --histogram      by size classes, powers of two, in their order (after\n"
+    "                       the --by keys if given)\n"
     "      --shorten        C++ template arguments shown as <> (default in the table)\n"
     "      --no-shorten     names as they are, in the table too\n"
     "  -F, --format FORMAT  table (default), tsv, json, or folded (flame-graph input)\n"
@@ -47,14 +50,14 @@ static const char options[] =
 static uint64_t nlife, nraw;	/* what the input held */
 
 enum key { K_PROCESS, K_PID, K_HEAP, K_TYPE, K_CLASS, K_FUNCTION, K_STACK, K_MODULE,
-	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_TASK, K_LINE, K_TEMPORARY, K_NKEYS };
+	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_TASK, K_LINE, K_TEMPORARY, K_SIZE_CLASS, K_NKEYS };
 static const char *const key_names[K_NKEYS] = { "process", "pid", "heap", "type",
 	"class", "function", "stack", "module", "file", "free-function", "free-stack", "task",
-	"line", "temporary" };
+	"line", "temporary", "size-class" };
 static int uncached;	/* a key beyond (process, heap, class, stack): no kept groups */
 
 enum format { F_TABLE, F_TSV, F_JSON, F_FOLDED };
-enum sort { S_IMPACT, S_SIZE, S_COUNT };
+enum sort { S_IMPACT, S_SIZE, S_COUNT, S_KEY };
 
 static enum key keys[K_NKEYS];
 static size_t nkeys;
@@ -64,6 +67,7 @@ static long top = -1;
 static int tree, bottom_up, weight_impact;
 static int shorten = -1;	/* C++ templates: -1 collapsed in the table only */
 static const char *diff_path;	/* --diff: an earlier run's --format tsv */
+static int histogram;		/* --histogram */
 
 static struct mt_dict *dict;	/* processes, stacks and symbols */
 static const char *skip_pattern;
@@ -284,6 +288,21 @@ key_value(enum key k, const struct mt_event *ev, struct mt_stackinfo *si,
 			return fold;
 		}
 		break;
+	case K_SIZE_CLASS:
+		/* Powers of two: 1-1, 2-3, 4-7, ..., 64-127 bytes. */
+		if (ev->flags & EV_SIZE_NONE)
+			break;
+		if (!ev->size) {
+			s = "0";
+			break;
+		}
+		{
+			int b = 63 - __builtin_clzll(ev->size);
+			uint64_t lo = UINT64_C(1) << b, hi = b == 63 ? UINT64_MAX : (lo << 1) - 1;
+			n = snprintf(buf, sizeof(buf), "%" PRIu64 "-%" PRIu64, lo, hi);
+			*len = (size_t)n;
+			return buf;
+		}
 	case K_TEMPORARY:
 		/* heaptrack's: freed before its thread allocated again */
 		s = ev->flags & EV_TEMP ? "temporary" : "other";
@@ -468,6 +487,8 @@ static int
 sums_cmp(const struct sums *x, const char *xname, const struct sums *y, const char *yname)
 {
 	switch (sort_by) {
+	case S_KEY:	/* the keys in order, numbers by value: a histogram */
+		return strverscmp(xname, yname);
 	case S_COUNT:
 		if (x->count != y->count)
 			return x->count < y->count ? 1 : -1;
@@ -1211,12 +1232,12 @@ parse_keys(const char *s)
 		if (k == K_NKEYS || nkeys == K_NKEYS) {
 			fprintf(stderr, "%s: bad key '%.*s' (process, pid, heap, type, class, "
 			    "function, stack, module, file, line, free-function, free-stack, task, "
-			    "temporary)\n",
+			    "temporary, size-class)\n",
 			    mt_progname, (int)strlen(mt_shown(s, n)), mt_shown(s, n));
 			exit(2);
 		}
 		uncached |= k == K_FREE_FUNCTION || k == K_FREE_STACK || k == K_TASK ||
-		    k == K_TEMPORARY;
+		    k == K_TEMPORARY || k == K_SIZE_CLASS;
 		keys[nkeys++] = (enum key)k;
 	}
 }
@@ -1233,6 +1254,7 @@ main(int argc, char *argv[])
 		/* Long only: their letters are not in the short options. */
 		{ "shorten", no_argument, NULL, 'C' },
 		{ "diff", required_argument, NULL, 'E' },
+		{ "histogram", no_argument, NULL, 'H' },
 		{ "no-shorten", no_argument, NULL, 'L' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "weight", required_argument, NULL, 'w' },
@@ -1259,6 +1281,9 @@ main(int argc, char *argv[])
 			break;
 		case 'E':
 			diff_path = optarg;
+			break;
+		case 'H':
+			histogram = 1;
 			break;
 		case 'L':
 			shorten = 0;
@@ -1341,6 +1366,22 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (histogram) {
+		/* The size classes under the keys asked for, in their order. */
+		if (!by_given)
+			nkeys = 0;
+		for (k = 0; k < nkeys && keys[k] != K_SIZE_CLASS; k++)
+			;
+		if (k == nkeys)
+			keys[nkeys++] = K_SIZE_CLASS;
+		uncached = 1;
+		sort_by = S_KEY;
+		if (tree || format == F_FOLDED) {
+			fprintf(stderr, "%s: --histogram is a table: not with --tree or folded "
+			    "stacks\n", mt_progname);
+			return 2;
+		}
+	}
 	if (tree) {
 		/* The keys are the tree's levels, the stacks under the last. */
 		if (!by_given)

@@ -88,7 +88,7 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 
 @test "bad options" {
 	run -2 --separate-stderr mt-group --by bogus wpa.life
-	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, line, free-function, free-stack, task, temporary)" ]
+	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, line, free-function, free-stack, task, temporary, size-class)" ]
 	run -2 --separate-stderr mt-group --format xml wpa.life
 	[ "$stderr" = "mt-group: bad format 'xml' (table, tsv, json, folded)" ]
 }
@@ -393,4 +393,21 @@ assert (d[0]["count"], d[0]["old-count"], d[0]["state"]) == (3000, 1000, "change
 	printf 'life\t1\t2\t1\t1\tmalloc\t0x10\t8\t-\taifi\t0\t-\t-\tsoon\n' >b.life
 	run -1 --separate-stderr mt-group b.life
 	has_line "$stderr" "^mt-group: b.life:1: bad temporary 'soon'"
+}
+
+@test "--histogram: count and bytes by power-of-two size class, in order, under the --by keys" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o t.mtr -- "$PROGS/temps" >/dev/null 2>&1
+	mt-lifetime -q t.mtr >t.life
+	run -0 mt-group --histogram --format tsv t.life
+	[ "$output" = "$(printf 'size-class\tcount\tsize\timpact\n16-31\t100\t1600\t1600\n32-63\t1000\t40000\t0\n64-127\t1000\t64000\t0')" ]
+	# against awk's own classes of a larger trace, every lifetime counted
+	mt-record -o d.mtr -- "$PROGS/peak-cxx" >/dev/null 2>&1
+	mt-lifetime -q d.mtr >d.life
+	run -0 mt-group --histogram --by heap --format tsv d.life
+	diff <(printf '%s\n' "$output" | tail -n +2 | cut -f1-4) <(awk -F'\t' '$1 == "life" && $8 != "-" {
+		c = "0"; if ($8 > 0) { lo = 1; while (lo * 2 <= $8) lo *= 2; c = lo "-" (lo * 2 - 1) }
+		k = $6 "\t" c; n[k]++; b[k] += ($10 ~ /^ai/) ? $8 : 0 }
+		END { for (k in n) print k "\t" n[k] "\t" b[k] }' d.life | sort -t"$(printf '\t')" -k1,1 -k2,2V)
+	run -2 mt-group --histogram --tree t.life
 }

@@ -71,6 +71,11 @@ lib/libmt.a: $(LIBOBJ)
 cmd/%: cmd/%.c lib/libmt.a lib/mt.h lib/preload/proto.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) $(LIBS_$(notdir $@)) -lm
 
+# mt-group's default suppressions, built in: share/mt-suppress as a C string.
+cmd/mt-group: cmd/mt-suppress.h
+cmd/mt-suppress.h: share/mt-suppress
+	sed 's/\\/\\\\/g; s/"/\\"/g; s/.*/"&\\n"/' share/mt-suppress >$@
+
 # libdw for symbols; libiberty (libiberty-dev) for the one demangler that
 # reads C++ and both Rust manglings, legacy and v0.
 LIBS_mt-symbolize := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null) -lelf -liberty
@@ -134,6 +139,7 @@ install: all
 	install -m 644 $(filter %.5,$(MANPAGES)) $(DESTDIR)$(MANDIR)/man5
 	install -d $(DESTDIR)$(SHAREDIR)
 	sed '/^#/!s|mt-pooldiff |$(BINDIR)/mt-pooldiff |g' share/mt-pool.cron >$(DESTDIR)$(SHAREDIR)/mt-pool.cron
+	install -m 644 share/mt-suppress $(DESTDIR)$(SHAREDIR)
 	chmod 644 $(DESTDIR)$(SHAREDIR)/mt-pool.cron
 	install -d $(DESTDIR)$(COMPLETIONSDIR)
 	for p in $(notdir $(PROGS)) mt-plot; do \
@@ -152,7 +158,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(COMPLETIONSDIR)
 
 clean:
-	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr
+	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr cmd/mt-suppress.h
 
 .PHONY: all deps print-packages need-deps demo check lint-man install uninstall clean
 

@@ -36,6 +36,9 @@ static const char options[] =
     "                       same keys: exit 0 when none, 1 when some (as diff)\n"
     "      --histogram      by size classes, powers of two, in their order (after\n"
     "                       the --by keys if given)\n"
+    "      --suppress FILE  more suppressions: lifetimes never freed that are no leak\n"
+    "                       of the program (repeatable; share/mt-suppress says how)\n"
+    "      --no-suppress    none, not even the built-in ones\n"
     "      --shorten        C++ template arguments shown as <> (default in the table)\n"
     "      --no-shorten     names as they are, in the table too\n"
     "  -F, --format FORMAT  table (default), tsv, json, or folded (flame-graph input)\n"
@@ -456,6 +459,159 @@ path_cmp(const void *a, const void *b)
 	return nx < ny ? -1 : nx > ny;
 }
 
+/*
+ * Suppressions (--suppress, and share/mt-suppress built in): rules on the
+ * lifetimes never freed, each one or more conditions that must all hold:
+ * "function REGEX", some frame of the stack; "module REGEX", the
+ * allocating frame's module.  What they suppress is counted and said.
+ */
+struct rule {
+	struct mt_regex *function, *module;
+	char *where;		/* file:line */
+	uint64_t count, bytes;
+};
+static struct rule *rules;
+static size_t nrules, rulecap;
+static int no_suppress;
+static struct u64map suppress_cache;	/* stack id -> 1 + rule index + 1, or 1 */
+static const char default_rules[] =
+#include "mt-suppress.h"
+    ;
+
+/* The rules of a file's text; 1 when a line is bad (said). */
+static int
+parse_rules(const char *text, const char *name)
+{
+	char *copy = estrdup(text), *line, *next, *save, *kind, *re, where[512];
+	size_t lineno = 0;
+	int bad = 0;
+
+	for (line = copy; line; line = next) {
+		struct rule r = { 0 };
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		line += strspn(line, " \t\r");
+		if (!*line || *line == '#')
+			continue;
+		for (kind = strtok_r(line, " \t\r", &save); kind; kind = strtok_r(NULL, " \t\r", &save)) {
+			re = strtok_r(NULL, " \t\r", &save);
+			if (!re || (strcmp(kind, "function") && strcmp(kind, "module")) ||
+			    (kind[0] == 'f' ? r.function : r.module)) {
+				mt_warn_at(name, lineno, re ? "bad rule" : "a rule without its pattern",
+				    kind, strlen(kind));
+				bad = 1;
+				break;
+			}
+			if (kind[0] == 'f')
+				r.function = re_compile(re);
+			else
+				r.module = re_compile(re);
+		}
+		if (kind)
+			continue;
+		snprintf(where, sizeof(where), "%s:%zu", name, lineno);
+		r.where = estrdup(where);
+		rules = egrow(rules, nrules, &rulecap, sizeof(*rules));
+		rules[nrules++] = r;
+	}
+	free(copy);
+	return bad;
+}
+
+/* --suppress FILE */
+static int
+read_rules(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	char *text = NULL;
+	size_t cap = 0;
+	int bad;
+
+	if (!fp) {
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, mt_shown(path, strlen(path)),
+		    strerror(errno));
+		return 1;
+	}
+	if (getdelim(&text, &cap, '\0', fp) < 0 && !text)
+		text = estrdup("");
+	fclose(fp);
+	bad = parse_rules(text, path);
+	free(text);
+	return bad;
+}
+
+static int
+rule_holds(const struct rule *r, const struct mt_stackinfo *si)
+{
+	const char *s;
+	uint32_t i;
+
+	if (r->module) {
+		s = si->frame[si->alloc_frame]->module;
+		if (!re_match(r->module, s, strlen(s)))
+			return 0;
+	}
+	if (!r->function)
+		return 1;
+	for (i = 0; i < si->n; i++) {
+		s = si->frame[i]->function;
+		if (re_match(r->function, s, strlen(s)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The rule that suppresses a lifetime never freed, or NULL. */
+static struct rule *
+suppressed_by(const struct mt_event *ev)
+{
+	struct mt_stackinfo *si;
+	void **v;
+	size_t i;
+
+	if (!nrules || (ev->flags & EV_STACK_NONE))
+		return NULL;
+	if (!(ev->flags & EV_TS2_NONE) && !(ev->s2.len == 4 && !memcmp(ev->s2.s, "exit", 4)))
+		return NULL;
+	v = u64map_get(&suppress_cache, ev->stack, 1);
+	if (!*v) {
+		si = dict_stack(dict, ev->stack);
+		for (i = 0; i < nrules && !(si->n && rule_holds(&rules[i], si)); i++)
+			;
+		*v = (void *)(uintptr_t)(i < nrules ? i + 2 : 1);
+	}
+	return (uintptr_t)*v > 1 ? &rules[(uintptr_t)*v - 2] : NULL;
+}
+
+/* One line at the end: what the rules kept out, and by which. */
+static void
+say_suppressed(void)
+{
+	uint64_t n = 0, bytes = 0;
+	size_t i;
+	char h[32];
+	int first;
+
+	for (i = 0; i < nrules; i++) {
+		n += rules[i].count;
+		bytes += rules[i].bytes;
+	}
+	if (!n)
+		return;
+	fprintf(stderr, "%s: suppressed %" PRIu64 " lifetimes never freed, %s (", mt_progname,
+	    n, mt_human((int64_t)bytes, h, sizeof(h)));
+	for (i = 0, first = 1; i < nrules; i++)
+		if (rules[i].count) {
+			fprintf(stderr, "%s%s %" PRIu64, first ? "" : ", ", rules[i].where,
+			    rules[i].count);
+			first = 0;
+		}
+	fprintf(stderr, "); --no-suppress shows them\n");
+}
+
 static void
 group_life(const struct mt_event *ev)
 {
@@ -464,6 +620,14 @@ group_life(const struct mt_event *ev)
 	struct sums *g;
 	int cls = -1;
 
+	if (!no_suppress) {
+		struct rule *r = suppressed_by(ev);
+		if (r) {
+			r->count++;
+			r->bytes += ev->flags & EV_SIZE_NONE ? 0 : ev->size;
+			return;
+		}
+	}
 	k = uncached ? NULL : kept_slot(ev, stack, &cls);
 	if (k && k->gen == kept_gen && k->stack == stack && k->pid == ev->pid &&
 	    k->heap == ev->heap.s && k->cls == cls) {
@@ -1204,6 +1368,8 @@ group_file(const char *path)
 		if ((added = dict_add(dict, &ev))) {
 			/* A process renamed, a stack redefined. */
 			kept_gen += ev.type == MT_PROC || added == 2;
+			if (added == 2)
+				u64map_free(&suppress_cache, NULL);
 			continue;
 		}
 		/* Unknown records were passed on before us. */
@@ -1255,6 +1421,8 @@ main(int argc, char *argv[])
 		{ "shorten", no_argument, NULL, 'C' },
 		{ "diff", required_argument, NULL, 'E' },
 		{ "histogram", no_argument, NULL, 'H' },
+		{ "suppress", required_argument, NULL, 'P' },
+		{ "no-suppress", no_argument, NULL, 'N' },
 		{ "no-shorten", no_argument, NULL, 'L' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "weight", required_argument, NULL, 'w' },
@@ -1284,6 +1452,13 @@ main(int argc, char *argv[])
 			break;
 		case 'H':
 			histogram = 1;
+			break;
+		case 'P':
+			if (read_rules(optarg))
+				return 2;
+			break;
+		case 'N':
+			no_suppress = 1;
 			break;
 		case 'L':
 			shorten = 0;
@@ -1412,6 +1587,10 @@ main(int argc, char *argv[])
 	if (!reader_inputs(&argc, argv))
 		return 1;
 	dict = dict_new(skip_pattern);
+	if (!no_suppress && parse_rules(default_rules, "mt-suppress"))
+		return 2;
+	if (no_suppress)
+		nrules = 0;
 	if (argc == 0)
 		status |= group_file(NULL);
 	for (i = 0; i < argc; i++)
@@ -1420,6 +1599,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "%s: no life records: run mt-lifetime first\n", mt_progname);
 		return 1;
 	}
+	say_suppressed();
 	if (diff_path) {
 		/* As diff(1): 0 the same, 1 changed, 2 trouble. */
 		int old = read_old(diff_path), changed;

@@ -29,6 +29,7 @@ setup() {
 	[ -x root/b/mt-plot ]
 	[ -e root/m/man1/mt-plot.1 ]
 	[ -e root/s/mt-pool.cron ]
+	[ -e root/s/mt-suppress ]
 	[ -x root/b/mt-pooldiff ]
 	[ -e root/m/man1/mt-pooldiff.1 ]
 	# not beside the binary: MT_PRELOAD points at it, as the man page says

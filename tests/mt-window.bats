@@ -346,7 +346,7 @@ near() {
 	ours=$(our_peak "$PROGS/peak-cxx")
 	[ "$ours" = "$(massif_peak "$PROGS/peak-cxx")" ]
 	near "$ours" "$(heaptrack_peak "$PROGS/peak-cxx")" 2
-	mt-symbolize p.life | mt-window --at peak --heap malloc | mt-group --by function --format tsv >g.tsv
+	mt-symbolize p.life | mt-window --at peak --heap malloc | mt-group --no-suppress --by function --format tsv >g.tsv
 	# the map's 20,000 nodes of 72 bytes, built by build()
 	has_line "$(cat g.tsv)" '_Rb_tree<.*>::_M_get_node\(\)\t20000\t1440000\t1440000$'
 	[ "$(awk -F'\t' 'NR > 1 { s += $3 } END { print s }' g.tsv)" = "$ours" ]

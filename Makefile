@@ -152,7 +152,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBDIR)
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANPAGES))))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(filter %.5,$(MANPAGES))))
-	rm -f $(DESTDIR)$(SHAREDIR)/mt-pool.cron
+	rm -f $(DESTDIR)$(SHAREDIR)/mt-pool.cron $(DESTDIR)$(SHAREDIR)/mt-suppress
 	-rmdir $(DESTDIR)$(SHAREDIR)
 	rm -f $(addprefix $(DESTDIR)$(COMPLETIONSDIR)/,$(notdir $(PROGS)) mt-plot)
 	-rmdir $(DESTDIR)$(COMPLETIONSDIR)

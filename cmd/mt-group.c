@@ -586,10 +586,15 @@ suppressed_by(const struct mt_event *ev)
 	return (uintptr_t)*v > 1 ? &rules[(uintptr_t)*v - 2] : NULL;
 }
 
-/* One line at the end: what the rules kept out, and by which. */
+/*
+ * One line at the end: what the rules kept out, and by which: under the
+ * table, or on standard error after TSV, JSON and folded stacks, whose
+ * readers expect only their rows.
+ */
 static void
 say_suppressed(void)
 {
+	FILE *to = format == F_TABLE ? stdout : stderr;
 	uint64_t n = 0, bytes = 0;
 	size_t i;
 	char h[32];
@@ -601,15 +606,16 @@ say_suppressed(void)
 	}
 	if (!n)
 		return;
-	fprintf(stderr, "%s: suppressed %" PRIu64 " lifetimes never freed, %s (", mt_progname,
-	    n, mt_human((int64_t)bytes, h, sizeof(h)));
+	fflush(stdout);
+	fprintf(to, "%s: suppressed %" PRIu64 " lifetimes never freed, %s (",
+	    to == stdout ? "note" : mt_progname, n, mt_human((int64_t)bytes, h, sizeof(h)));
 	for (i = 0, first = 1; i < nrules; i++)
 		if (rules[i].count) {
-			fprintf(stderr, "%s%s %" PRIu64, first ? "" : ", ", rules[i].where,
+			fprintf(to, "%s%s %" PRIu64, first ? "" : ", ", rules[i].where,
 			    rules[i].count);
 			first = 0;
 		}
-	fprintf(stderr, "); --no-suppress shows them\n");
+	fprintf(to, "); --no-suppress shows them\n");
 }
 
 static void
@@ -1599,7 +1605,6 @@ main(int argc, char *argv[])
 		fprintf(stderr, "%s: no life records: run mt-lifetime first\n", mt_progname);
 		return 1;
 	}
-	say_suppressed();
 	if (diff_path) {
 		/* As diff(1): 0 the same, 1 changed, 2 trouble. */
 		int old = read_old(diff_path), changed;
@@ -1607,6 +1612,7 @@ main(int argc, char *argv[])
 		if (old == 2)
 			return 2;
 		changed = write_diff();
+		say_suppressed();
 		return (mt_close_stdout() | status | mt_status | old) ? 2 : changed;
 	}
 	if (tree)
@@ -1615,5 +1621,6 @@ main(int argc, char *argv[])
 		write_folded();
 	else
 		write_groups();
+	say_suppressed();
 	return (mt_close_stdout() | status | mt_status) ? 1 : 0;
 }

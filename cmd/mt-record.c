@@ -95,6 +95,8 @@ struct proc {
 	uint64_t *ids_val;
 	size_t ids_cap, ids_len;
 	struct mt_ranges regions;
+	struct region_op *ops;	/* its recent changes to regions, oldest first */
+	size_t opshead, nops, opscap;
 	int remap_heap;		/* of the range an mremap is moving */
 	struct queue ctl;
 	uint64_t lost_said, full_said;
@@ -230,6 +232,30 @@ queue_push(struct queue *q, uint64_t ts)
 	return r;
 }
 
+/*
+ * A record of a time already past in the queue's own order (a fork, told
+ * by the child's hello after the parent's later records were queued):
+ * put among the waiting ones where its time goes, not after them.
+ */
+static struct rec *
+queue_insert(struct queue *q, uint64_t ts)
+{
+	uint64_t last = q->last_ts;
+	struct rec *r = queue_push(q, ts), tmp;
+	size_t i = (size_t)(r - q->v);
+
+	if (ts >= last)
+		return r;
+	q->last_ts = last;
+	r->ts = ts;
+	for (; i > q->head && q->v[i - 1].ts > ts; i--) {
+		tmp = q->v[i - 1];
+		q->v[i - 1] = q->v[i];
+		q->v[i] = tmp;
+	}
+	return &q->v[i];
+}
+
 static struct rec *
 queue_peek(struct queue *q)
 {
@@ -344,6 +370,40 @@ put_heap_event(enum mt_type type, struct rec *r, struct proc *p, int heap,
 /* Mappings: which ranges of a process are committed or reserved. */
 
 /*
+ * A change to a process's regions, kept a while (OPS_NS, OPS_MAX) so
+ * that a child whose hello we read late, after the merge went past its
+ * fork, gets its parent's regions as of the fork: the changes since are
+ * undone on its copy.
+ */
+struct region_op {
+	uint64_t ts, lo, hi;
+	uint8_t heap, added;
+};
+#define OPS_NS		2000000000u
+#define OPS_MAX		65536
+
+static void
+region_log(struct proc *p, uint64_t ts, uint64_t lo, uint64_t hi, int heap, int added)
+{
+	/* The old ones go: past OPS_NS, or past OPS_MAX. */
+	while (p->opshead < p->nops && (p->nops - p->opshead >= OPS_MAX ||
+	    p->ops[p->opshead].ts + OPS_NS < ts))
+		p->opshead++;
+	if (p->nops == p->opscap) {
+		if (p->opshead) {
+			memmove(p->ops, p->ops + p->opshead, (p->nops - p->opshead) * sizeof(*p->ops));
+			p->nops -= p->opshead;
+			p->opshead = 0;
+		}
+		if (p->nops == p->opscap) {
+			p->opscap = p->opscap ? 2 * p->opscap : 64;
+			p->ops = erealloc(p->ops, p->opscap * sizeof(*p->ops));
+		}
+	}
+	p->ops[p->nops++] = (struct region_op){ ts, lo, hi, (uint8_t)heap, (uint8_t)added };
+}
+
+/*
  * Ends [lo, hi) wherever it overlaps what we track, one free a piece,
  * and returns the heap of the first piece (or -1).  With only_heap >= 0
  * it touches only regions of that heap.
@@ -368,8 +428,10 @@ region_cut(struct proc *p, struct rec *r, uint64_t lo, uint64_t hi, int only_hea
 		}
 		if (first < 0)
 			first = v.heap;
-		if (!quiet)
+		if (!quiet) {
 			put_heap_event(MT_FREE, r, p, v.heap, a, b - a);
+			region_log(p, r->ts, a, b, v.heap, 0);
+		}
 		if (v.lo < a && v.hi > b) {
 			g->hi = a;
 			ranges_next(&p->regions, &at);
@@ -398,6 +460,30 @@ region_add(struct proc *p, struct rec *r, uint64_t lo, uint64_t hi, int heap)
 	at = ranges_seek(&p->regions, lo);
 	ranges_insert(&p->regions, &at, (struct mt_range){ lo, hi, (uint8_t)heap });
 	put_heap_event(MT_ALLOC, r, p, heap, lo, hi - lo);
+	region_log(p, r->ts, lo, hi, heap, 1);
+}
+
+/*
+ * A child's regions: its parent's as of the fork, at.  The merge may have
+ * gone past it in the parent's events before we read the child's hello:
+ * what the parent changed since is undone on the copy, newest first.
+ */
+static void
+regions_as_of_fork(struct proc *child, struct proc *parent, struct rec *r, uint64_t at)
+{
+	size_t i;
+
+	ranges_copy(&child->regions, &parent->regions);
+	for (i = parent->nops; i-- > parent->opshead && parent->ops[i].ts > at;) {
+		struct region_op *o = &parent->ops[i];
+
+		if (o->added) {
+			region_cut(child, r, o->lo, o->hi, o->heap, 1);
+		} else {
+			struct mt_rpos pos = ranges_seek(&child->regions, o->lo);
+			ranges_insert(&child->regions, &pos, (struct mt_range){ o->lo, o->hi, o->heap });
+		}
+	}
 }
 
 static uint64_t
@@ -542,7 +628,7 @@ emit_control(struct rec *r, struct proc *p)
 	}
 	case CTL_FORK: {
 		struct proc *child = (struct proc *)(uintptr_t)r->off;
-		ranges_copy(&child->regions, &p->regions);
+		regions_as_of_fork(child, p, r, r->size);
 		child->fork_pending--;
 		break;
 	}
@@ -891,10 +977,11 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len, uint64_t
 		 * before the fork are merged).
 		 */
 		uint64_t at = m->lo ? peer_time(p, m->lo, m->ts) : 0;
-		r = queue_push(&parent->ctl, at && at <= m->ts ? at : m->ts);
+		r = queue_insert(&parent->ctl, at && at <= m->ts ? at : m->ts);
 		r->kind = CTL_FORK;
 		r->pid = parent->pid;
 		r->off = (uint64_t)(uintptr_t)p;
+		r->size = r->ts;	/* the fork */
 		p->fork_pending++;
 	}
 	r = queue_push(&p->ctl, m->ts);
@@ -1324,6 +1411,7 @@ proc_free(struct proc *p)
 	free(p->ids_key);
 	free(p->ids_val);
 	ranges_free(&p->regions);
+	free(p->ops);
 	free(p);
 }
 

@@ -40,7 +40,7 @@ setup() {
 }
 
 @test "sort, top, json, folded, bottom-up tree" {
-	run -0 bash -c "mt-window wpa.life | mt-group --by function --sort size --top 1 --format tsv"
+	run -0 --separate-stderr bash -c "mt-window wpa.life | mt-group --by function --sort size --top 1 --format tsv"
 	[ "${lines[1]}" = "$(printf 'commit\t12\t%d\t0' $((120 * MiB)))" ]
 	[ "${#lines[@]}" = 2 ]
 	run -0 bash -c "mt-window wpa.life | mt-group --by function --sort count --format json --top 1"

@@ -692,7 +692,8 @@ window(const char *path, int peaks)
 		if (ev.type != MT_LIFE) {
 			if (ev.type == MT_ALLOC || ev.type == MT_FREE)
 				nraw += !peaks;
-			if (!step && !peaks)
+			/* A series passes the processes' names on, for its readers. */
+			if ((!step || ev.type == MT_PROC) && !peaks)
 				sink_pass(&out, r, &ev);
 			continue;
 		}

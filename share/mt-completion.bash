@@ -67,7 +67,7 @@ _mt_complete()
 	mt-group:-n|mt-group:--top|mt-group:-A|mt-group:--skip|mt-group:-D|mt-group:--depth|\
 	mt-pooldiff:-i|mt-pooldiff:--interval|mt-pooldiff:--time|mt-pooldiff:-m|\
 	mt-pooldiff:--include|mt-pooldiff:-x|mt-pooldiff:--exclude|mt-pooldiff:-A|\
-	mt-pooldiff:--skip|mt-plot:-t|mt-plot:--title)
+	mt-pooldiff:--skip|mt-plot:-t|mt-plot:--title|mt-plot:-n|mt-plot:--top)
 		return ;;	# a value of the user's own
 	mt-window:-H|mt-window:--heap)
 		COMPREPLY=($(compgen -W "malloc mmap reserve kmalloc page" -- "$cur")); return ;;

@@ -266,7 +266,9 @@ exited_child() {
 	# peak RSS, not ulimit -v: a sanitizer's shadow takes address space
 	run -0 --separate-stderr peak_rss rss mt-window --series 1us --to 1ms long.life
 	[ "$(tail -n 1 rss)" -lt "$(rss_bound 500000)" ]
-	[ "${#lines[@]}" = 3000 ]
+	# the proc line passed on, then 1000 samples a heap
+	[ "${#lines[@]}" = 3001 ]
+	[ "$(printf '%s\n' "$output" | grep -c '^sample')" = 3000 ]
 	[ "$(awk -F'\t' '$4 == "heap1" && $2 == 600000 { print $5, $6 }' <<<"$output")" = "12 2" ]
 	[ "$(awk -F'\t' '$4 == "heap1" && $2 == 700000 { print $5, $6 }' <<<"$output")" = "8 1" ]
 }
@@ -375,4 +377,26 @@ near() {
 	run -2 mt-window --at peak --series 1s s.life
 	run -2 mt-window --at 1s --from 0 s.life
 	run -2 mt-window --at soon s.life
+}
+
+@test "mt-plot: names as text, the biggest series and one 'other', a band where a step held more, reserve on its own axis" {
+	# 12 processes of a cache each, one reserving; pid 100's a 100 ms spike
+	awk 'BEGIN {
+		for (p = 100; p < 112; p++) printf "proc\t%d\t1\t0\t/usr/bin/app_%d\tapp\n", p, p
+		for (p = 100; p < 112; p++) for (k = 0; k <= 10; k++)
+			printf "sample\t%d\t%d\tcache:anon_vma_chain\t%d\t1\t%d\t%d\n", k * 100000000, p,
+			    (p - 99) * 1048576, (p == 100 && k == 5 ? 50 : p - 99) * 1048576, (p - 99) * 1048576
+		for (k = 0; k <= 10; k++) printf "sample\t%d\t100\treserve\t%d\t1\t%d\t%d\n", k * 100000000, 1073741824, 1073741824, 1073741824
+	}' >p.txt
+	run -0 "$TESTS/../share/mt-plot" -n 3 -o p.svg p.txt
+	# the three biggest by their peak (100 with its spike first), then other
+	for t in 'app_100 (100) cache:anon_vma_chain' 'app_111 (111) cache:anon_vma_chain' \
+		'app_110 (110) cache:anon_vma_chain' 'other (9 series)' 'app_100 (100) reserved' \
+		'MiB reserved (dashed)'; do
+		grep -qF ">$t<" p.svg || { echo "no '$t'"; return 1; }
+	done
+	[ -z "$(grep -F '>app_109 (109)' p.svg)" ]
+	# the bands: filled, see-through
+	grep -q 'fill-opacity' p.svg
+	run -2 "$TESTS/../share/mt-plot" -n x -o p.svg p.txt
 }

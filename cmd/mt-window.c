@@ -458,7 +458,9 @@ series_add(const struct mt_event *ev, uint64_t ta, uint64_t tf, int64_t size)
 static void
 series_write(uint64_t end)
 {
-	uint64_t k, kmax = (end - t0 + step - 1) / step, per = step / resolution;
+	/* Samples to the first at or after the trace's last instant, so
+	   that the last step, whole or not, has its most and least. */
+	uint64_t k, kmax = (end - 1 - t0 + step - 1) / step + 1, per = step / resolution;
 	struct mt_event ev;
 	size_t i;
 

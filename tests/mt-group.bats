@@ -447,3 +447,44 @@ assert (d[0]["count"], d[0]["old-count"], d[0]["state"]) == (3000, 1000, "change
 	has_line "$stderr" "^mt-group: bad.supp:1: a rule without its pattern 'function'"
 	has_line "$stderr" "^mt-group: bad.supp:2: bad rule 'stack'"
 }
+
+# views_agree LIFE: the tree, the histogram and the table sum to the same
+# counts; the peaks are the series' most.
+views_agree() {
+	local n
+	n=$(awk -F'\t' '$1 == "life"' "$1" | wc -l)
+	[ "$n" -gt 0 ]
+	run -0 --separate-stderr mt-group --no-suppress --tree --by process,heap --top 3 --depth 4 --format tsv "$1"
+	has_line "$output" "^0\t-\tall\tall\t$n\t"
+	run -0 --separate-stderr mt-group --no-suppress --histogram --by heap --format tsv "$1"
+	[ "$(printf '%s\n' "$output" | awk -F'\t' 'NR > 1 { s += $3 } END { print s }')" = "$n" ]
+	run -0 --separate-stderr mt-group --no-suppress --by task,temporary --format tsv "$1"
+	[ "$(printf '%s\n' "$output" | awk -F'\t' 'NR > 1 { s += $3 } END { print s }')" = "$n" ]
+	mt-group --no-suppress --by process,heap --format tsv "$1" >before.tsv
+	run -0 --separate-stderr mt-group --no-suppress --by process,heap --diff before.tsv "$1"
+	# each process and heap's peak: the most of its series at any step
+	mt-window --at peak "$1" | awk -F'\t' '$1 == "sample" { print $3, $4, $5 }' | sort >peaks
+	mt-window --series 7ms "$1" | awk -F'\t' '$1 == "sample" { k = $3 " " $4
+		if (!(k in m) || $7 > m[k]) m[k] = $7 } END { for (k in m) print k, m[k] }' | sort >most
+	[ -s peaks ]
+	diff peaks most
+}
+
+@test "every view on a multi-process trace (make -j2) and a kernel trace" {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir mk
+	for i in 1 2 3 4 5 6; do printf 'int f%d(int x) { return x * %d; }\n' $i $i >mk/f$i.c; done
+	printf 'all: f1.o f2.o f3.o f4.o f5.o f6.o\n%%.o: %%.c\n\tcc -O2 -c $< -o $@\n' >mk/Makefile
+	mt-record -o mk.mtr -- make -s -j2 -C mk >/dev/null 2>&1
+	mt-symbolize mk.mtr | mt-lifetime -q >mk.life
+	[ "$(awk -F'\t' '$1 == "proc"' mk.life | wc -l)" -ge 12 ]
+	views_agree mk.life
+	[ "$(wc -l <peaks)" -ge 12 ]
+	[ "$(id -u)" = 0 ] && grep -qw tracefs /proc/filesystems ||
+		skip "kernel tracing needs root and tracefs (the make -j2 part passed)"
+	mt-record --kernel -d 1s -o k.mtr >/dev/null 2>&1 &
+	for i in $(seq 50); do cat /etc/hostname >/dev/null; done
+	wait
+	mt-symbolize k.mtr | mt-lifetime -q >k.life
+	views_agree k.life
+}

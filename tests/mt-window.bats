@@ -115,7 +115,7 @@ for pid, heap in sorted(set((l[0], l[1]) for l in lives)):
     def at(t):
         return sum(l[4] for l in mine if l[2] <= t and (l[3] is None or t < l[3]))
     changes = sorted(set([l[2] for l in mine] + [l[3] for l in mine if l[3] is not None]))
-    for k in range((end + step - 1) // step):
+    for k in range((end - 1 + step - 1) // step + 1):
         t = k * step
         on = [l for l in mine if l[2] <= t and (l[3] is None or t < l[3])]
         # every instant of (t - step, t]: where it starts, and each change in it
@@ -266,9 +266,9 @@ exited_child() {
 	# peak RSS, not ulimit -v: a sanitizer's shadow takes address space
 	run -0 --separate-stderr peak_rss rss mt-window --series 1us --to 1ms long.life
 	[ "$(tail -n 1 rss)" -lt "$(rss_bound 500000)" ]
-	# the proc line passed on, then 1000 samples a heap
-	[ "${#lines[@]}" = 3001 ]
-	[ "$(printf '%s\n' "$output" | grep -c '^sample')" = 3000 ]
+	# the proc line passed on, then 1001 samples a heap: 0 to 1 ms
+	[ "${#lines[@]}" = 3004 ]
+	[ "$(printf '%s\n' "$output" | grep -c '^sample')" = 3003 ]
 	[ "$(awk -F'\t' '$4 == "heap1" && $2 == 600000 { print $5, $6 }' <<<"$output")" = "12 2" ]
 	[ "$(awk -F'\t' '$4 == "heap1" && $2 == 700000 { print $5, $6 }' <<<"$output")" = "8 1" ]
 }
@@ -305,7 +305,8 @@ exited_child() {
 	# the spike in (6 ms, 7 ms]: at least the 1000 bytes and the 1 beside
 	printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" && $2 == 7000000 && $7 >= 1001 { n++ }
 		END { exit n != 1 }'
-	[ "$(printf '%s\n' "$output" | grep -c '^sample')" = 22 ]
+	# 0 to 22 ms: the first sample at or after the last instant, 21.999995 ms
+	[ "$(printf '%s\n' "$output" | grep -c '^sample')" = 23 ]
 }
 
 # massif_peak PROG...: the heap's peak bytes, as massif measures them

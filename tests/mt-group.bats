@@ -470,8 +470,12 @@ views_agree() {
 	diff peaks most
 }
 
-@test "every view on a multi-process trace (make -j2) and a kernel trace" {
+@test "every view on a multi-process trace (make -j2), python3, and a kernel trace" {
 	cd "$BATS_TEST_TMPDIR"
+	PYTHONMALLOC=malloc mt-record -o py.mtr -- /usr/bin/python3 -c \
+		'd = {str(i): [i] * (i % 7) for i in range(20000)}; print(len(d))' >/dev/null 2>&1
+	mt-symbolize py.mtr | mt-lifetime -q >py.life
+	views_agree py.life
 	mkdir mk
 	for i in 1 2 3 4 5 6; do printf 'int f%d(int x) { return x * %d; }\n' $i $i >mk/f$i.c; done
 	printf 'all: f1.o f2.o f3.o f4.o f5.o f6.o\n%%.o: %%.c\n\tcc -O2 -c $< -o $@\n' >mk/Makefile

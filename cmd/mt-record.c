@@ -390,12 +390,13 @@ region_log(struct proc *p, uint64_t ts, uint64_t lo, uint64_t hi, int heap, int 
 	    p->ops[p->opshead].ts + OPS_NS < ts))
 		p->opshead++;
 	if (p->nops == p->opscap) {
-		if (p->opshead) {
+		/* Moved down when half is gone (once in opscap / 2 changes at
+		   most), else grown: never a move a change. */
+		if (p->opshead >= p->opscap / 2 && p->opshead) {
 			memmove(p->ops, p->ops + p->opshead, (p->nops - p->opshead) * sizeof(*p->ops));
 			p->nops -= p->opshead;
 			p->opshead = 0;
-		}
-		if (p->nops == p->opscap) {
+		} else {
 			p->opscap = p->opscap ? 2 * p->opscap : 64;
 			p->ops = erealloc(p->ops, p->opscap * sizeof(*p->ops));
 		}

@@ -292,6 +292,11 @@ exited_child() {
 	mt-record -o m.mtr -- "$PROGS/spikes" mmap >/dev/null 2>&1
 	run -0 bash -c "mt-lifetime -q m.mtr | mt-window --series 1s --heap mmap | grep '^sample'"
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$7 == 10 * 1048576' | wc -l)" -ge 2 ]
+	# reserve and commit, as VirtualAlloc's users do: at 1 s nothing is
+	# committed at the instants, 10 MiB within each step
+	mt-record -o r.mtr -- "$PROGS/spikes" reserve >/dev/null 2>&1
+	run -0 bash -c "mt-lifetime -q r.mtr | mt-window --series 1s --heap mmap | grep '^sample' | sed -n 2,3p"
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$5 == 0 && $7 == 10 * 1048576' | wc -l)" = 2 ]
 }
 
 @test "--series: more changes than it keeps at the nanosecond: bounds, said, and no spike lost" {

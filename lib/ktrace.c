@@ -67,6 +67,7 @@ struct ktrace {
 	struct u64map stacks;	/* hash of frames -> id */
 	struct u64map named;	/* addresses given a sym line */
 	struct u64map tasks;	/* tids given a #task line */
+	struct u64map cmdlines;	/* tid + 1 -> comm, from the kernel's saved_cmdlines */
 	uint64_t next_stack;
 	char *buf;
 	size_t len, cap;
@@ -345,6 +346,43 @@ field_num(const char *f, const char *key, int base, int *ok)
 }
 
 /*
+ * A task gone before we read its events: its comm as the kernel saved it
+ * when it traced it (tracefs' saved_cmdlines), read again for each task
+ * not yet in what we read (a task is looked up once: at most a read a
+ * task gone); NULL when not there.
+ */
+static const char *
+saved_comm(struct ktrace *k, int tid)
+{
+	void **v = u64map_get(&k->cmdlines, (uint64_t)tid + 1, 0);
+	char path[300], line[128];
+	FILE *fp;
+
+	if (v && *v)
+		return *v;
+	snprintf(path, sizeof(path), "%s/saved_cmdlines", k->root);
+	if (!(fp = fopen(path, "re")))
+		return NULL;
+	while (fgets(line, sizeof(line), fp)) {
+		char *sp = strchr(line, ' ');
+		long t;
+
+		if (!sp)
+			continue;
+		t = strtol(line, NULL, 10);
+		if (t <= 0 || t > INT32_MAX)
+			continue;
+		sp[1 + strcspn(sp + 1, "\n")] = '\0';
+		v = u64map_get(&k->cmdlines, (uint64_t)t + 1, 1);
+		free(*v);
+		*v = estrdup(sp + 1);
+	}
+	fclose(fp);
+	v = u64map_get(&k->cmdlines, (uint64_t)tid + 1, 0);
+	return v ? *v : NULL;
+}
+
+/*
  * The task of a kernel event, the first time its tid is seen: a comment
  * "#task tid comm" (mt-events(5)), so that an allocation can be tied to
  * the process whose fault or call made it.  The comm from the text line,
@@ -372,6 +410,8 @@ task_seen(struct ktrace *k, int tid, const char *comm, size_t len)
 		}
 		if (tid == 0)
 			n = snprintf(buf, sizeof(buf), "swapper");
+		if (n <= 0 && (comm = saved_comm(k, tid)))
+			n = snprintf(buf, sizeof(buf), "%s", comm);
 		if (n <= 0)
 			n = snprintf(buf, sizeof(buf), "?");
 		buf[n] = '\0';
@@ -1169,6 +1209,7 @@ ktrace_free(struct ktrace *k)
 	u64map_free(&k->stacks, NULL);
 	u64map_free(&k->named, NULL);
 	u64map_free(&k->tasks, NULL);
+	u64map_free(&k->cmdlines, free);
 	free(k->buf);
 	free(k->q);
 	free(k->got);

@@ -146,7 +146,8 @@ many_stacks() {
 }
 
 # bounded KB-PER-MB CMD...: CMD's peak RSS is within KB-PER-MB kilobytes
-# for each megabyte of its input, m.life, and it exits 0.
+# for each megabyte of its input, m.life, and 16 MB (the rusage of a
+# child counts what python3 had before the exec), and it exits 0.
 bounded() {
 	local per=$1 mb
 	shift
@@ -155,11 +156,11 @@ bounded() {
 	ASAN_OPTIONS=$ASAN_OPTIONS:quarantine_size_mb=1 \
 		run -0 --separate-stderr peak_rss rss "$@" m.life
 	echo "$* : $(tail -n 1 rss) KB for $mb MB" >&3
-	[ "$(tail -n 1 rss)" -lt "$(rss_bound $((per * mb + 8000)))" ]
+	[ "$(tail -n 1 rss)" -lt "$(rss_bound $((per * mb + 16000)))" ]
 }
 
-@test "250,000 distinct stacks: each filter's memory a small multiple of its input" {
-	many_stacks 250000 >m.life
+@test "100,000 distinct stacks: each filter's memory a small multiple of its input" {
+	many_stacks 100000 >m.life
 	# A stack is its frames' pointers once resolved (8 bytes a frame).
 	bounded 1536 mt-group --by function
 	bounded 1536 mt-group --by module,file

@@ -982,7 +982,7 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len, uint64_t
 		r->kind = CTL_FORK;
 		r->pid = parent->pid;
 		r->off = (uint64_t)(uintptr_t)p;
-		r->size = r->ts;	/* the fork */
+		r->size = r->ts;	/* the fork: r->ts is moved up if merged late */
 		p->fork_pending++;
 	}
 	r = queue_push(&p->ctl, m->ts);

@@ -386,7 +386,8 @@ saved_comm(struct ktrace *k, int tid)
  * The task of a kernel event, the first time its tid is seen: a comment
  * "#task tid comm" (mt-events(5)), so that an allocation can be tied to
  * the process whose fault or call made it.  The comm from the text line,
- * or else from /proc (a task gone by then: "?").
+ * or else from /proc, or for a task gone by then from saved_cmdlines
+ * ("?" when not there either).
  */
 static void
 task_seen(struct ktrace *k, int tid, const char *comm, size_t len)

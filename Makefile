@@ -85,9 +85,11 @@ LIBS_mt-pooldiff := $(LIBS_mt-window)
 
 # The preload library runs inside other programs: never sanitized, and
 # only its interposed functions are exported.
-$(PRELOAD): lib/preload/mt-preload.c lib/preload/proto.h
+# Frame pointers: --unwind fp starts in the library's own frames.
+$(PRELOAD): lib/preload/mt-preload.c lib/preload/shadow.c lib/preload/proto.h lib/preload/shadow.h
 	$(CC) -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
-		-o $@ $< -lunwind -ldl -lpthread
+		-fno-omit-frame-pointer -o $@ lib/preload/mt-preload.c lib/preload/shadow.c \
+		-lunwind -ldl -lpthread
 
 tests/progs/%: tests/progs/%.c
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wno-unused-result -o $@ $< -ldl -lpthread -lm

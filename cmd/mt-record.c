@@ -80,6 +80,20 @@ struct module {
 	size_t len;
 };
 
+/* What a process's stack table counts, as it said last. */
+struct table_counts {
+	uint64_t full, fallback, checked, differ;
+};
+
+static void
+add_counts(struct table_counts *to, const struct table_counts *c)
+{
+	to->full += c->full;
+	to->fallback += c->fallback;
+	to->checked += c->checked;
+	to->differ += c->differ;
+}
+
 struct proc {
 	int fd;			/* -1 once the image is gone */
 	struct module *mods;	/* what its map records said */
@@ -99,7 +113,8 @@ struct proc {
 	size_t opshead, nops, opscap;
 	int remap_heap;		/* of the range an mremap is moving */
 	struct queue ctl;
-	uint64_t lost_said, full_said;
+	uint64_t lost_said;
+	struct table_counts counts;	/* its table's, when let go of */
 	uint64_t gone_at;
 	/* What it sends is not trusted: times out of bounds, and records. */
 	uint64_t hello_ts;
@@ -127,7 +142,10 @@ struct ring {
 #define PEER_RINGS	32768
 #define PEER_MODULES	16384
 #define MODULE_DATA	(PATH_MAX + 130)
-#define READ_BATCH	256	/* messages read from one connection at a time */
+#define READ_BATCH	256
+/* The unwinder unless --unwind says: its letter for the library. */
+#define UNWIND_DEFAULT	'l'
+#define UNWIND_DEFAULT_NAME	"libunwind"	/* messages read from one connection at a time */
 
 static const char synopsis[] = "[-cFn] [-m size] [-o file] [-D depth] [--] command [arg ...]\n"
     "-k [-cS] [-d duration] [-e events] [-m size] [-O order] [-o file]";
@@ -141,6 +159,10 @@ static const char options[] =
     "                        -s is the old spelling)\n"
     "  -F, --free-stacks     a stack for every free too\n"
     "  -n, --no-follow       only the command, not the children it forks or execs\n"
+    "      --unwind METHOD   how stacks are taken: libunwind, shadow (a shadow\n"
+    "                        stack: only new frames walked), fp (frame pointers),\n"
+    "                        check (shadow, each stack compared with libunwind's);\n"
+    "                        default " UNWIND_DEFAULT_NAME "\n"
     "  -m, --max-size SIZE   keep the trace within SIZE (64K or more: 64K, 100MiB,\n"
     "                        1.5G): the oldest events, or with -c the newest\n"
     "  -c, --circular        with -m: drop the oldest events, keep the newest\n"
@@ -165,6 +187,7 @@ static struct trace_writer *writer;
 static struct trace_bound *bound;	/* --max-size */
 static uint64_t max_size;
 static int circular;
+static int unwind_check;	/* --unwind check */
 static const char *out_name;
 static int write_failed;
 static uint64_t dropped;	/* events not written after a write error */
@@ -180,7 +203,7 @@ static size_t nrings, ringcap;
 static pid_t root_pid;
 static int root_status = -1;
 static uint64_t nprocs_traced;
-static uint64_t full_said;	/* of processes let go of */
+static struct table_counts counts_gone;	/* of processes let go of */
 static int depth = 64;
 static int free_stacks;
 static pid_t forward_to;
@@ -1477,7 +1500,10 @@ release(void)
 			r->size = p->table->lost - p->lost_said;
 			p->lost_said = p->table->lost;
 		}
-		p->full_said = p->table->full;
+		p->counts.full = p->table->full;
+		p->counts.fallback = p->table->fallback;
+		p->counts.checked = p->table->checked;
+		p->counts.differ = p->table->differ;
 		munmap(p->table, MT_STACK_BYTES(p->table_words));
 		p->table = NULL;
 		free(p->ids_key);
@@ -1490,7 +1516,7 @@ release(void)
 	for (i = j = 0; i < nprocs; i++) {
 		p = procs[i];
 		if (proc_done(p, t)) {
-			full_said += p->full_said;
+			add_counts(&counts_gone, &p->counts);
 			proc_free(p);
 			continue;
 		}
@@ -1929,7 +1955,7 @@ finish(void)
 {
 	struct rec *r;
 	size_t i;
-	uint64_t full = 0;
+	struct table_counts c;
 
 	merge(UINT64_MAX);
 	release();
@@ -1968,12 +1994,21 @@ finish(void)
 	merge(UINT64_MAX);
 	release();
 	merge(UINT64_MAX);
-	full = full_said;
+	c = counts_gone;
 	for (i = 0; i < nprocs; i++)
-		full += procs[i]->full_said;
-	if (full)
+		add_counts(&c, &procs[i]->counts);
+	if (c.full)
 		comment("# mt-record: %llu events found the stack table full and have no stack",
-		    (unsigned long long)full);
+		    (unsigned long long)c.full);
+	if (c.fallback)
+		comment("# mt-record: --unwind shadow: %llu stacks unwound by libunwind (frames it cannot walk)",
+		    (unsigned long long)c.fallback);
+	if (unwind_check) {
+		comment("# mt-record: --unwind check: %llu stacks compared with libunwind's, %llu differ",
+		    (unsigned long long)c.checked, (unsigned long long)c.differ);
+		fprintf(stderr, "%s: --unwind check: %llu stacks compared with libunwind's, %llu differ\n",
+		    mt_progname, (unsigned long long)c.checked, (unsigned long long)c.differ);
+	}
 	if (late)
 		comment("# mt-record: %llu events reached the recorder late and carry the time of the event before them",
 		    (unsigned long long)late);
@@ -2149,11 +2184,12 @@ main(int argc, char *argv[])
 		{ "min-order", required_argument, NULL, 'O' },
 		{ "stacks", no_argument, NULL, 'S' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "unwind", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char sockname[96], flags[4] = "", *lib, *cmdpath, *end, *defname = NULL;
+	char sockname[96], flags[8] = "", *lib, *cmdpath, *end, *defname = NULL;
 	static char libpath[PATH_MAX];
 	const char *output = NULL;
 	struct pollfd *pfd = NULL;
@@ -2163,6 +2199,7 @@ main(int argc, char *argv[])
 	struct ktrace_opts ko = { .min_order = 1 };
 	struct sigaction sa;
 	int kernel = 0;
+	char unwind = UNWIND_DEFAULT;
 	int ch, lfd, fd, no_follow = 0, busy, status, e, created = 0, n, pfd_path = -1;
 	long v;
 
@@ -2217,6 +2254,20 @@ main(int argc, char *argv[])
 		case 'F':
 			free_stacks = 1;
 			break;
+		case 'U':
+			if (!strcmp(optarg, "shadow") || !strcmp(optarg, "check"))
+				unwind = 's';
+			else if (!strcmp(optarg, "fp"))
+				unwind = 'p';
+			else if (!strcmp(optarg, "libunwind"))
+				unwind = 'l';
+			else {
+				fprintf(stderr, "%s: bad unwinder '%s' (libunwind, shadow, fp, check)\n",
+				    mt_progname, mt_shown(optarg, strlen(optarg)));
+				return 2;
+			}
+			unwind_check = !strcmp(optarg, "check");
+			break;
 		case 'n':
 			no_follow = 1;
 			break;
@@ -2248,6 +2299,10 @@ main(int argc, char *argv[])
 		strcat(flags, "f");
 	if (no_follow)
 		strcat(flags, "n");
+	if (unwind != 'l')
+		strncat(flags, &unwind, 1);
+	if (unwind_check)
+		strcat(flags, "c");
 
 	if (!(lib = find_library())) {
 		fprintf(stderr, "%s: cannot find libmt-preload.so (set MT_PRELOAD)\n", mt_progname);

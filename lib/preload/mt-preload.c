@@ -29,6 +29,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
@@ -46,6 +47,7 @@
 #include <libunwind.h>
 
 #include "proto.h"
+#include "shadow.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -150,6 +152,7 @@ struct thread_state {
 	volatile int busy;	/* inside record(): do not recurse */
 	int dead;		/* the thread's ring is closed: events go late */
 	int dtor_rounds;
+	uintptr_t stack_lo, stack_hi;	/* --unwind fp: the thread's stack */
 	unsigned nnested;
 	struct mt_raw nested[NESTED_MAX];
 };
@@ -189,6 +192,10 @@ table_words(void)
 }
 static int depth = 64;
 static int free_stacks, no_follow;
+enum { UNWIND_LIBUNWIND, UNWIND_SHADOW, UNWIND_FP };
+static int unwind = UNWIND_LIBUNWIND, unwind_check;
+/* libunwind's own, not the one shadow.c interposes for the program. */
+static int (*libunwind_backtrace)(void **, int);
 static pid_t recorder_pid;
 static pthread_key_t thread_key;
 static char socket_name[108];
@@ -435,8 +442,13 @@ ring_open(struct thread_state *t)
 	}
 	close(fd);
 	/* Only to be told when the thread ends; it may allocate. */
-	if (t != &late)
+	if (t != &late) {
 		pthread_setspecific(thread_key, t);
+		if (unwind == UNWIND_SHADOW)
+			shadow_thread_start();
+		else if (unwind == UNWIND_FP)
+			thread_stack(&t->stack_lo, &t->stack_hi);
+	}
 	return 0;
 }
 
@@ -453,6 +465,7 @@ thread_end(void *arg)
 		pthread_setspecific(thread_key, t);
 		return;
 	}
+	shadow_thread_end();
 	if (t->ring) {
 		__atomic_store_n(&t->ring->closed, 1, __ATOMIC_RELEASE);
 		syscall(SYS_munmap, t->ring, MT_RING_BYTES);
@@ -514,18 +527,16 @@ push(struct thread_state *t, const struct mt_raw *r)
 	__atomic_store_n(&t->ring->head, t->head, __ATOMIC_RELEASE);
 }
 
+/* ips[0] is the innermost frame: hashed from the outermost in. */
 static uint64_t
-hash_frames(void *const *ips, int n)
+hash_frames(void *const *ips, int n, int truncated)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+	uint64_t h = STACK_SEED;
 	int i;
 
-	for (i = 0; i < n; i++) {
-		h ^= (uint64_t)(uintptr_t)ips[i];
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	return h;
+	for (i = n; i-- > 0;)
+		h = stack_mix(h, (uintptr_t)ips[i]);
+	return stack_final(h, n, truncated);
 }
 
 static int
@@ -546,11 +557,11 @@ same_stack(const uint64_t *e, void *const *ips, int n, int truncated)
  * Lock-free: an entry is written whole before a slot points to it.
  */
 static uint32_t
-stack_intern(void *const *ips, int n, int truncated)
+stack_intern(void *const *ips, int n, int truncated, uint64_t h)
 {
 	uint32_t *slots = MT_STACK_SLOT_PTR(table);
 	uint64_t *arena = MT_STACK_ARENA(table, stack_words);
-	uint64_t h = hash_frames(ips, n), base;
+	uint64_t base;
 	uint32_t i, probe, off, expect;
 	int k;
 
@@ -631,6 +642,88 @@ forked_unseen(void)
 	after_fork_child();
 }
 
+/*
+ * --unwind fp: the chain of saved frame pointers, from record()'s frame
+ * (whose return address, into the interposed function, is not kept).
+ * Only up the thread's own stack, each frame above the one before: code
+ * built without frame pointers ends the chain early or wrong, never
+ * with a read outside the stack.
+ */
+static int
+fp_backtrace(void *frame, void **ips, int *truncated)
+{
+	const uintptr_t *fp = frame, *next;
+	uintptr_t lo = tls.stack_lo, hi = tls.stack_hi;
+	int n = 0, k = 0;
+
+	*truncated = 0;
+	while ((uintptr_t)fp - lo < hi - lo - 16 && !((uintptr_t)fp & 7)) {
+		if (k++ >= SKIP_FRAMES - 1) {
+			if (n == depth) {
+				*truncated = 1;
+				break;
+			}
+			if (!fp[1])
+				break;
+			ips[n++] = (void *)fp[1];
+		}
+		next = (const uintptr_t *)fp[0];
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return n;
+}
+
+/* --unwind check: the shadow's stack against libunwind's, unpatched. */
+struct unwound {
+	void **ips;
+	int n;
+};
+
+static __attribute__((noinline)) void
+unwind_libunwind(void *arg)
+{
+	struct unwound *u = arg;
+
+	u->n = libunwind_backtrace(u->ips, depth + 6);
+}
+
+static __attribute__((noinline)) void
+check_stack(void *const *ips, int n, int truncated)
+{
+	/* unwind_libunwind, shadow_unpatched, us, record, the interposed */
+	enum { SKIP = 5 };
+	void *lib[MAX_DEPTH + 8];
+	struct unwound u = { lib, 0 };
+	static int said;
+	int ln, lt, i;
+
+	shadow_unpatched(unwind_libunwind, &u);
+	ln = u.n - SKIP;
+	lt = ln > depth;
+	if (ln > depth)
+		ln = depth;
+	if (ln < 0)
+		ln = 0;
+	__atomic_fetch_add(&table->checked, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < n && i < ln; i++)
+		if (ips[i] != lib[SKIP + i])
+			break;
+	if (i == n && n == ln && truncated == lt)
+		return;
+	__atomic_fetch_add(&table->differ, 1, __ATOMIC_RELAXED);
+	if (__atomic_fetch_add(&said, 1, __ATOMIC_RELAXED) < 3) {
+		char msg[160];
+		int len = snprintf(msg, sizeof(msg), "libmt-preload: pid %d: the shadow stack's "
+		    "frame %d is %p of %d%s, libunwind's %p of %d%s\n", (int)getpid(), i,
+		    i < n ? ips[i] : NULL, n, truncated ? "+" : "",
+		    i < ln ? lib[SKIP + i] : NULL, ln, lt ? "+" : "");
+		if (len > 0)
+			(void)!write(2, msg, (size_t)len < sizeof(msg) ? (size_t)len : sizeof(msg) - 1);
+	}
+}
+
 static __attribute__((noinline)) void
 record(struct mt_raw *r, struct mt_raw *before, int want_stack)
 {
@@ -669,12 +762,32 @@ record(struct mt_raw *r, struct mt_raw *before, int want_stack)
 	}
 	r->stack = MT_STACK_NONE;
 	if (want_stack && depth > 0) {
-		n = unw_backtrace(ips, depth + SKIP_FRAMES + 1);
-		if (n > SKIP_FRAMES) {
-			int truncated = n > depth + SKIP_FRAMES;
-			n -= SKIP_FRAMES + truncated;
-			r->stack = stack_intern(ips + SKIP_FRAMES, n, truncated);
+		void **st = ips;
+		int truncated = 0;
+		uint64_t h = 0;
+
+		n = -1;
+		if (unwind == UNWIND_SHADOW) {
+			int how = shadow_capture(ips, depth, SKIP_FRAMES + 1, &n, &truncated, &h);
+			if (how != SHADOW_OK) {
+				n = -1;
+				if (how == SHADOW_FAIL)
+					__atomic_fetch_add(&table->fallback, 1, __ATOMIC_RELAXED);
+			} else if (unwind_check) {
+				check_stack(ips, n, truncated);
+			}
+		} else if (unwind == UNWIND_FP) {
+			n = fp_backtrace(__builtin_frame_address(0), ips, &truncated);
 		}
+		if (n < 0) {
+			n = libunwind_backtrace(ips, depth + SKIP_FRAMES + 1);
+			truncated = n > depth + SKIP_FRAMES;
+			n -= SKIP_FRAMES + truncated;
+			st = ips + SKIP_FRAMES;
+		}
+		if (n > 0)
+			r->stack = stack_intern(st, n, truncated,
+			    h ? h : hash_frames(st, n, truncated));
 	}
 	if (before) {
 		before->stack = before->type != RAW_FREE || free_stacks ?
@@ -917,7 +1030,7 @@ ready_before_unmap(void)
 		return;
 	t->busy = 2;
 	if (ring_open(t) == 0)
-		(void)unw_backtrace(ips, 4);
+		(void)libunwind_backtrace(ips, 4);
 	t->busy = 0;
 }
 
@@ -1380,11 +1493,19 @@ init(void)
 	if ((s = getenv(MT_ENV_FLAGS))) {
 		free_stacks = strchr(s, 'f') != NULL;
 		no_follow = strchr(s, 'n') != NULL;
+		if (strchr(s, 's') && shadow_usable())
+			unwind = UNWIND_SHADOW;
+		else if (strchr(s, 'p'))
+			unwind = UNWIND_FP;
+		unwind_check = unwind == UNWIND_SHADOW && strchr(s, 'c') != NULL;
 	}
 	if ((s = strrchr(socket_name, '-')))
 		recorder_pid = (pid_t)strtol(s + 1, NULL, 10);
 	/* Before libunwind starts, which makes its pipe (see pipe2). */
-	dl_iterate_phdr(find_unwinder, (void *)(uintptr_t)unw_backtrace);
+	RESOLVE(libunwind_backtrace, "unw_backtrace");
+	if (!libunwind_backtrace)
+		libunwind_backtrace = unw_backtrace;
+	dl_iterate_phdr(find_unwinder, (void *)(uintptr_t)libunwind_backtrace);
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	RESOLVE(real_posix_memalign, "posix_memalign");
 	RESOLVE(real_aligned_alloc, "aligned_alloc");

@@ -20,7 +20,9 @@
  */
 #define MT_SOCKET_DIR	"/tmp/"
 #define MT_ENV_DEPTH	"MT_RECORD_DEPTH"
-#define MT_ENV_FLAGS	"MT_RECORD_FLAGS"	/* 'f': free stacks, 'n': no follow */
+#define MT_ENV_FLAGS	"MT_RECORD_FLAGS"	/* 'f': free stacks, 'n': no follow,
+						   's': --unwind shadow, 'p': fp,
+						   'c': compare with libunwind */
 
 #define MT_RING_HDR	4096
 #define MT_RING_RECS	(1u << 15)	/* records a thread's ring holds */
@@ -83,6 +85,8 @@ struct mt_stack_table {
 	uint64_t used;		/* arena words handed out; word 0 is never an id */
 	uint64_t lost;		/* events the process could not deliver */
 	uint64_t full;		/* stacks that found the table full */
+	uint64_t fallback;	/* --unwind shadow: stacks libunwind took */
+	uint64_t checked, differ;	/* the unwinders compared (check mode) */
 	/* then uint32_t slots[MT_STACK_SLOTS] at 4096, the arena after */
 };
 #define MT_STACK_SLOT_PTR(t) ((uint32_t *)((char *)(t) + 4096))

@@ -1,0 +1,1176 @@
+/*
+ * The shadow-stack unwinder (--unwind shadow).
+ *
+ * libunwind walks every frame of every event, and a program's stacks
+ * are 30 to 60 frames deep while only the top few change from one
+ * allocation to the next.  A capture here walks from the top, by the
+ * frame rules of the binaries' .eh_frame (cached per address), and
+ * replaces each return address it walks with the address of a
+ * trampoline, keeping the original in the thread's shadow: its slot on
+ * the stack, the address, and the caller's frame pointer.  A function
+ * returning through the trampoline pops its entry and goes where it
+ * would have gone; the next capture walks until it meets a replaced
+ * address, and copies the rest from the shadow.  bytehound and memray's
+ * experiments do the same; what follows is how this one stays safe.
+ *
+ * - The shadow is ordered: its slots go down the stack as entries go
+ *   up.  Frames that ended without returning (longjmp, an exception
+ *   caught above them) leave entries below the live ones: the
+ *   trampoline, and a capture that meets a replaced address, drop every
+ *   entry below the slot they are at.
+ * - Only slots on the thread's own stack are replaced, and only from a
+ *   capture (the busy flag held, so never inside a signal handler that
+ *   interrupted one).  Frames on a signal's alternate stack, a
+ *   coroutine's stack, or past a signal frame's saved context are walked
+ *   every time.
+ * - Every other unwinder must see the real addresses: a C++ throw and
+ *   its cleanups (_Unwind_RaiseException, _Unwind_Resume, ...),
+ *   pthread_exit's forced unwind, backtrace(3), a program's own
+ *   libunwind, and a switch of context (swapcontext, setcontext) put
+ *   them all back first (shadow_restore), through the interposed entry
+ *   points below.  A capture that meets a frame it cannot walk (an
+ *   expression rule, JIT code) puts them back too, and the caller
+ *   unwinds that event with libunwind.
+ * - Putting back can race with the trampoline only in a signal handler
+ *   that interrupted it: the trampoline then takes the address from its
+ *   slot, where it was put back, and leaves the count as it was made.
+ * - A CET shadow stack (a kernel and glibc that enable it) rejects a
+ *   replaced return: not used there (shadow_usable).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "shadow.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* The calling thread's stack, or 0 and 0 when not known. */
+void
+thread_stack(uintptr_t *lo, uintptr_t *hi)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+
+	*lo = *hi = 0;
+	if (pthread_getattr_np(pthread_self(), &a) != 0)
+		return;
+	if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+		*lo = (uintptr_t)addr;
+		*hi = (uintptr_t)addr + size;
+	}
+	pthread_attr_destroy(&a);
+}
+
+#if defined(__x86_64__)
+
+#define SHADOW_MAX 4096		/* entries a thread's shadow holds */
+#define SCRATCH_MAX 1100	/* the frames of one capture, before patching */
+
+struct entry {
+	uintptr_t slot;		/* where the return address was */
+	uintptr_t ra;		/* what it was */
+	uintptr_t bp;		/* the caller's rbp, to walk on from it */
+	uint64_t hash;		/* stack_mix of the frames from the outermost
+				   to this one; 0 when not known */
+};
+
+struct shadow {
+	struct entry *e;	/* SHADOW_MAX + SCRATCH_MAX entries */
+	uint32_t n;		/* entries in use */
+	int8_t state;		/* 0 not started, 1 on, -1 off */
+	uint8_t outer_end;	/* e[0]'s frame is the outermost */
+	uintptr_t lo, hi;	/* the thread's stack */
+	uint32_t captures, fails;
+};
+
+static __thread struct shadow sh __attribute__((tls_model("initial-exec")));
+
+static inline int
+on_stack(const struct shadow *s, uintptr_t a)
+{
+	return a - s->lo < s->hi - s->lo;
+}
+
+/* The trampoline: registers kept whole (a caller compiled with
+   -fipa-ra may keep values in call-clobbered registers across a call to
+   a function it knows), the address from mt_shadow_pop, then ret. */
+extern const char mt_trampoline_start[], mt_trampoline[], mt_trampoline_end[];
+__asm__(
+	"	.text\n"
+	"	.p2align 4\n"
+	"	.globl mt_trampoline_start\n"
+	"	.hidden mt_trampoline_start\n"
+	"	.globl mt_trampoline\n"
+	"	.hidden mt_trampoline\n"
+	"	.globl mt_trampoline_end\n"
+	"	.hidden mt_trampoline_end\n"
+	"mt_trampoline_start:\n"
+	"	nop\n"
+	"mt_trampoline:\n"
+	"	sub $8, %rsp\n"		/* the slot again: ret goes from it */
+	"	push %rax\n"
+	"	push %rcx\n"
+	"	push %rdx\n"
+	"	push %rsi\n"
+	"	push %rdi\n"
+	"	push %r8\n"
+	"	push %r9\n"
+	"	push %r10\n"
+	"	push %r11\n"
+	"	lea 80(%rsp), %rdi\n"	/* the stack pointer after the return */
+	"	call mt_shadow_pop\n"
+	"	mov %rax, 72(%rsp)\n"
+	"	pop %r11\n"
+	"	pop %r10\n"
+	"	pop %r9\n"
+	"	pop %r8\n"
+	"	pop %rdi\n"
+	"	pop %rsi\n"
+	"	pop %rdx\n"
+	"	pop %rcx\n"
+	"	pop %rax\n"
+	/* Not ret: the return stack buffer stays in step with the calls. */
+	"	lea 8(%rsp), %rsp\n"
+	"	jmp *-8(%rsp)\n"
+	"mt_trampoline_end:\n"
+	"	.previous\n");
+
+#define TRAMP ((uintptr_t)mt_trampoline)
+
+static void __attribute__((noreturn, target("general-regs-only")))
+lost_place(void)
+{
+	static const char msg[] = "libmt-preload: the shadow stack lost its place: "
+	    "record again with mt-record --unwind libunwind\n";
+
+	(void)!write(2, msg, sizeof(msg) - 1);
+	__builtin_trap();
+}
+
+/* Where the function that returned to the trampoline was to go. */
+uintptr_t mt_shadow_pop(uintptr_t sp);
+__attribute__((used, visibility("hidden"), target("general-regs-only"))) uintptr_t
+mt_shadow_pop(uintptr_t sp)
+{
+	struct shadow *s = &sh;
+	uintptr_t slot = sp - 8, ra;
+	uint32_t n0 = __atomic_load_n(&s->n, __ATOMIC_RELAXED), n = n0;
+
+	while (n > 0 && s->e[n - 1].slot < slot)
+		n--;	/* frames left by longjmp or a caught exception */
+	if (n == 0 || s->e[n - 1].slot != slot) {
+		/* Put back under us (a signal handler): it is in the slot. */
+		ra = *(volatile uintptr_t *)slot;
+		if (ra == TRAMP)
+			lost_place();
+		return ra;
+	}
+	ra = s->e[n - 1].ra;
+	/* Unless a signal handler put everything back meanwhile. */
+	__atomic_compare_exchange_n(&s->n, &n0, n - 1, 0, __ATOMIC_RELAXED,
+	    __ATOMIC_RELAXED);
+	return ra;
+}
+
+/* ---- Frame rules from .eh_frame, cached by address ---- */
+
+enum { K_NORMAL, K_END, K_SIGNAL, K_UNSUP };
+
+struct rule {
+	int kind;
+	int cfa_bp;		/* CFA from rbp, not rsp */
+	int bp_saved;		/* rbp saved at CFA + bp_off */
+	int bp_lost;		/* rbp's value is not known after this frame */
+	int32_t cfa_off, bp_off;
+};
+
+#define CACHE_BITS 16
+#define CACHE_SLOTS (1u << CACHE_BITS)
+struct cache_ent {
+	uint64_t key;		/* address | generation << 48; 0 empty */
+	uint64_t val;
+};
+static struct cache_ent *cache;
+static uint64_t cache_gen = 1;
+
+/* A packed rule: */
+#define V_KIND		3u	/* K_* */
+#define V_CFA_BP	4u
+#define V_BP_SAVED	8u
+#define V_BP_LOST	16u
+#define V_BP_OFF(v)	((int16_t)(uint16_t)((v) >> 16))
+#define V_CFA_OFF(v)	((int32_t)(uint32_t)((v) >> 32))
+
+static uint64_t
+pack(const struct rule *r)
+{
+	return (uint64_t)r->kind | (uint64_t)r->cfa_bp << 2 | (uint64_t)r->bp_saved << 3 |
+	    (uint64_t)r->bp_lost << 4 | (uint64_t)(uint16_t)(int16_t)r->bp_off << 16 |
+	    (uint64_t)(uint32_t)r->cfa_off << 32;
+}
+
+
+static const uint8_t *
+uleb(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (p < end && shift < 64) {
+		*v |= (uint64_t)(*p & 0x7f) << shift;
+		shift += 7;
+		if (!(*p++ & 0x80))
+			return p;
+	}
+	return NULL;
+}
+
+static const uint8_t *
+sleb(const uint8_t *p, const uint8_t *end, int64_t *v)
+{
+	unsigned shift = 0;
+	uint64_t u = 0;
+	uint8_t b;
+
+	do {
+		if (p >= end || shift >= 64)
+			return NULL;
+		b = *p++;
+		u |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		u |= ~(uint64_t)0 << shift;
+	*v = (int64_t)u;
+	return p;
+}
+
+/* A pointer in one of the encodings .eh_frame uses (DW_EH_PE_*). */
+static const uint8_t *
+encoded(const uint8_t *p, const uint8_t *end, int enc, uintptr_t datarel, uintptr_t *v)
+{
+	const uint8_t *at = p;
+	uint64_t u = 0;
+	int64_t s;
+
+	if (enc == 0xff)
+		return NULL;
+	switch (enc & 0x0f) {
+	case 0x00: case 0x04: case 0x0c:
+		if (end - p < 8)
+			return NULL;
+		memcpy(&u, p, 8);
+		p += 8;
+		break;
+	case 0x01:
+		p = uleb(p, end, &u);
+		break;
+	case 0x09:
+		p = sleb(p, end, &s);
+		u = (uint64_t)s;
+		break;
+	case 0x02: case 0x0a: {
+		uint16_t w;
+		if (end - p < 2)
+			return NULL;
+		memcpy(&w, p, 2);
+		u = (enc & 0x08) ? (uint64_t)(int64_t)(int16_t)w : w;
+		p += 2;
+		break;
+	}
+	case 0x03: case 0x0b: {
+		uint32_t w;
+		if (end - p < 4)
+			return NULL;
+		memcpy(&w, p, 4);
+		u = (enc & 0x08) ? (uint64_t)(int64_t)(int32_t)w : w;
+		p += 4;
+		break;
+	}
+	default:
+		return NULL;
+	}
+	if (!p)
+		return NULL;
+	switch (enc & 0x70) {
+	case 0x00:
+		break;
+	case 0x10:
+		u += (uintptr_t)at;
+		break;
+	case 0x30:
+		u += datarel;
+		break;
+	default:
+		return NULL;
+	}
+	if (enc & 0x80)		/* indirect: only the personality, skipped */
+		u = 0;
+	*v = (uintptr_t)u;
+	return p;
+}
+
+/* The registers the walk needs: the CFA's, rbp (6), the return address (16). */
+struct cfi_state {
+	int cfa_reg;		/* 6 or 7; anything else unsupported */
+	int64_t cfa_off;
+	int bp_how;		/* 0 same, 1 saved at CFA + bp_off, 2 lost */
+	int64_t bp_off;
+	int ra_how;		/* 0 at CFA - 8, 1 undefined (outermost), 2 other */
+	int64_t ra_off;
+	int bad;
+};
+
+#define STATE_STACK 8
+
+/* A rule for reg the walk cannot follow (a register, an expression). */
+static void
+lose(struct cfi_state *st, uint64_t reg)
+{
+	if (reg == 6)
+		st->bp_how = 2;
+	else if (reg == 16)
+		st->ra_how = 2;
+}
+
+/* Runs CFA instructions until the location passes pc. */
+static int
+run_cfi(const uint8_t *p, const uint8_t *end, uintptr_t loc, uintptr_t pc,
+    uint64_t code_align, int64_t data_align, struct cfi_state *st,
+    const struct cfi_state *initial)
+{
+	struct cfi_state saved[STATE_STACK];
+	int nsaved = 0;
+	uint64_t a, b;
+	int64_t sa;
+
+	while (p && p < end) {
+		uint8_t op = *p++, low = op & 0x3f;
+		uint64_t delta = 0;
+
+		switch (op >> 6) {
+		case 1:
+			delta = low * code_align;
+			goto advance;
+		case 2:
+			if (!(p = uleb(p, end, &a)))
+				return -1;
+			sa = (int64_t)a * data_align;
+			goto offset_rule;
+		case 3:
+			if (low == 6) {
+				st->bp_how = initial->bp_how;
+				st->bp_off = initial->bp_off;
+			} else if (low == 16) {
+				st->ra_how = initial->ra_how;
+				st->ra_off = initial->ra_off;
+			}
+			continue;
+		}
+		switch (op) {
+		case 0x00:	/* nop */
+			continue;
+		case 0x02:
+			if (end - p < 1)
+				return -1;
+			delta = *p++ * code_align;
+			goto advance;
+		case 0x03: {
+			uint16_t w;
+			if (end - p < 2)
+				return -1;
+			memcpy(&w, p, 2);
+			p += 2;
+			delta = w * code_align;
+			goto advance;
+		}
+		case 0x04: {
+			uint32_t w;
+			if (end - p < 4)
+				return -1;
+			memcpy(&w, p, 4);
+			p += 4;
+			delta = w * code_align;
+			goto advance;
+		}
+		case 0x05:	/* offset_extended */
+			if (!(p = uleb(p, end, &a)) || !(p = uleb(p, end, &b)))
+				return -1;
+			low = (uint8_t)(a > 63 ? 63 : a);
+			sa = (int64_t)b * data_align;
+			goto offset_rule;
+		case 0x11:	/* offset_extended_sf */
+			if (!(p = uleb(p, end, &a)) || !(p = sleb(p, end, &sa)))
+				return -1;
+			low = (uint8_t)(a > 63 ? 63 : a);
+			sa *= data_align;
+			goto offset_rule;
+		case 0x2f:	/* GNU_negative_offset_extended */
+			if (!(p = uleb(p, end, &a)) || !(p = uleb(p, end, &b)))
+				return -1;
+			low = (uint8_t)(a > 63 ? 63 : a);
+			sa = -(int64_t)b * data_align;
+			goto offset_rule;
+		case 0x06:	/* restore_extended */
+			if (!(p = uleb(p, end, &a)))
+				return -1;
+			if (a == 6) {
+				st->bp_how = initial->bp_how;
+				st->bp_off = initial->bp_off;
+			} else if (a == 16) {
+				st->ra_how = initial->ra_how;
+				st->ra_off = initial->ra_off;
+			}
+			continue;
+		case 0x07:	/* undefined */
+		case 0x08:	/* same_value */
+			if (!(p = uleb(p, end, &a)))
+				return -1;
+			if (a == 6)
+				st->bp_how = op == 0x07 ? 2 : 0;
+			else if (a == 16)
+				st->ra_how = op == 0x07 ? 1 : 2;
+			continue;
+		case 0x09:	/* register */
+			if (!(p = uleb(p, end, &a)) || !(p = uleb(p, end, &b)))
+				return -1;
+			lose(st, a);
+			continue;
+		case 0x0a:	/* remember_state */
+			if (nsaved == STATE_STACK)
+				return -1;
+			saved[nsaved++] = *st;
+			continue;
+		case 0x0b:	/* restore_state */
+			if (nsaved == 0)
+				return -1;
+			*st = saved[--nsaved];
+			continue;
+		case 0x0c:	/* def_cfa */
+			if (!(p = uleb(p, end, &a)) || !(p = uleb(p, end, &b)))
+				return -1;
+			st->cfa_reg = (int)(a > 63 ? 63 : a);
+			st->cfa_off = (int64_t)b;
+			continue;
+		case 0x12:	/* def_cfa_sf */
+			if (!(p = uleb(p, end, &a)) || !(p = sleb(p, end, &sa)))
+				return -1;
+			st->cfa_reg = (int)(a > 63 ? 63 : a);
+			st->cfa_off = sa * data_align;
+			continue;
+		case 0x0d:	/* def_cfa_register */
+			if (!(p = uleb(p, end, &a)))
+				return -1;
+			st->cfa_reg = (int)(a > 63 ? 63 : a);
+			continue;
+		case 0x0e:	/* def_cfa_offset */
+			if (!(p = uleb(p, end, &a)))
+				return -1;
+			st->cfa_off = (int64_t)a;
+			continue;
+		case 0x13:	/* def_cfa_offset_sf */
+			if (!(p = sleb(p, end, &sa)))
+				return -1;
+			st->cfa_off = sa * data_align;
+			continue;
+		case 0x0f:	/* def_cfa_expression */
+			if (!(p = uleb(p, end, &a)) || a > (uint64_t)(end - p))
+				return -1;
+			p += a;
+			st->cfa_reg = 63;	/* unsupported from here */
+			continue;
+		case 0x10:	/* expression */
+		case 0x16:	/* val_expression */
+			if (!(p = uleb(p, end, &a)) || !(p = uleb(p, end, &b)) ||
+			    b > (uint64_t)(end - p))
+				return -1;
+			p += b;
+			lose(st, a);
+			continue;
+		case 0x14:	/* val_offset */
+		case 0x15:	/* val_offset_sf */
+			if (!(p = uleb(p, end, &a)) ||
+			    !(p = op == 0x14 ? uleb(p, end, &b) : sleb(p, end, &sa)))
+				return -1;
+			lose(st, a);
+			continue;
+		case 0x2e:	/* GNU_args_size */
+			if (!(p = uleb(p, end, &a)))
+				return -1;
+			continue;
+		default:	/* set_loc and anything newer */
+			return -1;
+		}
+advance:
+		if (loc + delta > pc)
+			return 0;
+		loc += delta;
+		continue;
+offset_rule:
+		if (low == 6) {
+			st->bp_how = 1;
+			st->bp_off = sa;
+		} else if (low == 16) {
+			st->ra_how = sa == -8 ? 0 : 2;
+			st->ra_off = sa;
+		}
+	}
+	return p ? 0 : -1;
+}
+
+/* The rule for the frame at pc, from its FDE. */
+static void
+rule_of(uintptr_t pc, struct rule *r)
+{
+	struct dl_find_object fo;
+	const uint8_t *hdr, *tab, *fde, *fend, *cie, *cend, *p, *aug, *insns;
+	uintptr_t eh_frame, count, begin, range;
+	uint64_t code_align, ra_reg, alen;
+	int64_t data_align;
+	uint32_t len, id;
+	int fde_enc = 0, signal = 0, version, lo, hi;
+	struct cfi_state st = { 7, 8, 0, 0, 0, -8, 0 }, initial;
+
+	memset(r, 0, sizeof(*r));
+	r->kind = K_UNSUP;
+	if (_dl_find_object((void *)pc, &fo) != 0 || !fo.dlfo_eh_frame)
+		return;
+	hdr = fo.dlfo_eh_frame;
+	/* version 1; the table: 4-byte offsets from the header, sorted. */
+	if (hdr[0] != 1 || hdr[3] != 0x3b)
+		return;
+	p = encoded(hdr + 4, hdr + 32, hdr[1], (uintptr_t)hdr, &eh_frame);
+	if (!p || !(p = encoded(p, p + 16, hdr[2], (uintptr_t)hdr, &count)) || count == 0)
+		return;
+	tab = p;
+	lo = 0;
+	hi = (int)count - 1;
+	{
+		int32_t at;
+		memcpy(&at, tab, 4);
+		if ((uintptr_t)hdr + (intptr_t)at > pc)
+			return;
+	}
+	while (lo < hi) {	/* the last entry that starts at or before pc */
+		int mid = lo + (hi - lo + 1) / 2;
+		int32_t at;
+		memcpy(&at, tab + (size_t)mid * 8, 4);
+		if ((uintptr_t)hdr + (intptr_t)at <= pc)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	{
+		int32_t off;
+		memcpy(&off, tab + (size_t)lo * 8 + 4, 4);
+		fde = hdr + off;
+	}
+	memcpy(&len, fde, 4);
+	if (len == 0 || len == 0xffffffffu)
+		return;
+	fend = fde + 4 + len;
+	memcpy(&id, fde + 4, 4);
+	cie = fde + 4 - id;
+	memcpy(&len, cie, 4);
+	if (len == 0 || len == 0xffffffffu)
+		return;
+	cend = cie + 4 + len;
+	memcpy(&id, cie + 4, 4);
+	if (id != 0)
+		return;
+	version = cie[8];
+	if (version != 1 && version != 3)
+		return;
+	aug = cie + 9;
+	p = memchr(aug, 0, (size_t)(cend - aug));
+	if (!p++ || (*aug && *aug != 'z'))
+		return;
+	if (!(p = uleb(p, cend, &code_align)) || !(p = sleb(p, cend, &data_align)))
+		return;
+	if (version == 1) {
+		if (p >= cend)
+			return;
+		ra_reg = *p++;
+	} else if (!(p = uleb(p, cend, &ra_reg))) {
+		return;
+	}
+	if (ra_reg != 16)
+		return;
+	insns = p;
+	if (*aug == 'z') {
+		const char *c;
+		if (!(p = uleb(p, cend, &alen)) || alen > (uint64_t)(cend - p))
+			return;
+		insns = p + alen;
+		for (c = (const char *)aug + 1; *c; c++) {
+			uintptr_t skip;
+			switch (*c) {
+			case 'R':
+				fde_enc = *p++;
+				break;
+			case 'L':
+				p++;
+				break;
+			case 'P':
+				if (!(p = encoded(p + 1, insns, p[0] & 0x7f, 0, &skip)))
+					return;
+				break;
+			case 'S':
+				signal = 1;
+				break;
+			default:
+				return;
+			}
+			if (p > insns)
+				return;
+		}
+	}
+	p = encoded(fde + 8, fend, fde_enc, 0, &begin);
+	if (!p || !(p = encoded(p, fend, fde_enc & 0x0f, 0, &range)))
+		return;
+	if (pc < begin || pc - begin >= range)
+		return;
+	if (*aug == 'z') {
+		if (!(p = uleb(p, fend, &alen)) || alen > (uint64_t)(fend - p))
+			return;
+		p += alen;
+	}
+	if (signal) {
+		r->kind = K_SIGNAL;
+		return;
+	}
+	if (run_cfi(insns, cend, 0, 0, code_align, data_align, &st, &st) < 0)
+		return;
+	initial = st;
+	if (run_cfi(p, fend, begin, pc, code_align, data_align, &st, &initial) < 0)
+		return;
+	if (st.ra_how == 1) {
+		r->kind = K_END;
+		return;
+	}
+	if (st.ra_how != 0 || (st.cfa_reg != 6 && st.cfa_reg != 7) ||
+	    st.cfa_off < 8 || st.cfa_off > INT32_MAX ||
+	    (st.bp_how == 1 && (st.bp_off < INT16_MIN || st.bp_off > -16)))
+		return;
+	r->kind = K_NORMAL;
+	r->cfa_bp = st.cfa_reg == 6;
+	r->cfa_off = (int32_t)st.cfa_off;
+	r->bp_saved = st.bp_how == 1;
+	r->bp_lost = st.bp_how == 2;
+	r->bp_off = (int32_t)st.bp_off;
+}
+
+/*
+ * The packed rule of the frame at pc.  The cache is direct-mapped; on
+ * x86-64 stores are seen in order, so a key read the same before and
+ * after its value vouches for it (the writer clears the key first).
+ */
+static uint64_t
+lookup_slow(uintptr_t pc, struct cache_ent *c, uint64_t key)
+{
+	struct rule r;
+	uint64_t v;
+
+	rule_of(pc, &r);
+	v = pack(&r);
+	if (c) {
+		__atomic_store_n(&c->key, 0, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		__atomic_store_n(&c->val, v, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->key, key, __ATOMIC_RELEASE);
+	}
+	return v;
+}
+
+static inline uint64_t
+lookup(uintptr_t pc)
+{
+	uint64_t key = (uint64_t)pc | cache_gen << 48, k1, k2, v;
+	struct cache_ent *c;
+
+	if (__builtin_expect(!cache, 0))
+		return lookup_slow(pc, NULL, 0);
+	c = &cache[(key * 0x9e3779b97f4a7c15ULL) >> (64 - CACHE_BITS)];
+	k1 = __atomic_load_n(&c->key, __ATOMIC_ACQUIRE);
+	v = __atomic_load_n(&c->val, __ATOMIC_ACQUIRE);
+	k2 = __atomic_load_n(&c->key, __ATOMIC_RELAXED);
+	if (__builtin_expect(k1 == key && k2 == key, 1))
+		return v;
+	return lookup_slow(pc, c, key);
+}
+
+/*
+ * Past the shadow's outermost entry when it is not the stack's outermost
+ * frame (a stack deeper than --depth when first seen): walked, not kept.
+ */
+static int
+walk_on(const struct shadow *s, void **ips, int n, int limit)
+{
+	uintptr_t ip = s->e[0].ra, sp = s->e[0].slot + 8, bp = s->e[0].bp, cfa;
+	uint64_t v;
+
+	while (n < limit) {
+		v = lookup(ip - 1);
+		if ((v & V_KIND) != K_NORMAL || ((v & V_CFA_BP) && !bp))
+			break;
+		cfa = ((v & V_CFA_BP) ? bp : sp) + (uintptr_t)(intptr_t)V_CFA_OFF(v);
+		if (cfa <= sp || (s->hi && cfa > s->hi))
+			break;
+		ip = *(const uintptr_t *)(cfa - 8);
+		if (v & V_BP_SAVED)
+			bp = *(const uintptr_t *)(cfa + (intptr_t)V_BP_OFF(v));
+		else if (v & V_BP_LOST)
+			bp = 0;
+		sp = cfa;
+		if (ip == 0 || ip == TRAMP)
+			break;
+		ips[n++] = (void *)ip;
+	}
+	return n;
+}
+
+void
+shadow_modules_changed(void)
+{
+	__atomic_fetch_add(&cache_gen, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- The shadow ---- */
+
+static int usable = -1;
+
+int
+shadow_usable(void)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	if (usable >= 0)
+		return usable;
+	usable = 0;
+	/* A kernel and glibc that turned on a CET shadow stack for us. */
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	{
+		char *f = strstr(buf, "x86_Thread_features:");
+		char *nl = f ? strchr(f, '\n') : NULL;
+		if (nl)
+			*nl = '\0';
+		if (f && strstr(f, "shstk"))
+			return 0;
+	}
+	cache = (void *)syscall(SYS_mmap, NULL, CACHE_SLOTS * sizeof(*cache),
+	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (cache == MAP_FAILED) {
+		cache = NULL;
+		return 0;
+	}
+	usable = 1;
+	return 1;
+}
+
+void
+shadow_thread_start(void)
+{
+	struct shadow *s = &sh;
+
+	if (s->state || usable != 1)
+		return;
+	s->state = -1;
+	thread_stack(&s->lo, &s->hi);
+	s->e = (void *)syscall(SYS_mmap, NULL, (SHADOW_MAX + SCRATCH_MAX) * sizeof(struct entry),
+	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (s->e == MAP_FAILED) {
+		s->e = NULL;
+		return;
+	}
+	s->state = 1;
+}
+
+void
+shadow_restore(void)
+{
+	struct shadow *s = &sh;
+	uint32_t i;
+
+	if (s->state != 1)
+		return;
+	for (i = s->n; i-- > 0;)
+		if (*(volatile uintptr_t *)s->e[i].slot == TRAMP)
+			*(volatile uintptr_t *)s->e[i].slot = s->e[i].ra;
+	__atomic_store_n(&s->n, 0, __ATOMIC_RELAXED);
+}
+
+void
+shadow_thread_end(void)
+{
+	shadow_restore();
+	sh.state = -1;
+}
+
+void
+shadow_unpatched(void (*f)(void *), void *arg)
+{
+	struct shadow *s = &sh;
+	uint32_t i;
+
+	if (s->state != 1) {
+		f(arg);
+		return;
+	}
+	for (i = 0; i < s->n; i++)
+		*(volatile uintptr_t *)s->e[i].slot = s->e[i].ra;
+	f(arg);
+	for (i = 0; i < s->n; i++)
+		*(volatile uintptr_t *)s->e[i].slot = TRAMP;
+}
+
+/* The frames of the shadow from e[i] out, as this capture copies them. */
+static inline int
+copy_shadow(const struct shadow *s, uint32_t i, void **ips, int n, int limit)
+{
+	while (i-- > 0 && n < limit)
+		ips[n++] = (void *)s->e[i].ra;
+	return n;
+}
+
+/*
+ * Walks from the caller of this function.  Frames from the skip'th on go
+ * to ips and, while new, to the scratch entries; the walk stops at a
+ * replaced address, the outermost frame, or depth + 1 frames.  *hash is
+ * the stack's (stack_hash) when the shadow knew it, else 0.
+ */
+__attribute__((noinline)) int
+shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint64_t *hash)
+{
+	struct shadow *s = &sh;
+	struct entry *scratch;
+	uintptr_t ip, sp, bp, cfa, slot = 0, ra, top;
+	uint32_t j = 0, nsh, nfresh = 0, i;
+	int n = 0, k = 0, found = 0, end = 0, limit = depth + 1;
+	uint64_t v, h;
+
+	if (s->state != 1)
+		return SHADOW_OFF;
+	scratch = s->e + SHADOW_MAX;
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+	    : "=r"(ip), "=r"(sp), "=r"(bp));
+	top = on_stack(s, sp) ? s->hi : UINTPTR_MAX;
+	s->captures++;
+	*hash = 0;
+	/* Our own frame's address is not a return address: the rule at it. */
+	v = lookup(ip);
+	for (;;) {
+		if (__builtin_expect((v & (V_KIND | V_BP_LOST)) != 0, 0)) {
+			if ((v & V_KIND) == K_END) {
+				end = 1;
+				break;
+			}
+			if ((v & V_KIND) == K_SIGNAL) {
+				/* The handler returned here: the context is at sp. */
+				const ucontext_t *uc = (const void *)sp;
+				ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+				sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+				bp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+				top = on_stack(s, sp) ? s->hi : UINTPTR_MAX;
+				slot = 0;	/* not a return address: never replaced */
+				ra = ip;
+				v = 0;
+				goto have_frame;
+			}
+			if ((v & V_KIND) == K_UNSUP)
+				goto fail;
+		}
+		if (v & V_CFA_BP) {
+			if (!bp)
+				goto fail;
+			cfa = bp + (uintptr_t)(intptr_t)V_CFA_OFF(v);
+		} else {
+			cfa = sp + (uintptr_t)(intptr_t)V_CFA_OFF(v);
+		}
+		/* Frames go up the stack; a rule that says otherwise is wrong. */
+		if (__builtin_expect(cfa <= sp || cfa > top, 0))
+			goto fail;
+		slot = cfa - 8;
+		ra = *(const uintptr_t *)slot;
+		if (v & V_BP_SAVED)
+			bp = *(const uintptr_t *)(cfa + (intptr_t)V_BP_OFF(v));
+		else if (v & V_BP_LOST)
+			bp = 0;
+		sp = cfa;
+		if (ra == TRAMP) {
+			found = 1;
+			break;
+		}
+		if (ra == 0) {
+			end = 1;
+			break;
+		}
+		v = 1;	/* a return address: the rule at the call */
+have_frame:
+		if (++k >= skip) {
+			if (n == limit)
+				break;
+			ips[n++] = (void *)ra;
+			if (nfresh < SCRATCH_MAX) {
+				scratch[nfresh].slot = slot;
+				scratch[nfresh].ra = ra;
+				scratch[nfresh].bp = bp;
+				nfresh++;
+			}
+		}
+		if (ra - (uintptr_t)mt_trampoline_start <
+		    (uintptr_t)mt_trampoline_end - (uintptr_t)mt_trampoline_start) {
+			/* A signal handler interrupted the trampoline: what
+			   we have, and nothing touched. */
+			*nout = n;
+			*truncated = 1;
+			return SHADOW_OK;
+		}
+		v = lookup(v ? ra - 1 : ra);
+	}
+	nsh = s->n;
+	h = STACK_SEED;
+	if (found) {
+		/* Entries below the slot are of frames that are gone. */
+		for (j = nsh; j > 0 && s->e[j - 1].slot < slot; j--)
+			;
+		if (j == 0 || s->e[j - 1].slot != slot)
+			goto fail;
+		nsh = j;
+		/* The rest of the stack, as it was. */
+		n = copy_shadow(s, j, ips, n, limit);
+		if (s->outer_end && n <= depth)
+			h = s->e[j - 1].hash;
+		else
+			h = 0;
+		if (n < limit && !s->outer_end)
+			n = walk_on(s, ips, n, limit);
+	} else {
+		/* Every live frame up to here was walked: entries at or below
+		   the last slot walked are of frames that are gone. */
+		uintptr_t last = nfresh ? scratch[nfresh - 1].slot : sp;
+		if (end)
+			nsh = 0;
+		else
+			while (nsh > 0 && s->e[nsh - 1].slot <= last)
+				nsh--;
+		if (!end)
+			h = 0;
+	}
+	*truncated = n > depth;
+	if (n > depth)
+		n = depth;
+	*nout = n;
+	/*
+	 * Replace the new frames' return addresses, outermost first, and
+	 * stop at the first that cannot be: a frame kept must never have
+	 * one not kept outside it, or a later capture would skip that one.
+	 */
+	if (nsh == 0)
+		s->outer_end = end && !found;
+	for (i = nfresh; i-- > 0;) {
+		const struct entry *f = &scratch[i];
+		if (h)
+			h = stack_mix(h, f->ra);
+		if (!f->slot || !on_stack(s, f->slot) || nsh == SHADOW_MAX ||
+		    (nsh > 0 && f->slot >= s->e[nsh - 1].slot)) {
+			if (nsh == 0)
+				s->outer_end = 0;
+			for (; i-- > 0;)
+				if (h)
+					h = stack_mix(h, scratch[i].ra);
+			break;
+		}
+		s->e[nsh] = *f;
+		s->e[nsh].hash = h;
+		nsh++;
+		__atomic_store_n(&s->n, nsh, __ATOMIC_RELAXED);
+		*(volatile uintptr_t *)f->slot = TRAMP;
+	}
+	__atomic_store_n(&s->n, nsh, __ATOMIC_RELAXED);
+	if (h && nfresh == (uint32_t)(*nout) - (uint32_t)(found ? j : 0) && !*truncated)
+		*hash = stack_final(h, *nout, 0);
+	return SHADOW_OK;
+fail:
+	s->fails++;
+	shadow_restore();
+	/* A thread whose frames this cannot walk: libunwind from now on. */
+	if (s->fails > 64 && s->fails > s->captures / 16)
+		s->state = -1;
+	return SHADOW_FAIL;
+}
+
+/* ---- Other unwinders see the real addresses ---- */
+
+/* Declared by no header we include, or with types we need not. */
+int _Unwind_RaiseException(void *);
+void _Unwind_Resume(void *) __attribute__((noreturn));
+int _Unwind_Resume_or_Rethrow(void *);
+int _Unwind_ForcedUnwind(void *, void *, void *);
+int _Unwind_Backtrace(void *, void *);
+int backtrace(void **, int);
+int _ULx86_64_init_local(void *, void *);
+int _ULx86_64_init_local2(void *, void *, int);
+int unw_backtrace(void **, int);
+
+#define REAL(var, name) do { if (!(var)) \
+	*(void **)&(var) = dlsym(RTLD_NEXT, name); } while (0)
+
+EXPORT int
+_Unwind_RaiseException(void *e)
+{
+	static int (*real)(void *);
+
+	REAL(real, "_Unwind_RaiseException");
+	shadow_restore();
+	return real(e);
+}
+
+EXPORT void
+_Unwind_Resume(void *e)
+{
+	static void (*real)(void *);
+
+	REAL(real, "_Unwind_Resume");
+	shadow_restore();
+	real(e);
+	__builtin_unreachable();
+}
+
+EXPORT int
+_Unwind_Resume_or_Rethrow(void *e)
+{
+	static int (*real)(void *);
+
+	REAL(real, "_Unwind_Resume_or_Rethrow");
+	shadow_restore();
+	return real(e);
+}
+
+EXPORT int
+_Unwind_ForcedUnwind(void *e, void *stop, void *arg)
+{
+	static int (*real)(void *, void *, void *);
+
+	REAL(real, "_Unwind_ForcedUnwind");
+	shadow_restore();
+	return real(e, stop, arg);
+}
+
+EXPORT int
+_Unwind_Backtrace(void *fn, void *arg)
+{
+	static int (*real)(void *, void *);
+
+	REAL(real, "_Unwind_Backtrace");
+	shadow_restore();
+	return real(fn, arg);
+}
+
+EXPORT int
+backtrace(void **buf, int size)
+{
+	static int (*real)(void **, int);
+
+	REAL(real, "backtrace");
+	shadow_restore();
+	return real(buf, size);
+}
+
+EXPORT void
+pthread_exit(void *ret)
+{
+	static void (*real)(void *);
+
+	REAL(real, "pthread_exit");
+	/* Its forced unwind runs cleanups that may allocate: off for good. */
+	shadow_thread_end();
+	real(ret);
+	__builtin_unreachable();
+}
+
+EXPORT int
+swapcontext(ucontext_t *from, const ucontext_t *to)
+{
+	static int (*real)(ucontext_t *, const ucontext_t *);
+
+	REAL(real, "swapcontext");
+	shadow_restore();
+	return real(from, to);
+}
+
+EXPORT int
+setcontext(const ucontext_t *to)
+{
+	static int (*real)(const ucontext_t *);
+
+	REAL(real, "setcontext");
+	shadow_restore();
+	return real(to);
+}
+
+/* A program's own libunwind (ours is called by its own address). */
+EXPORT int
+_ULx86_64_init_local(void *cursor, void *context)
+{
+	static int (*real)(void *, void *);
+
+	REAL(real, "_ULx86_64_init_local");
+	shadow_restore();
+	return real(cursor, context);
+}
+
+EXPORT int
+_ULx86_64_init_local2(void *cursor, void *context, int flag)
+{
+	static int (*real)(void *, void *, int);
+
+	REAL(real, "_ULx86_64_init_local2");
+	shadow_restore();
+	return real(cursor, context, flag);
+}
+
+EXPORT int
+unw_backtrace(void **buf, int size)
+{
+	static int (*real)(void **, int);
+
+	REAL(real, "unw_backtrace");
+	shadow_restore();
+	return real(buf, size);
+}
+
+#else	/* not x86-64: libunwind only */
+
+int shadow_usable(void) { return 0; }
+void shadow_thread_start(void) { }
+void shadow_thread_end(void) { }
+int shadow_capture(void **ips, int depth, int skip, int *n, int *t, uint64_t *h)
+{
+	(void)ips; (void)depth; (void)skip; (void)n; (void)t; (void)h;
+	return SHADOW_OFF;
+}
+void shadow_restore(void) { }
+void shadow_unpatched(void (*f)(void *), void *arg) { f(arg); }
+void shadow_modules_changed(void) { }
+
+#endif

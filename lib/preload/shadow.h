@@ -1,0 +1,61 @@
+/*
+ * The shadow-stack unwinder of libmt-preload.so (shadow.c): a capture
+ * walks only the frames made since the last one, by the binary's own
+ * call frame information, and copies the rest from a per-thread shadow
+ * of the return addresses it has replaced with a trampoline.
+ */
+#ifndef MT_SHADOW_H
+#define MT_SHADOW_H
+
+/* What a capture came to. */
+enum {
+	SHADOW_OK,	/* n frames in ips */
+	SHADOW_OFF,	/* not for this thread: unwind another way */
+	SHADOW_FAIL,	/* a frame it cannot walk: nothing patched, unwind
+			   another way (the thread's stack is as it was) */
+};
+
+#include <stdint.h>
+
+/*
+ * A stack's hash, from its outermost frame in: the shadow keeps it for
+ * each entry, so a capture hashes only its new frames.
+ */
+#define STACK_SEED 0x9e3779b97f4a7c15ULL
+static inline uint64_t
+stack_mix(uint64_t h, uintptr_t ip)
+{
+	h ^= (uint64_t)ip;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 32);
+}
+
+static inline uint64_t
+stack_final(uint64_t h, int n, int truncated)
+{
+	return stack_mix(h, (uintptr_t)n << 1 | (uintptr_t)truncated);
+}
+
+/* The calling thread's stack, or 0 and 0 when not known. */
+void thread_stack(uintptr_t *lo, uintptr_t *hi);
+/* Whether the machine allows it (x86-64, no CET shadow stack): once. */
+int shadow_usable(void);
+/* The calling thread begins (its stack's bounds); ends (all restored). */
+void shadow_thread_start(void);
+void shadow_thread_end(void);
+/*
+ * The stack of the caller's caller's caller (skip frames more up: the
+ * interposed function and record()), at most depth frames into ips;
+ * *truncated when there are more.  Must be called with the thread's
+ * busy flag held: a signal handler never runs a capture inside one.
+ */
+int shadow_capture(void **ips, int depth, int skip, int *n, int *truncated,
+    uint64_t *hash);
+/* Every replaced return address put back (before another unwinder). */
+void shadow_restore(void);
+/* The test mode: put back, let f run, patch again. */
+void shadow_unpatched(void (*f)(void *), void *arg);
+/* The cache of frame rules is stale: a module was unloaded. */
+void shadow_modules_changed(void);
+
+#endif

@@ -82,7 +82,7 @@ struct module {
 
 /* What a process's stack table counts, as it said last. */
 struct table_counts {
-	uint64_t full, fallback, checked, differ;
+	uint64_t full, fallback, checked, differ, unchecked;
 };
 
 static void
@@ -92,6 +92,7 @@ add_counts(struct table_counts *to, const struct table_counts *c)
 	to->fallback += c->fallback;
 	to->checked += c->checked;
 	to->differ += c->differ;
+	to->unchecked += c->unchecked;
 }
 
 struct proc {
@@ -1504,6 +1505,7 @@ release(void)
 		p->counts.fallback = p->table->fallback;
 		p->counts.checked = p->table->checked;
 		p->counts.differ = p->table->differ;
+		p->counts.unchecked = p->table->unchecked;
 		munmap(p->table, MT_STACK_BYTES(p->table_words));
 		p->table = NULL;
 		free(p->ids_key);
@@ -2008,6 +2010,12 @@ finish(void)
 		    (unsigned long long)c.checked, (unsigned long long)c.differ);
 		fprintf(stderr, "%s: --unwind check: %llu stacks compared with libunwind's, %llu differ\n",
 		    mt_progname, (unsigned long long)c.checked, (unsigned long long)c.differ);
+		if (c.unchecked) {
+			comment("# mt-record: --unwind check: %llu stacks not compared: a signal stopped the trampoline, which libunwind cannot walk",
+			    (unsigned long long)c.unchecked);
+			fprintf(stderr, "%s: --unwind check: %llu stacks not compared: a signal stopped the trampoline, which libunwind cannot walk\n",
+			    mt_progname, (unsigned long long)c.unchecked);
+		}
 	}
 	if (late)
 		comment("# mt-record: %llu events reached the recorder late and carry the time of the event before them",

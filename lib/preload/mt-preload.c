@@ -202,7 +202,7 @@ static char socket_name[108];
 static uintptr_t maps_sent[MAPS_MAX];
 static unsigned nmaps_sent;
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
-static uintptr_t unwinder_lo, unwinder_hi;	/* libunwind's own mappings */
+uintptr_t unwinder_lo, unwinder_hi;	/* libunwind's own mappings (shadow.h) */
 
 static int (*real_posix_memalign)(void **, size_t, size_t);
 static void *(*real_aligned_alloc)(size_t, size_t);
@@ -706,6 +706,12 @@ check_stack(void *const *ips, int n, int truncated)
 		ln = depth;
 	if (ln < 0)
 		ln = 0;
+	/* libunwind cannot walk the trampoline: nothing to compare with. */
+	for (i = 0; i < ln; i++)
+		if (shadow_trampoline((uintptr_t)lib[SKIP + i])) {
+			__atomic_fetch_add(&table->unchecked, 1, __ATOMIC_RELAXED);
+			return;
+		}
 	__atomic_fetch_add(&table->checked, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < n && i < ln; i++)
 		if (ips[i] != lib[SKIP + i])

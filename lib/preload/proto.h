@@ -87,6 +87,8 @@ struct mt_stack_table {
 	uint64_t full;		/* stacks that found the table full */
 	uint64_t fallback;	/* --unwind shadow: stacks libunwind took */
 	uint64_t checked, differ;	/* the unwinders compared (check mode) */
+	uint64_t unchecked;	/* check mode: libunwind's went through a
+				   trampoline a signal stopped */
 	/* then uint32_t slots[MT_STACK_SLOTS] at 4096, the arena after */
 };
 #define MT_STACK_SLOT_PTR(t) ((uint32_t *)((char *)(t) + 4096))

@@ -91,6 +91,7 @@ struct shadow {
 	int8_t state;		/* 0 not started, 1 on, -1 off */
 	uint8_t outer_end;	/* e[0]'s frame is the outermost */
 	uintptr_t lo, hi;	/* the thread's stack */
+	uint32_t suspended;	/* inside another unwinder's call: no capture */
 	uint32_t captures, fails;
 };
 
@@ -106,7 +107,26 @@ on_stack(const struct shadow *s, uintptr_t a)
    -fipa-ra may keep values in call-clobbered registers across a call to
    a function it knows), the address from mt_shadow_pop, then ret. */
 extern const char mt_trampoline_start[], mt_trampoline[], mt_trampoline_end[];
+/*
+ * Where a signal may stop it, what the stack pointer lacks of its value
+ * at the trampoline's entry: after each instruction, its address and that.
+ */
+struct tramp_point {
+	const char *at;
+	uintptr_t below;
+};
+extern const struct tramp_point mt_trampoline_points[];
+#define TRAMP_POINT(n, below) "\n.Ltp" #n ":\n" \
+	"	.pushsection .data.rel.ro\n" \
+	"	.quad .Ltp" #n ", " #below "\n" \
+	"	.popsection\n"
 __asm__(
+	"	.pushsection .data.rel.ro\n"
+	"	.p2align 3\n"
+	"	.globl mt_trampoline_points\n"
+	"	.hidden mt_trampoline_points\n"
+	"mt_trampoline_points:\n"
+	"	.popsection\n"
 	"	.text\n"
 	"	.p2align 4\n"
 	"	.globl mt_trampoline_start\n"
@@ -118,32 +138,56 @@ __asm__(
 	"mt_trampoline_start:\n"
 	"	nop\n"
 	"mt_trampoline:\n"
-	"	sub $8, %rsp\n"		/* the slot again: ret goes from it */
+	TRAMP_POINT(0, 0)
+	"	sub $8, %rsp\n"		/* the slot again: the address goes there */
+	TRAMP_POINT(1, 8)
 	"	push %rax\n"
+	TRAMP_POINT(2, 16)
 	"	push %rcx\n"
+	TRAMP_POINT(3, 24)
 	"	push %rdx\n"
+	TRAMP_POINT(4, 32)
 	"	push %rsi\n"
+	TRAMP_POINT(5, 40)
 	"	push %rdi\n"
+	TRAMP_POINT(6, 48)
 	"	push %r8\n"
+	TRAMP_POINT(7, 56)
 	"	push %r9\n"
+	TRAMP_POINT(8, 64)
 	"	push %r10\n"
+	TRAMP_POINT(9, 72)
 	"	push %r11\n"
+	TRAMP_POINT(10, 80)
 	"	lea 80(%rsp), %rdi\n"	/* the stack pointer after the return */
 	"	call mt_shadow_pop\n"
 	"	mov %rax, 72(%rsp)\n"
 	"	pop %r11\n"
+	TRAMP_POINT(11, 72)
 	"	pop %r10\n"
+	TRAMP_POINT(12, 64)
 	"	pop %r9\n"
+	TRAMP_POINT(13, 56)
 	"	pop %r8\n"
+	TRAMP_POINT(14, 48)
 	"	pop %rdi\n"
+	TRAMP_POINT(15, 40)
 	"	pop %rsi\n"
+	TRAMP_POINT(16, 32)
 	"	pop %rdx\n"
+	TRAMP_POINT(17, 24)
 	"	pop %rcx\n"
+	TRAMP_POINT(18, 16)
 	"	pop %rax\n"
+	TRAMP_POINT(19, 8)
 	/* Not ret: the return stack buffer stays in step with the calls. */
 	"	lea 8(%rsp), %rsp\n"
+	TRAMP_POINT(20, 0)
 	"	jmp *-8(%rsp)\n"
 	"mt_trampoline_end:\n"
+	"	.pushsection .data.rel.ro\n"
+	"	.quad 0, 0\n"
+	"	.popsection\n"
 	"	.previous\n");
 
 #define TRAMP ((uintptr_t)mt_trampoline)
@@ -740,6 +784,13 @@ walk_on(const struct shadow *s, void **ips, int n, int limit)
 	return n;
 }
 
+int
+shadow_trampoline(uintptr_t ip)
+{
+	return ip - (uintptr_t)mt_trampoline_start <
+	    (uintptr_t)mt_trampoline_end - (uintptr_t)mt_trampoline_start;
+}
+
 void
 shadow_modules_changed(void)
 {
@@ -819,6 +870,25 @@ shadow_restore(void)
 	__atomic_store_n(&s->n, 0, __ATOMIC_RELAXED);
 }
 
+/*
+ * Everything put back, and nothing replaced until resume(): the unwinder
+ * called between may allocate before it walks (glibc's backtrace loads
+ * libgcc_s at its first call).  Also before the thread's first event.
+ */
+static void
+suspend(void)
+{
+	shadow_restore();
+	sh.suspended++;
+}
+
+static void
+resume(void)
+{
+	if (sh.suspended)
+		sh.suspended--;
+}
+
 void
 shadow_thread_end(void)
 {
@@ -843,6 +913,40 @@ shadow_unpatched(void (*f)(void *), void *arg)
 		*(volatile uintptr_t *)s->e[i].slot = TRAMP;
 }
 
+/*
+ * A signal stopped the trampoline at ip with the stack pointer at *sp:
+ * the address it is taking the function that returned to, and *sp as
+ * that function's caller will have it; 0 when not known.
+ */
+static uintptr_t
+in_trampoline(const struct shadow *s, uintptr_t ip, uintptr_t *sp)
+{
+	const struct tramp_point *p, *at = NULL;
+	uintptr_t entry, v;
+	uint32_t i;
+
+	if (ip == (uintptr_t)mt_trampoline_start)
+		return 0;
+	/* Inside mt_shadow_pop: its caller's stack as at the call. */
+	at = &mt_trampoline_points[10];
+	for (p = mt_trampoline_points; p->at; p++)
+		if ((uintptr_t)p->at <= ip)
+			at = p;
+	entry = *sp + at->below;
+	v = *(const uintptr_t *)(entry - 8);
+	if (v != TRAMP) {	/* written there already, or put back */
+		*sp = entry;
+		return v;
+	}
+	/* Not popped yet, or just: the entry is still in the array. */
+	for (i = s->n < SHADOW_MAX ? s->n + 1 : SHADOW_MAX; i-- > 0;)
+		if (s->e[i].slot == entry - 8) {
+			*sp = entry;
+			return s->e[i].ra;
+		}
+	return 0;
+}
+
 /* The frames of the shadow from e[i] out, as this capture copies them. */
 static inline int
 copy_shadow(const struct shadow *s, uint32_t i, void **ips, int n, int limit)
@@ -865,10 +969,10 @@ shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint6
 	struct entry *scratch;
 	uintptr_t ip, sp, bp, cfa, slot = 0, ra, top;
 	uint32_t j = 0, nsh, nfresh = 0, i;
-	int n = 0, k = 0, found = 0, end = 0, limit = depth + 1;
+	int n = 0, k = 0, found = 0, end = 0, tramp = 0, limit = depth + 1;
 	uint64_t v, h;
 
-	if (s->state != 1)
+	if (s->state != 1 || s->suspended)
 		return SHADOW_OFF;
 	scratch = s->e + SHADOW_MAX;
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
@@ -937,13 +1041,19 @@ have_frame:
 				nfresh++;
 			}
 		}
-		if (ra - (uintptr_t)mt_trampoline_start <
-		    (uintptr_t)mt_trampoline_end - (uintptr_t)mt_trampoline_start) {
-			/* A signal handler interrupted the trampoline: what
-			   we have, and nothing touched. */
-			*nout = n;
-			*truncated = 1;
-			return SHADOW_OK;
+		if (__builtin_expect(ra - (uintptr_t)mt_trampoline_start <
+		    (uintptr_t)mt_trampoline_end - (uintptr_t)mt_trampoline_start, 0)) {
+			/* A signal handler interrupted the trampoline: on from
+			   where it goes, that frame never replaced. */
+			if (!(ra = in_trampoline(s, ra, &sp))) {
+				*nout = n;
+				*truncated = 1;
+				return SHADOW_OK;
+			}
+			slot = 0;
+			v = 1;
+			tramp = 1;
+			goto have_frame;
 		}
 		v = lookup(v ? ra - 1 : ra);
 	}
@@ -955,8 +1065,19 @@ have_frame:
 			;
 		if (j == 0 || s->e[j - 1].slot != slot)
 			goto fail;
-		nsh = j;
-		/* The rest of the stack, as it was. */
+		if (!tramp)
+			nsh = j;
+		/*
+		 * The rest of the stack, as it was; less what is ours when the
+		 * replaced address is that early (a signal handler walked
+		 * record() before it took the busy flag, and replaced its
+		 * return).
+		 */
+		if (k + 1 < skip) {
+			if ((uint32_t)(skip - k - 1) >= j)
+				goto fail;
+			j -= (uint32_t)(skip - k - 1);
+		}
 		n = copy_shadow(s, j, ips, n, limit);
 		if (s->outer_end && n <= depth)
 			h = s->e[j - 1].hash;
@@ -968,11 +1089,8 @@ have_frame:
 		/* Every live frame up to here was walked: entries at or below
 		   the last slot walked are of frames that are gone. */
 		uintptr_t last = nfresh ? scratch[nfresh - 1].slot : sp;
-		if (end)
-			nsh = 0;
-		else
-			while (nsh > 0 && s->e[nsh - 1].slot <= last)
-				nsh--;
+		while (nsh > 0 && s->e[nsh - 1].slot <= last)
+			nsh--;
 		if (!end)
 			h = 0;
 	}
@@ -980,6 +1098,10 @@ have_frame:
 	if (n > depth)
 		n = depth;
 	*nout = n;
+	/* Through a trampoline that a signal interrupted: the shadow is
+	   its, as it was (the entry it is popping is still needed). */
+	if (tramp)
+		return SHADOW_OK;
 	/*
 	 * Replace the new frames' return addresses, outermost first, and
 	 * stop at the first that cannot be: a frame kept must never have
@@ -1035,6 +1157,24 @@ int unw_backtrace(void **, int);
 #define REAL(var, name) do { if (!(var)) \
 	*(void **)&(var) = dlsym(RTLD_NEXT, name); } while (0)
 
+/* Our own frame in what another unwinder reports: libmt-preload's code. */
+static int
+ours(uintptr_t ip)
+{
+	static uintptr_t lo, hi;
+	struct dl_find_object fo;
+
+	if (!hi && _dl_find_object((void *)ours, &fo) == 0) {
+		lo = (uintptr_t)fo.dlfo_map_start;
+		hi = (uintptr_t)fo.dlfo_map_end;
+	}
+	return ip - lo < hi - lo;
+}
+
+/* Called by libunwind itself (our own captures use it): not the program's. */
+#define FROM_UNWINDER() ((uintptr_t)__builtin_return_address(0) - unwinder_lo < \
+	unwinder_hi - unwinder_lo)
+
 EXPORT int
 _Unwind_RaiseException(void *e)
 {
@@ -1076,14 +1216,60 @@ _Unwind_ForcedUnwind(void *e, void *stop, void *arg)
 	return real(e, stop, arg);
 }
 
+/*
+ * The calls that walk and return: suspended around them, our frame left
+ * out of what they report (the program sees what it would without us).
+ */
+struct walk_cb {
+	int (*fn)(void *, void *);
+	void *arg;
+};
+
+static int
+walk_cb(void *ctx, void *arg)
+{
+	static uintptr_t (*get_ip)(void *);
+	struct walk_cb *w = arg;
+
+	REAL(get_ip, "_Unwind_GetIP");
+	if (get_ip && ours(get_ip(ctx)))
+		return 0;	/* _URC_NO_REASON: on to the next frame */
+	return w->fn(ctx, w->arg);
+}
+
 EXPORT int
 _Unwind_Backtrace(void *fn, void *arg)
 {
 	static int (*real)(void *, void *);
+	struct walk_cb w = { (int (*)(void *, void *))fn, arg };
+	int r;
 
 	REAL(real, "_Unwind_Backtrace");
-	shadow_restore();
-	return real(fn, arg);
+	if (FROM_UNWINDER())
+		return real(fn, arg);
+	suspend();
+	r = real((void *)walk_cb, &w);
+	resume();
+	return r;
+}
+
+/* backtrace(3) and unw_backtrace: one more frame asked for, ours dropped. */
+#define WALK_MAX 1024
+static int
+walk_into(int (*real)(void **, int), void **buf, int size)
+{
+	void *tmp[WALK_MAX + 1];
+	int n, i;
+
+	suspend();
+	n = real(tmp, size + 1);
+	resume();
+	for (i = 0; i < n && ours((uintptr_t)tmp[i]); i++)
+		;
+	if (n - i > size)
+		n = size + i;
+	memcpy(buf, tmp + i, (size_t)(n - i) * sizeof(void *));
+	return n - i;
 }
 
 EXPORT int
@@ -1092,8 +1278,25 @@ backtrace(void **buf, int size)
 	static int (*real)(void **, int);
 
 	REAL(real, "backtrace");
-	shadow_restore();
-	return real(buf, size);
+	if (size <= 0 || size > WALK_MAX) {
+		shadow_restore();
+		return real(buf, size);
+	}
+	return walk_into(real, buf, size);
+}
+
+EXPORT int
+unw_backtrace(void **buf, int size)
+{
+	static int (*real)(void **, int);
+
+	REAL(real, "unw_backtrace");
+	if (FROM_UNWINDER() || size <= 0 || size > WALK_MAX) {
+		if (!FROM_UNWINDER())
+			shadow_restore();
+		return real(buf, size);
+	}
+	return walk_into(real, buf, size);
 }
 
 EXPORT void
@@ -1128,14 +1331,15 @@ setcontext(const ucontext_t *to)
 	return real(to);
 }
 
-/* A program's own libunwind (ours is called by its own address). */
+/* A program's own libunwind: its cursor then walks the real addresses. */
 EXPORT int
 _ULx86_64_init_local(void *cursor, void *context)
 {
 	static int (*real)(void *, void *);
 
 	REAL(real, "_ULx86_64_init_local");
-	shadow_restore();
+	if (!FROM_UNWINDER())
+		shadow_restore();
 	return real(cursor, context);
 }
 
@@ -1145,18 +1349,9 @@ _ULx86_64_init_local2(void *cursor, void *context, int flag)
 	static int (*real)(void *, void *, int);
 
 	REAL(real, "_ULx86_64_init_local2");
-	shadow_restore();
+	if (!FROM_UNWINDER())
+		shadow_restore();
 	return real(cursor, context, flag);
-}
-
-EXPORT int
-unw_backtrace(void **buf, int size)
-{
-	static int (*real)(void **, int);
-
-	REAL(real, "unw_backtrace");
-	shadow_restore();
-	return real(buf, size);
 }
 
 #else	/* not x86-64: libunwind only */
@@ -1172,5 +1367,6 @@ int shadow_capture(void **ips, int depth, int skip, int *n, int *t, uint64_t *h)
 void shadow_restore(void) { }
 void shadow_unpatched(void (*f)(void *), void *arg) { f(arg); }
 void shadow_modules_changed(void) { }
+int shadow_trampoline(uintptr_t ip) { (void)ip; return 0; }
 
 #endif

@@ -36,6 +36,9 @@ stack_final(uint64_t h, int n, int truncated)
 	return stack_mix(h, (uintptr_t)n << 1 | (uintptr_t)truncated);
 }
 
+/* libunwind's code: its calls into our interposed entry points are ours. */
+extern uintptr_t unwinder_lo, unwinder_hi;
+
 /* The calling thread's stack, or 0 and 0 when not known. */
 void thread_stack(uintptr_t *lo, uintptr_t *hi);
 /* Whether the machine allows it (x86-64, no CET shadow stack): once. */
@@ -55,6 +58,8 @@ int shadow_capture(void **ips, int depth, int skip, int *n, int *truncated,
 void shadow_restore(void);
 /* The test mode: put back, let f run, patch again. */
 void shadow_unpatched(void (*f)(void *), void *arg);
+/* Whether ip is in the trampoline (a signal stopped it there). */
+int shadow_trampoline(uintptr_t ip);
 /* The cache of frame rules is stale: a module was unloaded. */
 void shadow_modules_changed(void);
 

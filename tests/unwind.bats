@@ -1,0 +1,133 @@
+#!/usr/bin/env bats
+# mt-record --unwind: the shadow stack against libunwind on the cases that
+# break shadow stacks, each unwinder against valgrind's totals, and real
+# programs running as they run without us.
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# Runs "$@" natively and under mt-record --unwind check: the same output
+# and status, at least $MIN stacks compared, none different.  Sets
+# $checked and $fallback (stacks the shadow left to libunwind).
+same_under_check() {
+	local want got
+	want=$("$@" 2>&1; echo "status $?")
+	got=$(mt-record --unwind check -o c.mtr -- "$@" 2>c.err; echo "status $?")
+	[ "$want" = "$got" ] || { echo "$*: '$want' natively, '$got' recorded"; return 1; }
+	grep -q ' stacks compared with libunwind.s, 0 differ$' c.err ||
+		{ echo "$*:"; cat c.err; return 1; }
+	checked=$(sed -n 's/.*check: \([0-9]*\) stacks compared.*/\1/p' c.err)
+	fallback=$(mt-decode c.mtr | sed -n 's/^# mt-record: --unwind shadow: \([0-9]*\) stacks unwound by libunwind.*/\1/p')
+	fallback=${fallback:-0}
+	echo "$*: $checked compared, $fallback by libunwind"
+	[ "$checked" -ge "${MIN:-1}" ]
+}
+
+@test "longjmp, siglongjmp, signals on the stack and on an alternate one, backtrace(3), pthread_exit, cancellation, fork: every stack libunwind's" {
+	for c in longjmp siglongjmp signal sigaltstack backtrace pthread_exit cancel fork; do
+		MIN=10 same_under_check "$PROGS/unwind-cases" "$c"
+		# The shadow walked them all itself.
+		[ "$fallback" = 0 ]
+	done
+	# backtrace(3) saw the program's frames, not the trampoline.
+	run -0 "$PROGS/unwind-cases" backtrace
+	has_line "$output" '^backtrace: \d+ frames, 0 not the'
+	run -0 mt-record --unwind shadow -o b.mtr -- "$PROGS/unwind-cases" backtrace
+	has_line "$output" '^backtrace: \d+ frames, 0 not the'
+}
+
+@test "C++ exceptions through allocating frames, destructors that allocate and throw, rethrow, across threads: every stack libunwind's" {
+	MIN=100000 same_under_check "$PROGS/throw"
+	[ "$fallback" -le 1 ]
+}
+
+@test "coroutines (swapcontext) and JIT code: frames the shadow cannot walk go to libunwind, said in the trace" {
+	same_under_check "$PROGS/unwind-cases" swapcontext
+	[ "$fallback" -gt 0 ]
+	# JIT code has no frame rules: the event unwound by libunwind.
+	run -0 --separate-stderr mt-record --unwind check -o j.mtr -- "$PROGS/jit"
+	has_line "$stderr" ' 0 differ$'
+	has_line "$(mt-decode j.mtr)" '^# mt-record: --unwind shadow: [1-9]\d* stacks unwound by libunwind'
+}
+
+@test "the hard cases of the recorder's tests under --unwind check: each as without, every stack libunwind's" {
+	for p in threads forkexec closefds ends rawclone-fork detached-exit daemon-closeall \
+	    realloc memalign threads-many; do
+		same_under_check "$PROGS/$p"
+	done
+	same_under_check "$PROGS/dlopen" "$PROGS/liballoc.so"
+	# A signal handler that allocates (its counts vary from run to run).
+	# When it stops the trampoline itself, the shadow walks on through it
+	# and libunwind cannot: those stacks are counted, not compared.
+	run -0 --separate-stderr timeout 60 mt-record --unwind check -o s.mtr -- "$PROGS/signal"
+	has_line "$stderr" ' [1-9]\d* stacks compared with libunwind.s, 0 differ$'
+}
+
+@test "signals stopping the trampoline, 10 runs: the program never loses its way back" {
+	# A handler that walked through a trampoline it had stopped once
+	# dropped the entry being popped: the return had nowhere to go.
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		run -0 --separate-stderr timeout 60 mt-record --unwind shadow -o s$i.mtr -- "$PROGS/signal"
+		has_line "$output" '^allocs=\d+ frees=\d+ handled=200$'
+	done
+}
+
+@test "each unwinder against valgrind's totals, on the hard cases and C++ exceptions" {
+	for p in "unwind-cases all" throw threads; do
+		read -r va vf vb <<<"$(valgrind_totals $PROGS/$p)"
+		for u in libunwind shadow fp; do
+			run -0 --separate-stderr mt-record --unwind $u -o t.mtr -- $PROGS/$p
+			read -r ma mf mb <<<"$(heap_totals t.mtr)"
+			echo "$p --unwind $u: mt $ma $mf, valgrind $va $vf"
+			[ "$ma $mf" = "$va $vf" ]
+		done
+	done
+}
+
+@test "python3, g++, git, make: output and status as without, every stack libunwind's" {
+	export PYTHONMALLOC=malloc
+	MIN=100000 same_under_check /usr/bin/python3 -c \
+	    'import json, re; print(len(json.dumps([re.sub("1", "x", str(i) * 3) for i in range(20000)])))'
+	cp "$PROGS/throw.cc" t.cc
+	MIN=100000 same_under_check g++ -O1 -c t.cc -o t.o
+	git init -q g && (cd g && git commit -q --allow-empty -m one)
+	same_under_check git -C g log --oneline
+	printf 'all: a b\na:\n\t@echo a\nb:\n\t@echo b\n' >Makefile
+	same_under_check make -j2
+}
+
+@test "--unwind fp on a program with frame pointers: its frames as libunwind's, up to where the chain leaves it" {
+	run -0 --separate-stderr mt-record --unwind fp -o fp.mtr -- "$PROGS/pairs" 2000
+	run -0 --separate-stderr mt-record --unwind libunwind -o lu.mtr -- "$PROGS/pairs" 2000
+	# Each allocation's stack, cut after its first frame outside pairs.
+	stacks() {
+		mt-decode "$1" | python3 -c '
+import sys
+lo = hi = None
+st = {}
+for line in sys.stdin:
+    f = line.rstrip("\n").split("\t")
+    if f[0] == "map" and f[6].endswith("/pairs") and lo is None:
+        lo, hi = int(f[2], 16), int(f[3], 16)
+    elif f[0] == "stack":
+        cut = []
+        for a in f[2:]:
+            if a == "..." or not lo <= int(a, 16) < hi:
+                cut.append("out")
+                break
+            cut.append(hex(int(a, 16) - lo))
+        st[f[1]] = " ".join(cut)
+    elif f[0] == "alloc" and f[4] == "malloc" and int(f[6]) < 1000000:
+        print(st.get(f[7], "-"))'
+	}
+	diff <(stacks fp.mtr) <(stacks lu.mtr)
+	[ "$(stacks fp.mtr | wc -l)" -ge 2000 ]
+}
+
+@test "--unwind: a bad method is refused with the list" {
+	run -2 --separate-stderr mt-record --unwind dwarf -- true
+	has_line "$stderr" "bad unwinder 'dwarf' \(libunwind, shadow, fp, check\)"
+}

@@ -45,7 +45,8 @@ LIBOBJ = lib/pair.o lib/steps.o lib/stacks.o lib/bound.o lib/ktrace.o lib/sink.o
 PRELOAD = lib/libmt-preload.so
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc))
-TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so
+TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so tests/progs/libframes-a.so \
+	tests/progs/libframes-b.so
 MANPAGES = man/mt-events.5 man/mt-plot.1 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 man/mt-lifetime.1 man/mt-window.1 man/mt-group.1 man/mt-pooldiff.1
 
 # What a fresh Debian 12 needs, to build, to test, and to compare.
@@ -173,6 +174,10 @@ tests/progs/collector-early-exit: tests/progs/collector-early-exit.c cmd/mt-reco
 
 tests/progs/lib%.so: tests/progs/lib%.c
 	$(CC) -std=gnu11 -O1 -g -fPIC -shared -o $@ $<
+
+# One source, two shapes of frames (tests/progs/dlreload).
+tests/progs/libframes-a.so tests/progs/libframes-b.so: tests/progs/libframes.c
+	$(CC) -std=gnu11 -O1 -g -fPIC -shared $(if $(findstring -b.so,$@),-DFRAMES_B) -o $@ $<
 
 # libFuzzer targets: clang with the fuzzer, ASan and UBSan runtimes.
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \

@@ -131,3 +131,38 @@ for line in sys.stdin:
 	run -2 --separate-stderr mt-record --unwind dwarf -- true
 	has_line "$stderr" "bad unwinder 'dwarf' \(libunwind, shadow, fp, check\)"
 }
+
+@test "modules unloaded and others loaded where they were: stacks by the new module's rules" {
+	a=$PROGS/libframes-a.so b=$PROGS/libframes-b.so
+	run -0 --separate-stderr mt-record --unwind shadow -o r.mtr -- "$PROGS/dlreload" "$a" "$b" 200
+	[ "$output" = "dlreload: 400 allocations" ]
+	# Each library's call returns to one address in either: the test
+	# means something only when they were loaded at one place.
+	has_line "$stderr" '^dlreload: (1[0-9][0-9]) of 199 loads where the other was$'
+	# The shadow walked them all (by stale rules it could not: it fell
+	# back to libunwind, whose own cache walks the old rules).
+	run -1 grep -q 'unwound by libunwind' <(mt-decode r.mtr)
+	# Every allocation of cb (24 to 31 bytes): cb, lib_call, main, and on
+	# to the outermost frame, through either library's frame.
+	mt-decode r.mtr | python3 -c '
+import sys
+exe = None
+st = {}
+depths = set()
+n = 0
+for line in sys.stdin:
+    f = line.rstrip("\n").split("\t")
+    if f[0] == "map" and f[6].endswith("/dlreload") and exe is None:
+        exe = (int(f[2], 16), int(f[3], 16))
+    elif f[0] == "stack":
+        st[f[1]] = f[2:]
+    elif f[0] == "alloc" and f[4] == "malloc" and 24 <= int(f[6]) < 32:
+        s = st[f[7]]
+        if not exe[0] <= int(s[0], 16) < exe[1]:
+            continue	# not cb's: the loader's
+        assert exe[0] <= int(s[2], 16) < exe[1], "frame 3 not main: %s" % s
+        depths.add(len(s))
+        n += 1
+assert len(depths) == 1 and n == 400, (depths, n)
+print("depth", depths)'
+}

@@ -542,14 +542,8 @@ hash_frames(void *const *ips, int n, int truncated)
 static int
 same_stack(const uint64_t *e, void *const *ips, int n, int truncated)
 {
-	int i;
-
-	if (e[0] != ((uint64_t)n << 1 | (uint64_t)truncated))
-		return 0;
-	for (i = 0; i < n; i++)
-		if (e[i + 1] != (uint64_t)(uintptr_t)ips[i])
-			return 0;
-	return 1;
+	return e[0] == ((uint64_t)n << 1 | (uint64_t)truncated) &&
+	    memcmp(e + 1, ips, (size_t)n * sizeof(*e)) == 0;
 }
 
 /*

@@ -76,6 +76,8 @@ thread_stack(uintptr_t *lo, uintptr_t *hi)
 
 #define SHADOW_MAX 4096		/* entries a thread's shadow holds */
 #define SCRATCH_MAX 1100	/* the frames of one capture, before patching */
+#define SHADOW_BYTES ((SHADOW_MAX + SCRATCH_MAX) * sizeof(struct entry) + \
+	SHADOW_MAX * sizeof(uintptr_t))
 
 struct entry {
 	uintptr_t slot;		/* where the return address was */
@@ -87,6 +89,7 @@ struct entry {
 
 struct shadow {
 	struct entry *e;	/* SHADOW_MAX + SCRATCH_MAX entries */
+	uintptr_t *rev;		/* e[i].ra at SHADOW_MAX - 1 - i: copied whole */
 	uint32_t n;		/* entries in use */
 	int8_t state;		/* 0 not started, 1 on, -1 off */
 	uint8_t outer_end;	/* e[0]'s frame is the outermost */
@@ -847,12 +850,13 @@ shadow_thread_start(void)
 		return;
 	s->state = -1;
 	thread_stack(&s->lo, &s->hi);
-	s->e = (void *)syscall(SYS_mmap, NULL, (SHADOW_MAX + SCRATCH_MAX) * sizeof(struct entry),
+	s->e = (void *)syscall(SYS_mmap, NULL, SHADOW_BYTES,
 	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (s->e == MAP_FAILED) {
 		s->e = NULL;
 		return;
 	}
+	s->rev = (uintptr_t *)(s->e + SHADOW_MAX + SCRATCH_MAX);
 	s->state = 1;
 }
 
@@ -947,13 +951,14 @@ in_trampoline(const struct shadow *s, uintptr_t ip, uintptr_t *sp)
 	return 0;
 }
 
-/* The frames of the shadow from e[i] out, as this capture copies them. */
+/* The frames of the shadow from e[i - 1] out, as this capture copies them. */
 static inline int
 copy_shadow(const struct shadow *s, uint32_t i, void **ips, int n, int limit)
 {
-	while (i-- > 0 && n < limit)
-		ips[n++] = (void *)s->e[i].ra;
-	return n;
+	uint32_t k = (uint32_t)(limit - n) < i ? (uint32_t)(limit - n) : i;
+
+	memcpy(ips + n, s->rev + SHADOW_MAX - i, k * sizeof(void *));
+	return n + (int)k;
 }
 
 /*
@@ -1124,6 +1129,7 @@ have_frame:
 		}
 		s->e[nsh] = *f;
 		s->e[nsh].hash = h;
+		s->rev[SHADOW_MAX - 1 - nsh] = f->ra;
 		nsh++;
 		__atomic_store_n(&s->n, nsh, __ATOMIC_RELAXED);
 		*(volatile uintptr_t *)f->slot = TRAMP;

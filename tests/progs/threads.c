@@ -3,13 +3,14 @@
  * allocations into shared slots and free what they took out, so blocks
  * are freed by other threads than made them and addresses come back at
  * once.  Prints what it did: allocs, frees, bytes.
+ *   threads [ROUNDS [THREADS]]: 50000 rounds, 4 threads unless said (64 at most)
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define THREADS 4
+#define THREADS_MAX 64
 #define SLOTS 64
 
 static void *slots[SLOTS];
@@ -34,16 +35,20 @@ worker(void *arg)
 int
 main(int argc, char *argv[])
 {
-	pthread_t t[THREADS];
+	pthread_t t[THREADS_MAX];
 	size_t bytes = 0, frees = 0;
 	void *r;
-	int i;
+	int i, threads = 4;
 
 	if (argc > 1)
 		rounds = (unsigned)strtoul(argv[1], NULL, 10);
-	for (i = 0; i < THREADS; i++)
+	if (argc > 2 && (threads = atoi(argv[2])) < 1)
+		threads = 1;
+	if (threads > THREADS_MAX)
+		threads = THREADS_MAX;
+	for (i = 0; i < threads; i++)
 		pthread_create(&t[i], NULL, worker, (void *)(uintptr_t)(i + 1));
-	for (i = 0; i < THREADS; i++) {
+	for (i = 0; i < threads; i++) {
 		pthread_join(t[i], &r);
 		bytes += (size_t)r;
 	}
@@ -53,7 +58,7 @@ main(int argc, char *argv[])
 			frees++;
 		}
 	/* Every round frees the slot's old block, NULL the first time. */
-	printf("allocs=%zu frees=%zu bytes=%zu\n", (size_t)THREADS * rounds,
-	    (size_t)THREADS * rounds - SLOTS + frees, bytes);
+	printf("allocs=%zu frees=%zu bytes=%zu\n", (size_t)threads * rounds,
+	    (size_t)threads * rounds - SLOTS + frees, bytes);
 	return 0;
 }

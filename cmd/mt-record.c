@@ -143,10 +143,10 @@ struct ring {
 #define PEER_RINGS	32768
 #define PEER_MODULES	16384
 #define MODULE_DATA	(PATH_MAX + 130)
-#define READ_BATCH	256
+#define READ_BATCH	256	/* messages read from one connection at a time */
 /* The unwinder unless --unwind says: its letter for the library. */
-#define UNWIND_DEFAULT	'l'
-#define UNWIND_DEFAULT_NAME	"libunwind"	/* messages read from one connection at a time */
+#define UNWIND_DEFAULT	's'
+#define UNWIND_DEFAULT_NAME	"shadow"
 
 static const char synopsis[] = "[-cFn] [-m size] [-o file] [-D depth] [--] command [arg ...]\n"
     "-k [-cS] [-d duration] [-e events] [-m size] [-O order] [-o file]";

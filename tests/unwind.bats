@@ -39,6 +39,13 @@ same_under_check() {
 	has_line "$output" '^backtrace: \d+ frames, 0 not the'
 }
 
+@test "a thread's first allocation inside pthread_getattr_np (Rust's and the JVM's start): no deadlock, with each unwinder" {
+	for u in shadow libunwind fp check; do
+		run -0 --separate-stderr timeout 20 mt-record --unwind $u -o g.mtr -- "$PROGS/unwind-cases" getattr
+		[ "$output" = "getattr: 5" ]
+	done
+}
+
 @test "C++ exceptions through allocating frames, destructors that allocate and throw, rethrow, across threads: every stack libunwind's" {
 	MIN=100000 same_under_check "$PROGS/throw"
 	[ "$fallback" -le 1 ]

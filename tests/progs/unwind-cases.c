@@ -6,14 +6,16 @@
  * same with and without mt-record, whatever the unwinder.
  *
  *   unwind-cases longjmp|siglongjmp|swapcontext|sigaltstack|signal|
- *                backtrace|pthread_exit|cancel|fork|all
+ *                backtrace|pthread_exit|cancel|fork|getattr|all
  *
- * all is every case but fork (whose child valgrind counts from the start).
+ * all is every case but fork (whose child valgrind counts from the start)
+ * and getattr, which must come first.
  */
 #include <execinfo.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,11 +280,49 @@ case_fork(void)
 	total += r;
 }
 
+/*
+ * A thread whose first allocation is made inside pthread_getattr_np,
+ * which holds the thread's lock while it allocates (Rust's runtime and
+ * the JVM begin so): a recorder that asks it for the stack deadlocks.
+ */
+static void *
+getattr_first(void *arg)
+{
+	pthread_attr_t a;
+	size_t size = 0;
+
+	(void)arg;
+	if (pthread_getattr_np(pthread_self(), &a) == 0) {
+		pthread_attr_getstacksize(&a, &size);
+		pthread_attr_destroy(&a);
+	}
+	return (void *)(uintptr_t)(size > 0);
+}
+
+static void
+case_getattr(void)
+{
+	pthread_t t[4];
+	void *r;
+	int i;
+
+	total += (long)getattr_first(NULL);	/* the main thread's, first */
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, getattr_first, NULL);
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], &r);
+		total += (long)r;
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
 	const char *c = argc > 1 ? argv[1] : "all";
 	int all = !strcmp(c, "all");
+
+	if (!strcmp(c, "getattr"))
+		case_getattr();
 
 	if (all || !strcmp(c, "longjmp"))
 		case_longjmp(0);

@@ -100,7 +100,7 @@ same_under_check() {
 	    'import json, re; print(len(json.dumps([re.sub("1", "x", str(i) * 3) for i in range(20000)])))'
 	cp "$PROGS/throw.cc" t.cc
 	MIN=100000 same_under_check g++ -O1 -c t.cc -o t.o
-	git init -q g && (cd g && git commit -q --allow-empty -m one)
+	git init -q g && (cd g && git -c user.name=mt -c user.email=mt@localhost commit -q --allow-empty -m one)
 	same_under_check git -C g log --oneline
 	printf 'all: a b\na:\n\t@echo a\nb:\n\t@echo b\n' >Makefile
 	same_under_check make -j2

@@ -95,7 +95,7 @@ same_under_check() {
 	done
 }
 
-@test "python3, g++, git, make: output and status as without, every stack libunwind's" {
+@test "python3, g++, git, make, perl, bash: output and status as without, every stack libunwind's" {
 	export PYTHONMALLOC=malloc
 	MIN=100000 same_under_check /usr/bin/python3 -c \
 	    'import json, re; print(len(json.dumps([re.sub("1", "x", str(i) * 3) for i in range(20000)])))'
@@ -106,6 +106,23 @@ same_under_check() {
 	printf 'all: a b\na:\n\t@echo a\nb:\n\t@echo b\n' >Makefile
 	# Two jobs at once: their lines in either order.
 	ORDER=sort same_under_check make -j2
+	MIN=50000 same_under_check perl -e 'my %h; $h{$_} = [$_] for 1..50000; print scalar(keys %h), "\n"'
+	MIN=50000 same_under_check bash -c 'for ((i = 0; i < 3000; i++)); do x=$x$i; done; echo ${#x}'
+	# Threads that raise and catch exceptions, and asyncio's coroutines.
+	MIN=10000 same_under_check /usr/bin/python3 -c '
+import threading
+def f(n):
+    try:
+        raise ValueError(str(n) * 100)
+    except ValueError as e:
+        return len(str(e))
+ts = [threading.Thread(target=lambda: [f(i) for i in range(20000)]) for _ in range(4)]
+[t.start() for t in ts]; [t.join() for t in ts]; print(1)'
+	MIN=1000 same_under_check /usr/bin/python3 -c '
+import asyncio
+async def g(i): await asyncio.sleep(0); return [i] * 10
+async def m(): return sum(len(x) for x in await asyncio.gather(*(g(i) for i in range(20000))))
+print(asyncio.run(m()))'
 }
 
 @test "--unwind fp on a program with frame pointers: its frames as libunwind's, up to where the chain leaves it" {

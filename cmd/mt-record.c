@@ -83,6 +83,7 @@ struct module {
 /* What a process's stack table counts, as it said last. */
 struct table_counts {
 	uint64_t full, fallback, checked, differ, unchecked;
+	uint64_t shadow, libunwind, fp;	/* processes whose stacks each took */
 };
 
 static void
@@ -93,6 +94,9 @@ add_counts(struct table_counts *to, const struct table_counts *c)
 	to->checked += c->checked;
 	to->differ += c->differ;
 	to->unchecked += c->unchecked;
+	to->shadow += c->shadow;
+	to->libunwind += c->libunwind;
+	to->fp += c->fp;
 }
 
 struct proc {
@@ -1506,6 +1510,10 @@ release(void)
 		p->counts.checked = p->table->checked;
 		p->counts.differ = p->table->differ;
 		p->counts.unchecked = p->table->unchecked;
+		/* The process's word: only the three we know count. */
+		p->counts.shadow = p->table->unwinder == 's';
+		p->counts.libunwind = p->table->unwinder == 'l';
+		p->counts.fp = p->table->unwinder == 'p';
 		munmap(p->table, MT_STACK_BYTES(p->table_words));
 		p->table = NULL;
 		free(p->ids_key);
@@ -2002,6 +2010,10 @@ finish(void)
 	if (c.full)
 		comment("# mt-record: %llu events found the stack table full and have no stack",
 		    (unsigned long long)c.full);
+	if (c.shadow + c.libunwind + c.fp)
+		comment("# mt-record: stacks taken by --unwind shadow in %llu processes, libunwind in %llu, fp in %llu",
+		    (unsigned long long)c.shadow, (unsigned long long)c.libunwind,
+		    (unsigned long long)c.fp);
 	if (c.fallback)
 		comment("# mt-record: --unwind shadow: %llu stacks unwound by libunwind (frames it cannot walk)",
 		    (unsigned long long)c.fallback);

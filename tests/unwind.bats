@@ -153,6 +153,16 @@ for line in sys.stdin:
 	[ "$(stacks fp.mtr | wc -l)" -ge 2000 ]
 }
 
+@test "the trace says what took each process's stacks: shadow by default, the method asked for otherwise" {
+	run -0 --separate-stderr mt-record -o d.mtr -- "$PROGS/forkexec"
+	has_line "$(mt-decode d.mtr)" '^# mt-record: stacks taken by --unwind shadow in 7 processes, libunwind in 0, fp in 0$'
+	for u in libunwind fp; do
+		run -0 --separate-stderr mt-record --unwind $u -o $u.mtr -- "$PROGS/demo"
+		run -0 mt-decode $u.mtr
+		has_line "$output" "^# mt-record: stacks taken by --unwind .* $u in 1\b"
+	done
+}
+
 @test "--unwind: a bad method is refused with the list" {
 	run -2 --separate-stderr mt-record --unwind dwarf -- true
 	has_line "$stderr" "bad unwinder 'dwarf' \(libunwind, shadow, fp, check\)"

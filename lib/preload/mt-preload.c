@@ -1403,6 +1403,7 @@ start_process(int modules)
 	}
 	table = p;
 	table->used = 1;
+	table->unwinder = unwind == UNWIND_SHADOW ? 's' : unwind == UNWIND_FP ? 'p' : 'l';
 	m.pid = getpid();
 	m.ppid = getppid();
 	m.ts = now();

@@ -89,6 +89,8 @@ struct mt_stack_table {
 	uint64_t checked, differ;	/* the unwinders compared (check mode) */
 	uint64_t unchecked;	/* check mode: libunwind's went through a
 				   trampoline a signal stopped */
+	uint64_t unwinder;	/* what takes the stacks: 's' shadow,
+				   'l' libunwind, 'p' frame pointers */
 	/* then uint32_t slots[MT_STACK_SLOTS] at 4096, the arena after */
 };
 #define MT_STACK_SLOT_PTR(t) ((uint32_t *)((char *)(t) + 4096))

@@ -1791,6 +1791,23 @@ comment(const char *fmt, ...)
 	put(&ev);
 }
 
+/* A comment in the trace that standard error says too. */
+static void
+comment_and_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+comment_and_say(const char *fmt, ...)
+{
+	char line[480];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	comment("# mt-record: %s", line);
+	fprintf(stderr, "%s: %s\n", mt_progname, line);
+}
+
 /*
  * The socket's path twin (see MT_SOCKET_DIR), made with the abstract
  * name once that is ours: -1 when it cannot be (a name taken, /tmp
@@ -2018,16 +2035,11 @@ finish(void)
 		comment("# mt-record: --unwind shadow: %llu stacks unwound by libunwind (frames it cannot walk)",
 		    (unsigned long long)c.fallback);
 	if (unwind_check) {
-		comment("# mt-record: --unwind check: %llu stacks compared with libunwind's, %llu differ",
+		comment_and_say("--unwind check: %llu stacks compared with libunwind's, %llu differ",
 		    (unsigned long long)c.checked, (unsigned long long)c.differ);
-		fprintf(stderr, "%s: --unwind check: %llu stacks compared with libunwind's, %llu differ\n",
-		    mt_progname, (unsigned long long)c.checked, (unsigned long long)c.differ);
-		if (c.unchecked) {
-			comment("# mt-record: --unwind check: %llu stacks not compared: a signal stopped the trampoline, which libunwind cannot walk",
+		if (c.unchecked)
+			comment_and_say("--unwind check: %llu stacks not compared: a signal stopped the trampoline, which libunwind cannot walk",
 			    (unsigned long long)c.unchecked);
-			fprintf(stderr, "%s: --unwind check: %llu stacks not compared: a signal stopped the trampoline, which libunwind cannot walk\n",
-			    mt_progname, (unsigned long long)c.unchecked);
-		}
 	}
 	if (late)
 		comment("# mt-record: %llu events reached the recorder late and carry the time of the event before them",

@@ -1231,9 +1231,6 @@ dlopen(const char *file, int mode)
 	return h;
 }
 
-#define RESOLVE(var, name) do { if (!(var)) \
-	*(void **)&(var) = dlsym(RTLD_NEXT, name); } while (0)
-
 /*
  * A module unloaded: another may come where it was, so the shadow
  * stack's rules cached by address are dropped, and libunwind's address

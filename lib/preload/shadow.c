@@ -300,14 +300,6 @@ mt_shadow_pop(uintptr_t sp)
 
 enum { K_NORMAL, K_END, K_SIGNAL, K_UNSUP };
 
-struct rule {
-	int kind;
-	int cfa_bp;		/* CFA from rbp, not rsp */
-	int bp_saved;		/* rbp saved at CFA + bp_off */
-	int bp_lost;		/* rbp's value is not known after this frame */
-	int32_t cfa_off, bp_off;
-};
-
 #define CACHE_BITS 16
 #define CACHE_SLOTS (1u << CACHE_BITS)
 struct cache_ent {
@@ -324,14 +316,6 @@ static uint64_t cache_gen = 1;
 #define V_BP_LOST	16u
 #define V_BP_OFF(v)	((int16_t)(uint16_t)((v) >> 16))
 #define V_CFA_OFF(v)	((int32_t)(uint32_t)((v) >> 32))
-
-static uint64_t
-pack(const struct rule *r)
-{
-	return (uint64_t)r->kind | (uint64_t)r->cfa_bp << 2 | (uint64_t)r->bp_saved << 3 |
-	    (uint64_t)r->bp_lost << 4 | (uint64_t)(uint16_t)(int16_t)r->bp_off << 16 |
-	    (uint64_t)(uint32_t)r->cfa_off << 32;
-}
 
 
 static const uint8_t *
@@ -441,8 +425,6 @@ struct cfi_state {
 	int bp_how;		/* 0 same, 1 saved at CFA + bp_off, 2 lost */
 	int64_t bp_off;
 	int ra_how;		/* 0 at CFA - 8, 1 undefined (outermost), 2 other */
-	int64_t ra_off;
-	int bad;
 };
 
 #define STATE_STACK 8
@@ -487,7 +469,6 @@ run_cfi(const uint8_t *p, const uint8_t *end, uintptr_t loc, uintptr_t pc,
 				st->bp_off = initial->bp_off;
 			} else if (low == 16) {
 				st->ra_how = initial->ra_how;
-				st->ra_off = initial->ra_off;
 			}
 			continue;
 		}
@@ -543,7 +524,6 @@ run_cfi(const uint8_t *p, const uint8_t *end, uintptr_t loc, uintptr_t pc,
 				st->bp_off = initial->bp_off;
 			} else if (a == 16) {
 				st->ra_how = initial->ra_how;
-				st->ra_off = initial->ra_off;
 			}
 			continue;
 		case 0x07:	/* undefined */
@@ -636,15 +616,14 @@ offset_rule:
 			st->bp_off = sa;
 		} else if (low == 16) {
 			st->ra_how = sa == -8 ? 0 : 2;
-			st->ra_off = sa;
 		}
 	}
 	return p ? 0 : -1;
 }
 
-/* The rule for the frame at pc, from its FDE. */
-static void
-rule_of(uintptr_t pc, struct rule *r)
+/* The rule for the frame at pc, from its FDE, packed (V_*). */
+static uint64_t
+rule_of(uintptr_t pc)
 {
 	struct dl_find_object fo;
 	const uint8_t *hdr, *tab, *fde, *fend, *cie, *cend, *p, *aug, *insns;
@@ -653,19 +632,17 @@ rule_of(uintptr_t pc, struct rule *r)
 	int64_t data_align;
 	uint32_t len, id;
 	int fde_enc = 0, signal = 0, version, lo, hi;
-	struct cfi_state st = { 7, 8, 0, 0, 0, -8, 0 }, initial;
+	struct cfi_state st = { 7, 8, 0, 0, 0 }, initial;
 
-	memset(r, 0, sizeof(*r));
-	r->kind = K_UNSUP;
 	if (_dl_find_object((void *)pc, &fo) != 0 || !fo.dlfo_eh_frame)
-		return;
+		return K_UNSUP;
 	hdr = fo.dlfo_eh_frame;
 	/* version 1; the table: 4-byte offsets from the header, sorted. */
 	if (hdr[0] != 1 || hdr[3] != 0x3b)
-		return;
+		return K_UNSUP;
 	p = encoded(hdr + 4, hdr + 32, hdr[1], (uintptr_t)hdr, &eh_frame);
 	if (!p || !(p = encoded(p, p + 16, hdr[2], (uintptr_t)hdr, &count)) || count == 0)
-		return;
+		return K_UNSUP;
 	tab = p;
 	lo = 0;
 	hi = (int)count - 1;
@@ -673,7 +650,7 @@ rule_of(uintptr_t pc, struct rule *r)
 		int32_t at;
 		memcpy(&at, tab, 4);
 		if ((uintptr_t)hdr + (intptr_t)at > pc)
-			return;
+			return K_UNSUP;
 	}
 	while (lo < hi) {	/* the last entry that starts at or before pc */
 		int mid = lo + (hi - lo + 1) / 2;
@@ -691,40 +668,40 @@ rule_of(uintptr_t pc, struct rule *r)
 	}
 	memcpy(&len, fde, 4);
 	if (len == 0 || len == 0xffffffffu)
-		return;
+		return K_UNSUP;
 	fend = fde + 4 + len;
 	memcpy(&id, fde + 4, 4);
 	cie = fde + 4 - id;
 	memcpy(&len, cie, 4);
 	if (len == 0 || len == 0xffffffffu)
-		return;
+		return K_UNSUP;
 	cend = cie + 4 + len;
 	memcpy(&id, cie + 4, 4);
 	if (id != 0)
-		return;
+		return K_UNSUP;
 	version = cie[8];
 	if (version != 1 && version != 3)
-		return;
+		return K_UNSUP;
 	aug = cie + 9;
 	p = memchr(aug, 0, (size_t)(cend - aug));
 	if (!p++ || (*aug && *aug != 'z'))
-		return;
+		return K_UNSUP;
 	if (!(p = uleb(p, cend, &code_align)) || !(p = sleb(p, cend, &data_align)))
-		return;
+		return K_UNSUP;
 	if (version == 1) {
 		if (p >= cend)
-			return;
+			return K_UNSUP;
 		ra_reg = *p++;
 	} else if (!(p = uleb(p, cend, &ra_reg))) {
-		return;
+		return K_UNSUP;
 	}
 	if (ra_reg != 16)
-		return;
+		return K_UNSUP;
 	insns = p;
 	if (*aug == 'z') {
 		const char *c;
 		if (!(p = uleb(p, cend, &alen)) || alen > (uint64_t)(cend - p))
-			return;
+			return K_UNSUP;
 		insns = p + alen;
 		for (c = (const char *)aug + 1; *c; c++) {
 			uintptr_t skip;
@@ -737,51 +714,44 @@ rule_of(uintptr_t pc, struct rule *r)
 				break;
 			case 'P':
 				if (!(p = encoded(p + 1, insns, p[0] & 0x7f, 0, &skip)))
-					return;
+					return K_UNSUP;
 				break;
 			case 'S':
 				signal = 1;
 				break;
 			default:
-				return;
+				return K_UNSUP;
 			}
 			if (p > insns)
-				return;
+				return K_UNSUP;
 		}
 	}
 	p = encoded(fde + 8, fend, fde_enc, 0, &begin);
 	if (!p || !(p = encoded(p, fend, fde_enc & 0x0f, 0, &range)))
-		return;
+		return K_UNSUP;
 	if (pc < begin || pc - begin >= range)
-		return;
+		return K_UNSUP;
 	if (*aug == 'z') {
 		if (!(p = uleb(p, fend, &alen)) || alen > (uint64_t)(fend - p))
-			return;
+			return K_UNSUP;
 		p += alen;
 	}
-	if (signal) {
-		r->kind = K_SIGNAL;
-		return;
-	}
+	if (signal)
+		return K_SIGNAL;
 	if (run_cfi(insns, cend, 0, 0, code_align, data_align, &st, &st) < 0)
-		return;
+		return K_UNSUP;
 	initial = st;
 	if (run_cfi(p, fend, begin, pc, code_align, data_align, &st, &initial) < 0)
-		return;
-	if (st.ra_how == 1) {
-		r->kind = K_END;
-		return;
-	}
+		return K_UNSUP;
+	if (st.ra_how == 1)
+		return K_END;
 	if (st.ra_how != 0 || (st.cfa_reg != 6 && st.cfa_reg != 7) ||
 	    st.cfa_off < 8 || st.cfa_off > INT32_MAX ||
 	    (st.bp_how == 1 && (st.bp_off < INT16_MIN || st.bp_off > -16)))
-		return;
-	r->kind = K_NORMAL;
-	r->cfa_bp = st.cfa_reg == 6;
-	r->cfa_off = (int32_t)st.cfa_off;
-	r->bp_saved = st.bp_how == 1;
-	r->bp_lost = st.bp_how == 2;
-	r->bp_off = (int32_t)st.bp_off;
+		return K_UNSUP;
+	return K_NORMAL | (st.cfa_reg == 6 ? V_CFA_BP : 0) |
+	    (st.bp_how == 1 ? V_BP_SAVED : 0) | (st.bp_how == 2 ? V_BP_LOST : 0) |
+	    (uint64_t)(uint16_t)(int16_t)st.bp_off << 16 | (uint64_t)(uint32_t)st.cfa_off << 32;
 }
 
 /*
@@ -792,11 +762,8 @@ rule_of(uintptr_t pc, struct rule *r)
 static uint64_t
 lookup_slow(uintptr_t pc, struct cache_ent *c, uint64_t key)
 {
-	struct rule r;
-	uint64_t v;
+	uint64_t v = rule_of(pc);
 
-	rule_of(pc, &r);
-	v = pack(&r);
 	if (c) {
 		__atomic_store_n(&c->key, 0, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -1253,9 +1220,6 @@ int _ULx86_64_init_local(void *, void *);
 int _ULx86_64_init_local2(void *, void *, int);
 int unw_backtrace(void **, int);
 
-#define REAL(var, name) do { if (!(var)) \
-	*(void **)&(var) = dlsym(RTLD_NEXT, name); } while (0)
-
 /* Our own frame in what another unwinder reports: libmt-preload's code. */
 static int
 ours(uintptr_t ip)
@@ -1279,7 +1243,7 @@ _Unwind_RaiseException(void *e)
 {
 	static int (*real)(void *);
 
-	REAL(real, "_Unwind_RaiseException");
+	RESOLVE(real, "_Unwind_RaiseException");
 	shadow_restore();
 	return real(e);
 }
@@ -1289,7 +1253,7 @@ _Unwind_Resume(void *e)
 {
 	static void (*real)(void *);
 
-	REAL(real, "_Unwind_Resume");
+	RESOLVE(real, "_Unwind_Resume");
 	shadow_restore();
 	real(e);
 	__builtin_unreachable();
@@ -1300,7 +1264,7 @@ _Unwind_Resume_or_Rethrow(void *e)
 {
 	static int (*real)(void *);
 
-	REAL(real, "_Unwind_Resume_or_Rethrow");
+	RESOLVE(real, "_Unwind_Resume_or_Rethrow");
 	shadow_restore();
 	return real(e);
 }
@@ -1310,7 +1274,7 @@ _Unwind_ForcedUnwind(void *e, void *stop, void *arg)
 {
 	static int (*real)(void *, void *, void *);
 
-	REAL(real, "_Unwind_ForcedUnwind");
+	RESOLVE(real, "_Unwind_ForcedUnwind");
 	shadow_restore();
 	return real(e, stop, arg);
 }
@@ -1330,7 +1294,7 @@ walk_cb(void *ctx, void *arg)
 	static uintptr_t (*get_ip)(void *);
 	struct walk_cb *w = arg;
 
-	REAL(get_ip, "_Unwind_GetIP");
+	RESOLVE(get_ip, "_Unwind_GetIP");
 	if (get_ip && ours(get_ip(ctx)))
 		return 0;	/* _URC_NO_REASON: on to the next frame */
 	return w->fn(ctx, w->arg);
@@ -1343,7 +1307,7 @@ _Unwind_Backtrace(void *fn, void *arg)
 	struct walk_cb w = { (int (*)(void *, void *))fn, arg };
 	int r;
 
-	REAL(real, "_Unwind_Backtrace");
+	RESOLVE(real, "_Unwind_Backtrace");
 	if (FROM_UNWINDER())
 		return real(fn, arg);
 	suspend();
@@ -1376,7 +1340,7 @@ backtrace(void **buf, int size)
 {
 	static int (*real)(void **, int);
 
-	REAL(real, "backtrace");
+	RESOLVE(real, "backtrace");
 	if (size <= 0 || size > WALK_MAX) {
 		shadow_restore();
 		return real(buf, size);
@@ -1389,7 +1353,7 @@ unw_backtrace(void **buf, int size)
 {
 	static int (*real)(void **, int);
 
-	REAL(real, "unw_backtrace");
+	RESOLVE(real, "unw_backtrace");
 	if (FROM_UNWINDER() || size <= 0 || size > WALK_MAX) {
 		if (!FROM_UNWINDER())
 			shadow_restore();
@@ -1403,7 +1367,7 @@ pthread_exit(void *ret)
 {
 	static void (*real)(void *);
 
-	REAL(real, "pthread_exit");
+	RESOLVE(real, "pthread_exit");
 	/* Its forced unwind runs cleanups that may allocate: off for good. */
 	shadow_thread_end();
 	real(ret);
@@ -1415,7 +1379,7 @@ swapcontext(ucontext_t *from, const ucontext_t *to)
 {
 	static int (*real)(ucontext_t *, const ucontext_t *);
 
-	REAL(real, "swapcontext");
+	RESOLVE(real, "swapcontext");
 	shadow_restore();
 	return real(from, to);
 }
@@ -1425,7 +1389,7 @@ setcontext(const ucontext_t *to)
 {
 	static int (*real)(const ucontext_t *);
 
-	REAL(real, "setcontext");
+	RESOLVE(real, "setcontext");
 	shadow_restore();
 	return real(to);
 }
@@ -1436,7 +1400,7 @@ _ULx86_64_init_local(void *cursor, void *context)
 {
 	static int (*real)(void *, void *);
 
-	REAL(real, "_ULx86_64_init_local");
+	RESOLVE(real, "_ULx86_64_init_local");
 	if (!FROM_UNWINDER())
 		shadow_restore();
 	return real(cursor, context);
@@ -1447,7 +1411,7 @@ _ULx86_64_init_local2(void *cursor, void *context, int flag)
 {
 	static int (*real)(void *, void *, int);
 
-	REAL(real, "_ULx86_64_init_local2");
+	RESOLVE(real, "_ULx86_64_init_local2");
 	if (!FROM_UNWINDER())
 		shadow_restore();
 	return real(cursor, context, flag);

@@ -36,6 +36,10 @@ stack_final(uint64_t h, int n, int truncated)
 	return stack_mix(h, (uintptr_t)n << 1 | (uintptr_t)truncated);
 }
 
+/* The next definition of name (the one we interpose), found once. */
+#define RESOLVE(var, name) do { if (!(var)) \
+	*(void **)&(var) = dlsym(RTLD_NEXT, name); } while (0)
+
 /* libunwind's code: its calls into our interposed entry points are ours. */
 extern uintptr_t unwinder_lo, unwinder_hi;
 

@@ -262,6 +262,19 @@ struct trace_writer;
 struct trace_writer *trace_writer_new(int fd, int level);
 /* Appends one record; a frame is ended when it is big enough. */
 void trace_write(struct trace_writer *w, const struct mt_event *ev);
+/*
+ * The recorder's fast way for an alloc or a free (type), of heap 0-2 of
+ * mt_heap_names: what trace_write writes of an mt_event so made.
+ */
+struct mt_heap_rec {
+	uint64_t ts, addr, size, stack;
+	int64_t pid, tid;
+	unsigned flags;		/* EV_STACK_NONE */
+};
+void trace_write_heap(struct trace_writer *w, enum mt_type type, int heap,
+    const struct mt_heap_rec *r);
+/* The record at addr comes soon: a hint, nothing is written. */
+void trace_writer_prefetch(const struct trace_writer *w, uint64_t addr);
 /* The pairer's lifetime, class cls (0-3: aifi aifo aofi aofo), as trace_write would. */
 struct mt_life;
 void trace_write_life(struct trace_writer *w, const struct mt_life *l, unsigned cls, int64_t impact);

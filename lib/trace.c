@@ -90,6 +90,7 @@ struct stream {
 };
 
 #define FRAME_RAW_MAX	(1u << 20)	/* end a frame near this many raw bytes */
+#define STREAM_SLACK	256		/* more than one put_heap() writes */
 #define FRAME_ALLOCS_MAX (1u << 17)	/* and at this many allocations */
 #define FRAME_DECODE_MAX (64u << 20)	/* a frame claiming more is damage */
 #define REF_SLOTS	(1u << 16)	/* a direct-mapped cache, see ref_slot() */
@@ -242,8 +243,10 @@ trace_writer_new(int fd, int level)
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
 	w->rawcap = FRAME_RAW_MAX + (1 << 16);
 	w->raw = emalloc(w->rawcap);
+	/* Room for a whole frame: put_heap() need not ask (untouched
+	   pages cost nothing). */
 	for (i = 0; i < NSTREAMS; i++) {
-		w->st[i].cap = 1 << 16;
+		w->st[i].cap = FRAME_RAW_MAX + STREAM_SLACK;
 		w->st[i].p = emalloc(w->st[i].cap);
 	}
 	out_init(&w->out, fd, ZSTD_compressBound(w->rawcap));
@@ -342,6 +345,16 @@ put(struct trace_writer *w, int s, uint64_t v)
 	w->rawlen += n;
 }
 
+/* No room asked: see put_heap(). */
+static inline void
+put_fast(struct trace_writer *w, int s, uint64_t v)
+{
+	size_t n = varint_put(w->st[s].p + w->st[s].len, v);
+
+	w->st[s].len += n;
+	w->rawlen += n;
+}
+
 static inline void
 put_byte(struct trace_writer *w, int s, uint8_t b)
 {
@@ -361,15 +374,12 @@ put_bytes(struct trace_writer *w, struct mt_str s)
 }
 
 /* The thread's frame index, defining it first when it is new. */
-static uint32_t
-thread_index(struct trace_writer *w, int64_t pid, int64_t tid)
+static uint32_t __attribute__((noinline))
+thread_lookup(struct trace_writer *w, int64_t pid, int64_t tid)
 {
 	uint32_t h;
-	struct thread_slot *s = w->last_thread;
+	struct thread_slot *s;
 
-	/* Most records are of the thread before. */
-	if (s && s->gen == w->gen && s->pid == pid && s->tid == tid)
-		return s->index;
 	h = (uint32_t)hash64((uint64_t)pid << 32 ^ (uint64_t)tid) & (THREAD_SLOTS - 1);
 	for (;; h = (h + 1) & (THREAD_SLOTS - 1)) {
 		s = &w->threads[h];
@@ -389,6 +399,17 @@ thread_index(struct trace_writer *w, int64_t pid, int64_t tid)
 	put(w, S_MISC, (uint64_t)pid);
 	put(w, S_MISC, (uint64_t)tid);
 	return s->index;
+}
+
+static inline uint32_t
+thread_index(struct trace_writer *w, int64_t pid, int64_t tid)
+{
+	const struct thread_slot *s = w->last_thread;
+
+	/* Most records are of the thread before. */
+	if (s && s->gen == w->gen && s->pid == pid && s->tid == tid)
+		return s->index;
+	return thread_lookup(w, pid, tid);
 }
 
 static unsigned
@@ -424,6 +445,13 @@ ref_slot(struct trace_writer *w, uint64_t addr)
 	return &w->refs[(uint32_t)hash64(addr >> 4) & (REF_SLOTS - 1)];
 }
 
+/* A record at addr will be written soon: its slot into the cache now. */
+void
+trace_writer_prefetch(const struct trace_writer *w, uint64_t addr)
+{
+	__builtin_prefetch(&w->refs[(uint32_t)hash64(addr >> 4) & (REF_SLOTS - 1)], 1);
+}
+
 static inline void
 put_ts(struct trace_writer *w, uint64_t ts)
 {
@@ -432,6 +460,95 @@ put_ts(struct trace_writer *w, uint64_t ts)
 }
 
 static int writer_full(const struct trace_writer *w, size_t heaplen);
+
+/*
+ * An allocation or a free, its heap known: heap is 0-2 (mt_heap_names)
+ * or HEAP_OTHER with hidx the frame's index of its name.
+ */
+static inline void
+put_heap(struct trace_writer *w, enum mt_type type, unsigned heap, uint32_t hidx,
+    const struct mt_heap_rec *ev)
+{
+	uint32_t thread, key;
+	uint8_t tag;
+	int64_t d;
+	struct ref_slot *ref;
+
+	thread = thread_index(w, ev->pid, ev->tid);
+	key = (uint32_t)ev->pid << 12 ^ (heap == HEAP_OTHER ? 3 + hidx : heap);
+	tag = (uint8_t)(heap << 4);
+	if (thread != w->fs.cur_thread) {
+		tag |= TAG_THREAD;
+		w->fs.cur_thread = thread;
+		put_fast(w, S_THREAD, thread);
+	}
+	put_fast(w, S_TS, zigzag((int64_t)(ev->ts - w->fs.last_ts)));
+	w->fs.last_ts = ev->ts;
+	if (heap == HEAP_OTHER)
+		put(w, S_MISC, hidx);
+	ref = ref_slot(w, ev->addr);
+	if (type == MT_ALLOC) {
+		unsigned cls = heap == 0 ? reuse_class(ev->size) : 0;
+		int k = reuse_find(&w->fs.reuse, cls, ev->addr);
+		tag |= R_ALLOC;
+		d = (int64_t)(ev->addr - w->fs.last_addr);
+		if (k >= 0) {
+			reuse_take(&w->fs.reuse, cls, (unsigned)k);
+			put_fast(w, S_ADDR, (uint64_t)k);
+		} else if ((d & 15) == 0) {
+			put_fast(w, S_ADDR, REUSE_DEPTH + (zigzag(d >> 4) << 1));
+		} else {
+			put_fast(w, S_ADDR, REUSE_DEPTH + (zigzag(d) << 1 | 1));
+		}
+		w->fs.last_addr = ev->addr;
+		put_fast(w, S_SIZE, ev->size);
+		if (ev->flags & EV_STACK_NONE)
+			tag |= TAG_FLAG;
+		else
+			put_fast(w, S_STACK, ev->stack);
+		ref->gen = w->gen;
+		ref->addr = ev->addr;
+		ref->key = key;
+		ref->cls = cls;
+		ref->index = w->fs.nallocs++;
+	} else {
+		if (ref->gen != w->gen || ref->addr != ev->addr || ref->key != key)
+			ref = NULL;
+		if (ev->size) {
+			tag |= R_FREE_RANGE;
+			put_fast(w, S_ADDR, zigzag((int64_t)(ev->addr - w->fs.last_addr)));
+			put_fast(w, S_SIZE, ev->size);
+		} else if (ref) {
+			tag |= R_FREE_REF;
+			put_fast(w, S_REF, w->fs.nallocs - ref->index);
+			reuse_push(&w->fs.reuse, ref->cls, ev->addr);
+			ref->gen = 0;
+		} else {
+			tag |= R_FREE_ADDR;
+			put_fast(w, S_ADDR, zigzag((int64_t)(ev->addr - w->fs.last_addr)));
+		}
+		if (!(ev->flags & EV_STACK_NONE)) {
+			tag |= TAG_FLAG;
+			put_fast(w, S_STACK, ev->stack);
+		}
+	}
+	w->st[S_TAG].p[w->st[S_TAG].len++] = tag;
+	w->rawlen++;
+}
+
+/* The recorder's fast way: trace_write of an alloc or free of a known heap. */
+void
+trace_write_heap(struct trace_writer *w, enum mt_type type, int heap, const struct mt_heap_rec *r)
+{
+	if (w->error)
+		return;
+	w->events++;
+	if (writer_full(w, 0) || w->rawlen >= w->frame_max)
+		trace_flush(w);
+	put_heap(w, type, (unsigned)heap, 0, r);
+	if (w->rawlen >= w->frame_max)
+		trace_flush(w);
+}
 
 /*
  * A life record; f holds its LF_ flags, class and fate (not LF_IMPACT),
@@ -542,12 +659,9 @@ trace_write_life(struct trace_writer *w, const struct mt_life *l, unsigned cls, 
 void
 trace_write(struct trace_writer *w, const struct mt_event *ev)
 {
-	uint32_t thread = 0, hidx = 0, key;
+	uint32_t hidx = 0;
 	unsigned heap;
-	uint8_t tag;
-	int64_t d;
 	size_t i;
-	struct ref_slot *ref;
 
 	if (w->error)
 		return;
@@ -555,69 +669,14 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 	switch (ev->type) {
 	case MT_ALLOC:
 	case MT_FREE:
-		if (trace_writer_full(w, ev))
+		if (trace_writer_full(w, ev) || w->rawlen >= w->frame_max)
 			trace_flush(w);
 		if (ev->heap.len > HEAPNAMES_MAX / 2)
 			return;	/* no heap is named like that; keep the frame sane */
-		thread = thread_index(w, ev->pid, ev->tid);
 		heap = heap_index(w, ev->heap, &hidx);
-		key = (uint32_t)ev->pid << 12 ^ (heap == HEAP_OTHER ? 3 + hidx : heap);
-		tag = (uint8_t)(heap << 4);
-		if (thread != w->fs.cur_thread) {
-			tag |= TAG_THREAD;
-			w->fs.cur_thread = thread;
-			put(w, S_THREAD, thread);
-		}
-		put_ts(w, ev->ts);
-		if (heap == HEAP_OTHER)
-			put(w, S_MISC, hidx);
-		ref = ref_slot(w, ev->addr);
-		if (ev->type == MT_ALLOC) {
-			unsigned cls = heap == 0 ? reuse_class(ev->size) : 0;
-			int k = reuse_find(&w->fs.reuse, cls, ev->addr);
-			tag |= R_ALLOC;
-			d = (int64_t)(ev->addr - w->fs.last_addr);
-			if (k >= 0) {
-				reuse_take(&w->fs.reuse, cls, (unsigned)k);
-				put(w, S_ADDR, (uint64_t)k);
-			} else if ((d & 15) == 0) {
-				put(w, S_ADDR, REUSE_DEPTH + (zigzag(d >> 4) << 1));
-			} else {
-				put(w, S_ADDR, REUSE_DEPTH + (zigzag(d) << 1 | 1));
-			}
-			w->fs.last_addr = ev->addr;
-			put(w, S_SIZE, ev->size);
-			if (ev->flags & EV_STACK_NONE)
-				tag |= TAG_FLAG;
-			else
-				put(w, S_STACK, ev->stack);
-			ref->gen = w->gen;
-			ref->addr = ev->addr;
-			ref->key = key;
-			ref->cls = cls;
-			ref->index = w->fs.nallocs++;
-		} else {
-			if (ref->gen != w->gen || ref->addr != ev->addr || ref->key != key)
-				ref = NULL;
-			if (ev->size) {
-				tag |= R_FREE_RANGE;
-				put(w, S_ADDR, zigzag((int64_t)(ev->addr - w->fs.last_addr)));
-				put(w, S_SIZE, ev->size);
-			} else if (ref) {
-				tag |= R_FREE_REF;
-				put(w, S_REF, w->fs.nallocs - ref->index);
-				reuse_push(&w->fs.reuse, ref->cls, ev->addr);
-				ref->gen = 0;
-			} else {
-				tag |= R_FREE_ADDR;
-				put(w, S_ADDR, zigzag((int64_t)(ev->addr - w->fs.last_addr)));
-			}
-			if (!(ev->flags & EV_STACK_NONE)) {
-				tag |= TAG_FLAG;
-				put(w, S_STACK, ev->stack);
-			}
-		}
-		put_byte(w, S_TAG, tag);
+		put_heap(w, ev->type, heap, hidx, &(struct mt_heap_rec){ .ts = ev->ts,
+		    .addr = ev->addr, .size = ev->size, .stack = ev->stack, .pid = ev->pid,
+		    .tid = ev->tid, .flags = ev->flags });
 		break;
 	case MT_LIFE: {
 		int cls = life_class(ev->s1);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define MT_EVENTS_VERSION 1	/* the text format, see mt-events(5) */
-#define MT_TRACE_VERSION 1	/* the .mtr container */
+#define MT_TRACE_VERSION 2	/* the .mtr container; 1 is still read */
 #define MT_VERSION "0.1.0"	/* the programs' --version */
 
 /* diag.c */
@@ -273,6 +273,8 @@ struct mt_heap_rec {
 };
 void trace_write_heap(struct trace_writer *w, enum mt_type type, int heap,
     const struct mt_heap_rec *r);
+/* Times from now on in units of ns nanoseconds, rounded down (1: exact). */
+void trace_writer_time_unit(struct trace_writer *w, uint64_t ns);
 /* The record at addr comes soon: a hint, nothing is written. */
 void trace_writer_prefetch(const struct trace_writer *w, uint64_t addr);
 /* The pairer's lifetime, class cls (0-3: aifi aifo aofi aofo), as trace_write would. */

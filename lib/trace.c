@@ -9,10 +9,17 @@
  * sizes, stacks, back references, the rest): a frame is the stream
  * lengths and then the streams, so zstd sees like next to like.  Times
  * are deltas from the previous record of the frame; threads and heaps are
- * small per-frame indexes; an allocation's address is a delta from the
- * previous one (in 16-byte units when aligned); a free names its
- * allocation by how many allocations back it was made when that
- * allocation is in the same frame, else by its address.  Stack frames are
+ * small per-frame indexes; an allocation's address is its place in a
+ * list of the addresses of its size class freed lately, or a delta from
+ * the previous address or the previous allocation's so written (in
+ * 16-byte units when aligned); a free names its allocation by how many
+ * allocations back it was made when that allocation is in the same
+ * frame, else by its address, a delta from the previous free so written
+ * (python frees long-lived objects in runs: 44 KB where deltas from the
+ * last address took 7.8 MB of a 28M-event trace).  Times may be in units
+ * coarser than a nanosecond, said by a record at the head of the frame
+ * (version 2; version 1 has neither the unit nor the two new bases, and
+ * is still read).  Stack frames are
  * deltas from the frame before.  A lifetime is its end time, how long it
  * lived, and the rest as an allocation has it.  Records the codec has no
  * binary form for (sym, window, ...) are kept as their text line.
@@ -27,7 +34,7 @@
 
 enum {
 	R_ALLOC = 1, R_FREE_ADDR, R_FREE_REF, R_PROC, R_MAP, R_STACK, R_EXIT,
-	R_LOST, R_TEXT, R_THREAD, R_HEAP, R_FREE_RANGE, R_END, R_LIFE,
+	R_LOST, R_TEXT, R_THREAD, R_HEAP, R_FREE_RANGE, R_END, R_LIFE, R_UNIT,
 };
 
 /* The flags of a life record (S_MISC), after its tag. */
@@ -176,7 +183,11 @@ reuse_find(const struct reuse *u, unsigned c, uint64_t addr)
 
 /* What the writer and the reader of a frame keep alike, afresh each frame. */
 struct frame_state {
-	uint64_t last_ts, last_addr;
+	uint64_t last_ts;	/* in units */
+	uint64_t last_addr;
+	uint64_t last_far;	/* the last allocation written as a delta */
+	uint64_t last_free;	/* the last free written by its address */
+	uint64_t unit;		/* the frame's time unit, ns; writer: 0 until said */
 	uint32_t nthreads, cur_thread;
 	uint32_t nallocs;
 	uint32_t nheaps;
@@ -188,6 +199,9 @@ frame_state_reset(struct frame_state *f)
 {
 	f->last_ts = 0;
 	f->last_addr = 0;
+	f->last_far = 0;
+	f->last_free = 0;
+	f->unit = 0;
 	f->nthreads = 0;
 	f->cur_thread = UINT32_MAX;
 	f->nallocs = 0;
@@ -212,6 +226,7 @@ struct trace_writer {
 	size_t rawcap;
 	struct mt_out out;
 	uint64_t events;
+	uint64_t unit;		/* times in units of this many ns */
 	/* per-frame state */
 	uint32_t gen;
 	struct frame_state fs;
@@ -257,6 +272,7 @@ trace_writer_new(int fd, int level)
 	w->textcap = 4096;
 	w->textbuf = emalloc(w->textcap);
 	w->frame_max = FRAME_RAW_MAX;
+	w->unit = 1;
 	memcpy(hdr, MT_TRACE_MAGIC, MT_TRACE_MAGIC_LEN);
 	hdr[8] = MT_TRACE_VERSION;
 	out_write(&w->out, hdr, sizeof(hdr));
@@ -452,11 +468,41 @@ trace_writer_prefetch(const struct trace_writer *w, uint64_t addr)
 	__builtin_prefetch(&w->refs[(uint32_t)hash64(addr >> 4) & (REF_SLOTS - 1)], 1);
 }
 
+/* The frame's time unit, said before its first record. */
+static void
+say_unit(struct trace_writer *w)
+{
+	w->fs.unit = w->unit;
+	if (w->unit != 1) {
+		put_byte(w, S_TAG, R_UNIT);
+		put(w, S_MISC, w->unit);
+	}
+}
+
+/* ts in the writer's units, rounded down. */
+static inline uint64_t
+floor_units(const struct trace_writer *w, uint64_t ts)
+{
+	uint64_t u = w->unit, q = w->fs.last_ts, base = q * u;
+
+	if (u == 1)
+		return ts;
+	/* Mostly a few units after the time before: no division. */
+	if (ts >= base && ts - base < 8 * u) {
+		for (ts -= base; ts >= u; ts -= u)
+			q++;
+		return q;
+	}
+	return ts / u;
+}
+
 static inline void
 put_ts(struct trace_writer *w, uint64_t ts)
 {
-	put(w, S_TS, zigzag((int64_t)(ts - w->fs.last_ts)));
-	w->fs.last_ts = ts;
+	uint64_t q = floor_units(w, ts);
+
+	put(w, S_TS, zigzag((int64_t)(q - w->fs.last_ts)));
+	w->fs.last_ts = q;
 }
 
 static int writer_full(const struct trace_writer *w, size_t heaplen);
@@ -469,6 +515,7 @@ static inline void
 put_heap(struct trace_writer *w, enum mt_type type, unsigned heap, uint32_t hidx,
     const struct mt_heap_rec *ev)
 {
+	uint64_t q;
 	uint32_t thread, key;
 	uint8_t tag;
 	int64_t d;
@@ -482,8 +529,9 @@ put_heap(struct trace_writer *w, enum mt_type type, unsigned heap, uint32_t hidx
 		w->fs.cur_thread = thread;
 		put_fast(w, S_THREAD, thread);
 	}
-	put_fast(w, S_TS, zigzag((int64_t)(ev->ts - w->fs.last_ts)));
-	w->fs.last_ts = ev->ts;
+	q = floor_units(w, ev->ts);
+	put_fast(w, S_TS, zigzag((int64_t)(q - w->fs.last_ts)));
+	w->fs.last_ts = q;
 	if (heap == HEAP_OTHER)
 		put(w, S_MISC, hidx);
 	ref = ref_slot(w, ev->addr);
@@ -491,14 +539,20 @@ put_heap(struct trace_writer *w, enum mt_type type, unsigned heap, uint32_t hidx
 		unsigned cls = heap == 0 ? reuse_class(ev->size) : 0;
 		int k = reuse_find(&w->fs.reuse, cls, ev->addr);
 		tag |= R_ALLOC;
-		d = (int64_t)(ev->addr - w->fs.last_addr);
 		if (k >= 0) {
 			reuse_take(&w->fs.reuse, cls, (unsigned)k);
 			put_fast(w, S_ADDR, (uint64_t)k);
-		} else if ((d & 15) == 0) {
-			put_fast(w, S_ADDR, REUSE_DEPTH + (zigzag(d >> 4) << 1));
 		} else {
-			put_fast(w, S_ADDR, REUSE_DEPTH + (zigzag(d) << 1 | 1));
+			/* From the last address, or the last allocation so
+			   written, whichever is nearer; bit 1 says which. */
+			int64_t d0 = (int64_t)(ev->addr - w->fs.last_addr);
+			int64_t d1 = (int64_t)(ev->addr - w->fs.last_far);
+			unsigned far = zigzag(d1) < zigzag(d0);
+
+			d = far ? d1 : d0;
+			put_fast(w, S_ADDR, REUSE_DEPTH + ((d & 15) == 0 ?
+			    zigzag(d >> 4) << 2 | far << 1 : zigzag(d) << 2 | far << 1 | 1));
+			w->fs.last_far = ev->addr;
 		}
 		w->fs.last_addr = ev->addr;
 		put_fast(w, S_SIZE, ev->size);
@@ -525,7 +579,9 @@ put_heap(struct trace_writer *w, enum mt_type type, unsigned heap, uint32_t hidx
 			ref->gen = 0;
 		} else {
 			tag |= R_FREE_ADDR;
-			put_fast(w, S_ADDR, zigzag((int64_t)(ev->addr - w->fs.last_addr)));
+			d = (int64_t)(ev->addr - w->fs.last_free);
+			put_fast(w, S_ADDR, (d & 15) == 0 ? zigzag(d >> 4) << 1 : zigzag(d) << 1 | 1);
+			w->fs.last_free = ev->addr;
 		}
 		if (!(ev->flags & EV_STACK_NONE)) {
 			tag |= TAG_FLAG;
@@ -545,6 +601,8 @@ trace_write_heap(struct trace_writer *w, enum mt_type type, int heap, const stru
 	w->events++;
 	if (writer_full(w, 0) || w->rawlen >= w->frame_max)
 		trace_flush(w);
+	if (__builtin_expect(w->fs.unit != w->unit, 0))
+		say_unit(w);
 	put_heap(w, type, (unsigned)heap, 0, r);
 	if (w->rawlen >= w->frame_max)
 		trace_flush(w);
@@ -565,6 +623,8 @@ put_life(struct trace_writer *w, unsigned f, int64_t pid, int64_t tid, struct mt
 
 	if (writer_full(w, heapname.len))
 		trace_flush(w);
+	if (w->fs.unit != w->unit)
+		say_unit(w);
 	if (impact != life_impact((unsigned)LF_CLASS(f), size, f))
 		f |= LF_IMPACT;
 	thread = thread_index(w, pid, f & LF_TID_NONE ? 0 : tid);
@@ -578,11 +638,12 @@ put_life(struct trace_writer *w, unsigned f, int64_t pid, int64_t tid, struct mt
 	put(w, S_MISC, f);
 	if (heap == HEAP_OTHER)
 		put(w, S_MISC, hidx);
-	/* The end, then how long before it the lifetime began. */
+	/* The end, then how long before it the lifetime began (in ns). */
 	if (!(f & LF_TS2_NONE)) {
 		put_ts(w, ts2);
 		if (!(f & LF_TS_NONE))
-			put(w, S_TS, zigzag((int64_t)(ts2 - ts)));
+			put(w, S_TS, zigzag((int64_t)(w->fs.last_ts * w->unit -
+			    floor_units(w, ts) * w->unit)));
 	} else if (!(f & LF_TS_NONE)) {
 		put_ts(w, ts);
 	}
@@ -666,11 +727,13 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 	if (w->error)
 		return;
 	w->events++;
+	if (trace_writer_full(w, ev) || w->rawlen >= w->frame_max)
+		trace_flush(w);
+	if (w->fs.unit != w->unit)
+		say_unit(w);
 	switch (ev->type) {
 	case MT_ALLOC:
 	case MT_FREE:
-		if (trace_writer_full(w, ev) || w->rawlen >= w->frame_max)
-			trace_flush(w);
 		if (ev->heap.len > HEAPNAMES_MAX / 2)
 			return;	/* no heap is named like that; keep the frame sane */
 		heap = heap_index(w, ev->heap, &hidx);
@@ -765,6 +828,17 @@ writer_full(const struct trace_writer *w, size_t heaplen)
 	    w->heapnames_len + heaplen > HEAPNAMES_MAX;
 }
 
+/* Times from now on in units of ns nanoseconds (rounded down). */
+void
+trace_writer_time_unit(struct trace_writer *w, uint64_t ns)
+{
+	if (ns < 1)
+		ns = 1;
+	if (ns != w->unit && w->rawlen > 0)
+		trace_flush(w);	/* a frame has one unit */
+	w->unit = ns;
+}
+
 size_t
 trace_writer_pending(const struct trace_writer *w)
 {
@@ -846,6 +920,7 @@ struct trace_reader {
 	size_t framecap, framelen;
 	size_t cur[NSTREAMS], end[NSTREAMS];	/* the streams in frame[] */
 	int header_done;
+	unsigned version;	/* of the container */
 	int ended;		/* the writer's end record was read */
 	int skipped_out;	/* a damaged frame was skipped to the end of the file */
 	int failed;
@@ -1056,6 +1131,7 @@ next_frame(struct trace_reader *r)
 		if (ret == 0) {
 			r->frames++;
 			frame_state_reset(&r->fs);
+			r->fs.unit = 1;	/* until the frame says otherwise */
 			return 1;
 		}
 	}
@@ -1117,8 +1193,10 @@ get_ts(struct trace_reader *r, uint64_t *ts)
 	if (get(r, S_TS, &d))
 		return -1;
 	r->fs.last_ts += (uint64_t)unzigzag(d);
-	*ts = r->fs.last_ts;
-	return *ts > INT64_MAX ? -1 : 0;
+	if (r->fs.last_ts > INT64_MAX / r->fs.unit)
+		return -1;
+	*ts = r->fs.last_ts * r->fs.unit;
+	return 0;
 }
 
 /* Finds the streams of a decompressed frame; -1 if they do not add up. */
@@ -1204,6 +1282,12 @@ decode(struct trace_reader *r, struct mt_event *ev)
 		r->threads[r->fs.nthreads++].tid = (int64_t)v;
 		ev->type = MT_NONE;
 		return 0;
+	case R_UNIT:
+		if (r->version < 2 || get(r, S_MISC, &v) || v < 1 || v > 1000000000)
+			return -1;
+		r->fs.unit = v;
+		ev->type = MT_NONE;
+		return 0;
 	case R_HEAP:
 		if (r->fs.nheaps == MAX_HEAPS || get_str(r, &r->heaps[r->fs.nheaps]))
 			return -1;
@@ -1233,10 +1317,16 @@ decode(struct trace_reader *r, struct mt_event *ev)
 				if (!cls || v >= r->fs.reuse.n[cls])
 					return -1;
 				r->fs.last_addr = reuse_take(&r->fs.reuse, cls, (unsigned)v);
-			} else {
+			} else if (r->version < 2) {
 				v -= REUSE_DEPTH;
 				d = unzigzag(v >> 1);
 				r->fs.last_addr += (uint64_t)(v & 1 ? d : d * 16);
+			} else {
+				v -= REUSE_DEPTH;
+				d = unzigzag(v >> 2);
+				r->fs.last_addr = (v & 2 ? r->fs.last_far : r->fs.last_addr) +
+				    (uint64_t)(v & 1 ? d : d * 16);
+				r->fs.last_far = r->fs.last_addr;
 			}
 			ev->addr = r->fs.last_addr;
 			if (tag & TAG_FLAG)
@@ -1258,6 +1348,9 @@ decode(struct trace_reader *r, struct mt_event *ev)
 					return -1;
 				ev->addr = r->allocs[r->fs.nallocs - v].addr;
 				reuse_push(&r->fs.reuse, r->allocs[r->fs.nallocs - v].cls, ev->addr);
+			} else if (TAG_TYPE(tag) == R_FREE_ADDR && r->version >= 2) {
+				d = unzigzag(v >> 1);
+				ev->addr = r->fs.last_free += (uint64_t)(v & 1 ? d : d * 16);
 			} else {
 				ev->addr = r->fs.last_addr + (uint64_t)unzigzag(v);
 				if (TAG_TYPE(tag) == R_FREE_RANGE &&
@@ -1420,11 +1513,14 @@ trace_read(struct trace_reader *r, struct mt_event *ev)
 		if (r->inlen < MT_TRACE_HEADER_LEN)
 			return rfail(r, "truncated header (%zu bytes)", r->inlen);
 		memcpy(hdr, r->in, sizeof(hdr));
-		if (hdr[8] != MT_TRACE_VERSION || hdr[9] || hdr[10] || hdr[11])
+		if (!(hdr[8] | hdr[9] | hdr[10] | hdr[11]))
+			return rfail(r, "trace version 0: no mt writes that");
+		if (hdr[8] > MT_TRACE_VERSION || hdr[9] || hdr[10] || hdr[11])
 			return rfail(r, "trace version %u is newer than this mt reads (%u)",
 			    (unsigned)(hdr[8] | hdr[9] << 8 | hdr[10] << 16 | (unsigned)hdr[11] << 24),
 			    MT_TRACE_VERSION);
 		r->inpos = MT_TRACE_HEADER_LEN;
+		r->version = hdr[8];
 		r->header_done = 1;
 	}
 	for (;;) {

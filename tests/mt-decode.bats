@@ -23,6 +23,22 @@ setup() {
 	[ "$output" = "$(cat "$FIX/roundtrip.txt")" ]
 }
 
+@test "a version 1 trace (times in ns, frees by address from the last address) still decodes" {
+	# Made by mtr-encode at 3bf1d5b, the last version 1 writer: every
+	# record type in frames of 3, and 674 lines of a pairs recording in
+	# frames of 100, whose frees of earlier frames' blocks go by address.
+	run -0 mt-decode "$FIX/v1-roundtrip.mtr"
+	[ "$output" = "$(cat "$FIX/roundtrip.txt")" ]
+	run -0 mt-decode "$FIX/v1-pairs.mtr"
+	[ "$output" = "$(cat "$FIX/v1-pairs.txt")" ]
+	[ "$(grep -c '^free' "$FIX/v1-pairs.txt")" -gt 250 ]
+	# and the same text written now, as version 2, decodes the same
+	"$ENCODE" -n 100 "$FIX/v1-pairs.txt" >v2.mtr
+	[ "$(od -An -tu1 -j8 -N1 v2.mtr | tr -d ' ')" = 2 ]
+	run -0 mt-decode v2.mtr
+	[ "$output" = "$(cat "$FIX/v1-pairs.txt")" ]
+}
+
 @test "reads standard input and several files in order" {
 	"$ENCODE" "$FIX/roundtrip.txt" >a.mtr
 	run -0 mt-decode <a.mtr
@@ -106,9 +122,12 @@ setup() {
 	printf '\x89MTQ\r\n\x1a\n\x01\0\0\0\0\0\0\0' >bad.mtr
 	run -1 --separate-stderr mt-decode bad.mtr
 	[ "$stderr" = "mt-decode: bad.mtr: not an mt trace (bad magic)" ]
-	printf '\x89MTR\r\n\x1a\n\x02\0\0\0\0\0\0\0' >v2.mtr
-	run -1 --separate-stderr mt-decode v2.mtr
-	[ "$stderr" = "mt-decode: v2.mtr: trace version 2 is newer than this mt reads (1)" ]
+	printf '\x89MTR\r\n\x1a\n\x03\0\0\0\0\0\0\0' >v3.mtr
+	run -1 --separate-stderr mt-decode v3.mtr
+	[ "$stderr" = "mt-decode: v3.mtr: trace version 3 is newer than this mt reads (2)" ]
+	printf '\x89MTR\r\n\x1a\n\0\0\0\0\0\0\0\0' >v0.mtr
+	run -1 --separate-stderr mt-decode v0.mtr
+	[ "$stderr" = "mt-decode: v0.mtr: trace version 0: no mt writes that" ]
 	run -1 --separate-stderr mt-decode no-such.mtr
 	[ "$stderr" = "mt-decode: no-such.mtr: No such file or directory" ]
 }

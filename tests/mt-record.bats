@@ -12,7 +12,7 @@ setup() {
 	run -0 --separate-stderr mt-record -o demo.mtr -- "$PROGS/demo"
 	has_line "$stderr" '^mt-record: \d+ events, 1 processes, \d+ bytes written to demo.mtr$'
 	run -0 mt-decode demo.mtr
-	has_line "${lines[0]}" '^#mt-events\t1\tstart=\d+\thost=\S+$'
+	has_line "${lines[0]}" '^#mt-events\t1\tstart=\d+\thost=\S+\tresolution=100$'
 	has_line "$output" "^proc\t\d+\t\d+\t\d+\t\Q$PROGS/demo\E\t\Q$PROGS/demo\E$"
 	has_line "$output" "^map\t\d+\t0x[0-9a-f]+\t0x[0-9a-f]+\t0x[0-9a-f]+\t[0-9a-f]{40}\t\Q$PROGS/demo\E$"
 	[ "$(heap_totals demo.mtr)" = "9 6 356" ]
@@ -86,6 +86,29 @@ setup() {
 		# No honest time is taken for a lie (one read before its ring's
 		# head was read once was).
 		run -1 grep -q 'carried a time later' <(mt-decode th$i.mtr)
+	done
+}
+
+@test "--time-resolution: every time a multiple of it, the header says it, order and counts kept" {
+	# times(): the times of proc, alloc, free, exit and lost lines
+	times() { mt-decode "$1" | awk -F'\t' '$1 == "proc" { print $4 }
+		$1 == "alloc" || $1 == "free" || $1 == "exit" || $1 == "lost" { print $2 }'; }
+	read -r va vf vb <<<"$(valgrind_totals "$PROGS/threads")"
+	for r in "" 1us 1ms 1ns; do
+		run -0 --separate-stderr mt-record ${r:+--time-resolution $r} -o t.mtr -- "$PROGS/threads"
+		case $r in "") ns=100 ;; 1us) ns=1000 ;; 1ms) ns=1000000 ;; 1ns) ns=1 ;; esac
+		has_line "$(mt-decode t.mtr | head -1)" "^#mt-events\t1\tstart=\d+\thost=[^\t]+\tresolution=$ns\$"
+		[ "$(times t.mtr | awk -v ns=$ns '$1 % ns != 0' | wc -l)" = 0 ]
+		run -0 check_order t.mtr
+		[ -z "$output" ]
+		read -r ma mf mb <<<"$(heap_totals t.mtr)"
+		[ "$ma $mf" = "$va $vf" ]
+	done
+	# 1ns is exact: 400k times are not all multiples of 100
+	[ "$(times t.mtr | awk '$1 % 100 != 0' | wc -l)" -gt 1000 ]
+	for bad in 0 100 2s 1x; do
+		run -2 --separate-stderr mt-record --time-resolution "$bad" -o b.mtr -- true
+		has_line "$stderr" "^mt-record: .*--time-resolution '$bad'"
 	done
 }
 
@@ -726,8 +749,9 @@ alloc $b" ]
 @test "--max-size --circular: keeps the newest, with every stack and process they need" {
 	cd "$BATS_TEST_TMPDIR"
 	read -r allocs frees bytes < <(valgrind_totals "$PROGS/pairs" 500000)
-	run -0 --separate-stderr mt-record --max-size 256K --circular -o c.mtr -- "$PROGS/pairs" 500000
-	[ "$(stat -c %s c.mtr)" -le 262144 ]
+	# 128K: a million events took 250K at 100 ns, 1 MB at 1 ns
+	run -0 --separate-stderr mt-record --max-size 128K --circular -o c.mtr -- "$PROGS/pairs" 500000
+	[ "$(stat -c %s c.mtr)" -le 131072 ]
 	run -0 --separate-stderr mt-decode -c c.mtr
 	read -r kept lost < <(kept_lost c.mtr circular)
 	[ "$((kept + lost))" = "$((allocs + frees))" ]
@@ -748,13 +772,14 @@ alloc $b" ]
 @test "--circular with 20,000 distinct stacks made early: the kept events fill the size, with only the stacks they use" {
 	cd "$BATS_TEST_TMPDIR"
 	# Once every stack of the run was carried: 200 allocations kept of
-	# 220,000, in a file of 20,001 stacks.
-	run -0 --separate-stderr mt-record -m 128K -c -o c.mtr -- "$PROGS/many-stacks" 20000 200000
+	# 220,000, in a file of 20,001 stacks.  A million pairs after them:
+	# 200,000 fit in 128K since times are to 100 ns.
+	run -0 --separate-stderr mt-record -m 128K -c -o c.mtr -- "$PROGS/many-stacks" 20000 1000000
 	[ "$(stat -c %s c.mtr)" -le 131072 ]
 	run -0 --separate-stderr mt-decode -c c.mtr
 	mt-decode c.mtr >c.txt
-	# about 200,000 here, fewer on a loaded machine (times compress less)
-	[ "$(grep -c $'^alloc\t' c.txt)" -gt 50000 ]
+	# about 530,000 here, fewer on a loaded machine (times compress less)
+	[ "$(grep -c $'^alloc\t' c.txt)" -gt 100000 ]
 	[ "$(grep -c $'^stack\t' c.txt)" -lt 5000 ]
 	[ -z "$(check_order c.mtr)" ]
 	[ -z "$(check_refs c.mtr)" ]

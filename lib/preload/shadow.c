@@ -773,15 +773,28 @@ lookup_slow(uintptr_t pc, struct cache_ent *c, uint64_t key)
 	return v;
 }
 
-static inline uint64_t
-lookup(uintptr_t pc)
+/* The cache and its generation, read once by a capture: kept in
+   registers, not read again after each store of a frame. */
+struct rules {
+	struct cache_ent *cache;
+	uint64_t gen;		/* shifted to its place in a key */
+};
+
+static inline struct rules
+rules_now(void)
 {
-	uint64_t key = (uint64_t)pc | cache_gen << 48, k1, k2, v;
+	return (struct rules){ cache, __atomic_load_n(&cache_gen, __ATOMIC_RELAXED) << 48 };
+}
+
+static inline uint64_t
+lookup(const struct rules *r, uintptr_t pc)
+{
+	uint64_t key = (uint64_t)pc | r->gen, k1, k2, v;
 	struct cache_ent *c;
 
-	if (__builtin_expect(!cache, 0))
+	if (__builtin_expect(!r->cache, 0))
 		return lookup_slow(pc, NULL, 0);
-	c = &cache[(key * 0x9e3779b97f4a7c15ULL) >> (64 - CACHE_BITS)];
+	c = &r->cache[(key * 0x9e3779b97f4a7c15ULL) >> (64 - CACHE_BITS)];
 	k1 = __atomic_load_n(&c->key, __ATOMIC_ACQUIRE);
 	v = __atomic_load_n(&c->val, __ATOMIC_ACQUIRE);
 	k2 = __atomic_load_n(&c->key, __ATOMIC_RELAXED);
@@ -798,10 +811,11 @@ static int
 walk_on(const struct shadow *s, void **ips, int n, int limit)
 {
 	uintptr_t ip = s->e[0].ra, sp = s->e[0].slot + 8, bp = s->e[0].bp, cfa;
+	const struct rules rules = rules_now();
 	uint64_t v;
 
 	while (n < limit) {
-		v = lookup(ip - 1);
+		v = lookup(&rules, ip - 1);
 		if ((v & V_KIND) != K_NORMAL || ((v & V_CFA_BP) && !bp))
 			break;
 		cfa = ((v & V_CFA_BP) ? bp : sp) + (uintptr_t)(intptr_t)V_CFA_OFF(v);
@@ -1026,6 +1040,8 @@ weigh(struct shadow *s, uint32_t copied)
  * replaced address, the outermost frame, or depth + 1 frames.  *hash is
  * the stack's (stack_hash) when the shadow knew it, else 0.
  */
+static int ours(uintptr_t ip);
+
 __attribute__((noinline)) int
 shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint64_t *hash)
 {
@@ -1035,6 +1051,7 @@ shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint6
 	uint32_t j = 0, nsh, nfresh = 0, i;
 	int n = 0, k = 0, found = 0, end = 0, tramp = 0, limit = depth + 1;
 	uint64_t v, h;
+	struct rules rules;
 
 	if (s->state != 1 || s->suspended)
 		return SHADOW_OFF;
@@ -1044,8 +1061,35 @@ shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint6
 	top = on_stack(s, sp) ? s->hi : UINTPTR_MAX;
 	s->captures++;
 	*hash = 0;
+	rules = rules_now();
+	/*
+	 * Our own frames (this, record() and the interposed function: skip
+	 * of them) all keep frame pointers: up their rbp chain, no rule
+	 * looked up, to the program's frame that called us.  Each return
+	 * address but the last must be in our library, the last not in it;
+	 * anything else (a replaced return of ours, see below; a build
+	 * without frame pointers) and their rules walk them.
+	 */
+	for (ra = 0, slot = sp, cfa = bp, k = 0; k < skip; k++) {
+		if (cfa < slot || cfa >= top - 16 || (cfa & 7))
+			break;
+		ra = *(const uintptr_t *)(cfa + 8);
+		if (ra == 0 || ours(ra) != (k < skip - 1) || ra - (uintptr_t)mt_trampoline_start <
+		    (uintptr_t)mt_trampoline_end - (uintptr_t)mt_trampoline_start)
+			break;
+		slot = cfa + 8;
+		cfa = *(const uintptr_t *)cfa;
+	}
+	if (k == skip && skip > 0) {
+		sp = slot + 8;
+		bp = cfa;
+		v = 1;
+		k--;
+		goto have_frame;
+	}
+	k = 0;
 	/* Our own frame's address is not a return address: the rule at it. */
-	v = lookup(ip);
+	v = lookup(&rules, ip);
 	for (;;) {
 		if (__builtin_expect((v & (V_KIND | V_BP_LOST)) != 0, 0)) {
 			if ((v & V_KIND) == K_END) {
@@ -1119,7 +1163,7 @@ have_frame:
 			tramp = 1;
 			goto have_frame;
 		}
-		v = lookup(v ? ra - 1 : ra);
+		v = lookup(&rules, v ? ra - 1 : ra);
 	}
 	nsh = s->n;
 	h = STACK_SEED;

@@ -227,6 +227,7 @@ struct trace_writer {
 	struct mt_out out;
 	uint64_t events;
 	uint64_t unit;		/* times in units of this many ns */
+	uint64_t unit_inv;	/* UINT64_MAX / unit */
 	/* per-frame state */
 	uint32_t gen;
 	struct frame_state fs;
@@ -273,6 +274,7 @@ trace_writer_new(int fd, int level)
 	w->textbuf = emalloc(w->textcap);
 	w->frame_max = FRAME_RAW_MAX;
 	w->unit = 1;
+	w->unit_inv = UINT64_MAX;
 	memcpy(hdr, MT_TRACE_MAGIC, MT_TRACE_MAGIC_LEN);
 	hdr[8] = MT_TRACE_VERSION;
 	out_write(&w->out, hdr, sizeof(hdr));
@@ -479,21 +481,19 @@ say_unit(struct trace_writer *w)
 	}
 }
 
-/* ts in the writer's units, rounded down. */
+/* ts in the writer's units, rounded down: a multiply, not a division. */
 static inline uint64_t
 floor_units(const struct trace_writer *w, uint64_t ts)
 {
-	uint64_t u = w->unit, q = w->fs.last_ts, base = q * u;
+	uint64_t u = w->unit, q;
 
 	if (u == 1)
 		return ts;
-	/* Mostly a few units after the time before: no division. */
-	if (ts >= base && ts - base < 8 * u) {
-		for (ts -= base; ts >= u; ts -= u)
-			q++;
-		return q;
-	}
-	return ts / u;
+	/* unit_inv is (2^64 - 1) / u: q is the quotient or a little less */
+	q = (uint64_t)(((unsigned __int128)ts * w->unit_inv) >> 64);
+	while (ts - q * u >= u)
+		q++;
+	return q;
 }
 
 static inline void
@@ -837,6 +837,7 @@ trace_writer_time_unit(struct trace_writer *w, uint64_t ns)
 	if (ns != w->unit && w->rawlen > 0)
 		trace_flush(w);	/* a frame has one unit */
 	w->unit = ns;
+	w->unit_inv = UINT64_MAX / ns;
 }
 
 size_t

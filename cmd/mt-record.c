@@ -126,6 +126,7 @@ struct proc {
 	/* What it sends is not trusted: times out of bounds, and records. */
 	uint64_t hello_ts;
 	uint64_t future;	/* times later than when we read them */
+	int tsc;		/* its times are TSC ticks (HELLO_TSC) */
 	uint64_t bad;		/* records of no known kind */
 	size_t nrings;		/* its rings we read */
 	int capped;		/* it reached a limit below: said once */
@@ -224,13 +225,93 @@ static uint64_t time_unit = TIME_UNIT_DEFAULT;
 static int free_stacks;
 static pid_t forward_to;
 
+/*
+ * Time.  Where the kernel keeps time by the TSC (its clocksource is tsc:
+ * invariant, the same on every CPU), the library reads the TSC itself, 7
+ * ns an event cheaper than clock_gettime (mt_tsc() in proto.h for why it
+ * is fenced), and we turn ticks into nanoseconds at a rate measured
+ * against CLOCK_MONOTONIC as we start (TSC_CALIBRATE_NS).  Our own times
+ * (exits, the watermark) are taken the same way, so that every time of
+ * the trace is of one clock.
+ */
+#define TSC_CALIBRATE_NS 2000000u
+static int tsc_on;
+static uint64_t tsc_base, tsc_mono, tsc_mult;	/* ns = mono + (tsc - base) * mult >> 32 */
+
 static uint64_t
-clock_ns(void)
+monotonic_ns(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static uint64_t
+tsc_ns(uint64_t tsc)
+{
+	return tsc_mono + (uint64_t)(((unsigned __int128)(tsc - tsc_base) * tsc_mult) >> 32);
+}
+
+static uint64_t
+clock_ns(void)
+{
+	return tsc_on ? tsc_ns(mt_tsc()) : monotonic_ns();
+}
+
+/* Whether a file's first line begins with s. */
+static int
+file_says(const char *path, const char *s)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n >= (ssize_t)strlen(s) && !memcmp(buf, s, strlen(s));
+}
+
+/* A TSC and CLOCK_MONOTONIC read together: the closest pair of five. */
+static void
+tsc_pair(uint64_t *tsc, uint64_t *mono)
+{
+	uint64_t a, b, m, best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		a = mt_tsc();
+		m = monotonic_ns();
+		b = mt_tsc();
+		if (b - a < best) {
+			best = b - a;
+			*tsc = a + (b - a) / 2;
+			*mono = m;
+		}
+	}
+}
+
+static void
+tsc_start(void)
+{
+	uint64_t t0, m0, t1, m1;
+	const char *e = getenv("MT_CLOCK");
+
+	if (!mt_tsc() || (e && !strcmp(e, "monotonic")) ||
+	    !file_says("/sys/devices/system/clocksource/clocksource0/current_clocksource", "tsc\n"))
+		return;
+	tsc_pair(&t0, &m0);
+	do
+		tsc_pair(&t1, &m1);
+	while (m1 - m0 < TSC_CALIBRATE_NS);
+	if (t1 <= t0)
+		return;
+	tsc_mult = (uint64_t)(((unsigned __int128)(m1 - m0) << 32) / (t1 - t0));
+	tsc_base = t0;
+	tsc_mono = m0;
+	tsc_on = tsc_mult > 0;
 }
 
 static uint64_t
@@ -827,6 +908,8 @@ take_early_exit(struct proc *p, uint64_t ts)
 static uint64_t
 peer_time(struct proc *p, uint64_t ts, uint64_t limit)
 {
+	if (p->tsc)
+		ts = tsc_ns(ts);
 	ts -= start_ns;
 	if (ts <= limit)
 		return ts;
@@ -1034,6 +1117,7 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len, uint64_t
 	p->pid = m->pid;
 	p->ppid = m->ppid;
 	p->said_hello = 1;
+	p->tsc = tsc_on && (m->flags & HELLO_TSC);
 	p->hello_ts = m->ts = peer_time(p, m->ts, limit);
 	nprocs_traced++;
 	if (old && old != p) {
@@ -1292,7 +1376,8 @@ drain_limit(uint64_t w)
 		if (head - g->tail <= drain_batch || head - g->tail > MT_RING_RECS)
 			continue;
 		recs = (struct mt_raw *)((char *)g->map + MT_RING_HDR);
-		ts = recs[(g->tail + drain_batch) & (MT_RING_RECS - 1)].ts - start_ns;
+		ts = recs[(g->tail + drain_batch) & (MT_RING_RECS - 1)].ts;
+		ts = (g->proc->tsc ? tsc_ns(ts) : ts) - start_ns;
 		if (ts < w && ts <= limit)
 			w = ts;	/* a lie is not heeded: it is read, given another time */
 	}
@@ -1801,6 +1886,8 @@ spawn(char **cmd, const char *lib, const char *sockname, const char *flags,
 	_exit(e == ENOENT ? 127 : 126);
 }
 
+static void comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void
 write_header(void)
 {
@@ -1820,10 +1907,14 @@ write_header(void)
 	    (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec,
 	    host, (unsigned long long)time_unit);
 	put(&ev);
+	if (kernel_mode)
+		return;
+	if (tsc_on)
+		comment("# mt-record: times from the TSC, %.3f MHz against CLOCK_MONOTONIC",
+		    (double)((unsigned __int128)1000 << 32) / (double)tsc_mult);
+	else
+		comment("# mt-record: times from CLOCK_MONOTONIC");
 }
-
-static void
-comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void
 comment(const char *fmt, ...)
@@ -2415,14 +2506,19 @@ main(int argc, char *argv[])
 	}
 	if (argc == 0 || duration || ko.events || ko.stacks || ko.min_order != 1)
 		mt_usage(0, synopsis, options);
-	if (free_stacks)
-		strcat(flags, "f");
-	if (no_follow)
-		strcat(flags, "n");
-	if (unwind != 'l')
-		strncat(flags, &unwind, 1);
-	if (unwind_check)
-		strcat(flags, "c");
+	/*
+	 * One place a flag, '-' when off: the same length whatever is asked
+	 * (python copies its environment, and a string of 2 characters is
+	 * an allocation where one of 1 is not: the counts of a program
+	 * would depend on the options).
+	 */
+	tsc_start();
+	flags[0] = free_stacks ? 'f' : '-';
+	flags[1] = no_follow ? 'n' : '-';
+	flags[2] = unwind != 'l' ? unwind : '-';
+	flags[3] = unwind_check ? 'c' : '-';
+	flags[4] = tsc_on ? 't' : '-';
+	flags[5] = '\0';
 
 	if (!(lib = find_library())) {
 		fprintf(stderr, "%s: cannot find libmt-preload.so (set MT_PRELOAD)\n", mt_progname);

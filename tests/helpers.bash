@@ -29,7 +29,7 @@ valgrind_totals() {
 	command -v valgrind.bin >/dev/null && vg=valgrind.bin
 	dir=$(mktemp -d)
 	MT_RECORD_SOCKET=mt-record-00000000-0000000 MT_RECORD_DEPTH=64 \
-	MT_RECORD_FLAGS= \
+	MT_RECORD_FLAGS=----- \
 	$vg --tool=memcheck --run-libc-freeres=no --run-cxx-freeres=no \
 		--trace-children="${VG_CHILDREN:-no}" --log-file="$dir/vg.%p" \
 		"$@" >"$dir/out" 2>"$dir/err" </dev/null

@@ -1148,3 +1148,29 @@ wait_instance() {
 	mt-decode t.mtr | awk -F'\t' '$1 == "alloc" && $5 == "cache:filp"' | grep -q .
 	[ "$(mt-decode t.mtr | awk -F'\t' '$1 == "alloc" || $1 == "free"' | wc -l)" -gt 1000 ]
 }
+
+@test "times from the TSC or CLOCK_MONOTONIC agree with the program's own clock" {
+	# python3 reads CLOCK_MONOTONIC around two allocations 0.3 s apart;
+	# the trace's time between them lies within what it read, give or
+	# take the resolution and the TSC's measured rate (20 ppm: 6 us).
+	cat >clock.py <<'PY'
+import time
+t0 = time.monotonic_ns(); a = bytearray(3000000); t1 = time.monotonic_ns()
+time.sleep(0.3)
+t2 = time.monotonic_ns(); b = bytearray(5000000); t3 = time.monotonic_ns()
+print(t2 - t1, t3 - t0)
+PY
+	for clock in "" monotonic; do
+		run -0 --separate-stderr env MT_CLOCK="$clock" PYTHONMALLOC=malloc mt-record -o c.mtr -- /usr/bin/python3 clock.py
+		read -r lo hi <<<"$output"
+		d=$(mt-decode c.mtr | awk -F'\t' '$1 == "alloc" && $7 == 3000001 { a = $2 }
+			$1 == "alloc" && $7 == 5000001 { b = $2 } END { print b - a }')
+		[ "$d" -ge $((lo - 100 - 6000)) ]
+		[ "$d" -le $((hi + 100 + 6000)) ]
+		if [ -z "$clock" ] && grep -q '^tsc$' /sys/devices/system/clocksource/clocksource0/current_clocksource; then
+			has_line "$(mt-decode c.mtr)" '^# mt-record: times from the TSC, \d+\.\d{3} MHz against CLOCK_MONOTONIC$'
+		else
+			has_line "$(mt-decode c.mtr)" '^# mt-record: times from CLOCK_MONOTONIC$'
+		fi
+	done
+}

@@ -192,6 +192,8 @@ table_words(void)
 }
 static int depth = 64;
 static int free_stacks, no_follow;
+/* Times are TSC ticks, which the recorder turns into nanoseconds (see mt_tsc). */
+static int use_tsc;
 enum { UNWIND_LIBUNWIND, UNWIND_SHADOW, UNWIND_FP };
 static int unwind = UNWIND_LIBUNWIND, unwind_check;
 /* libunwind's own, not the one shadow.c interposes for the program. */
@@ -218,6 +220,8 @@ now(void)
 {
 	struct timespec t;
 
+	if (use_tsc)
+		return mt_tsc();
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
@@ -1404,7 +1408,7 @@ start_process(int modules)
 	m.pid = getpid();
 	m.ppid = getppid();
 	m.ts = now();
-	m.flags = modules ? 0 : HELLO_FORKED;
+	m.flags = (modules ? 0 : HELLO_FORKED) | (use_tsc ? HELLO_TSC : 0);
 	m.lo = modules ? 0 : fork_ts;
 	n = readlink("/proc/self/exe", buf, 4096);
 	len = n > 0 ? (size_t)n : 0;
@@ -1518,6 +1522,7 @@ init(void)
 		else if (strchr(s, 'p'))
 			unwind = UNWIND_FP;
 		unwind_check = unwind == UNWIND_SHADOW && strchr(s, 'c') != NULL;
+		use_tsc = strchr(s, 't') != NULL;
 	}
 	if ((s = strrchr(socket_name, '-')))
 		recorder_pid = (pid_t)strtol(s + 1, NULL, 10);

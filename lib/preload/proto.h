@@ -22,7 +22,29 @@
 #define MT_ENV_DEPTH	"MT_RECORD_DEPTH"
 #define MT_ENV_FLAGS	"MT_RECORD_FLAGS"	/* 'f': free stacks, 'n': no follow,
 						   's': --unwind shadow, 'p': fp,
-						   'c': compare with libunwind */
+						   'c': compare with libunwind,
+						   't': times are TSC ticks;
+						   '-' where one is off */
+
+/*
+ * The time stamp counter, read after every earlier instruction is done
+ * (its loads too), as the kernel's own clock_gettime reads it: a free
+ * that another thread's allocation made possible reads it after that
+ * allocation did, and an allocation after the free that gave its block
+ * back.  Without the fence a read can run ahead of the loads before it.
+ */
+static inline uint64_t
+mt_tsc(void)
+{
+#if defined(__x86_64__)
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+	return (uint64_t)hi << 32 | lo;
+#else
+	return 0;
+#endif
+}
 
 #define MT_RING_HDR	4096
 #define MT_RING_RECS	(1u << 15)	/* records a thread's ring holds */
@@ -116,6 +138,7 @@ struct mt_msg {
 	uint32_t flags;
 };
 #define HELLO_FORKED 1	/* a fork's child: its modules are its parent's */
+#define HELLO_TSC 4	/* its times are TSC ticks ('t' in MT_ENV_FLAGS) */
 #define HELLO_AGAIN 2	/* a process whose connection was closed under it
 			   (a daemon closing every descriptor): the same
 			   process, its table and rings as they were */

@@ -12,6 +12,7 @@
 #       frames changing                         (tests/progs/deep)
 #   (e) C++ exceptions thrown through allocating frames (tests/progs/throw)
 #   (f) 16 threads, cross-thread frees         (tests/progs/threads)
+#   then the same 2M events over 1, 2, 4, 8 and 16 threads: ns per event
 #
 # mt-record runs with each unwinder (--unwind libunwind, shadow); each
 # gets its slowdown and the nanoseconds it adds per event (its time less
@@ -63,6 +64,17 @@ run_workload "(c) threads" tests/progs/threads 250000
 run_workload "(d) deep" tests/progs/deep 1000000
 run_workload "(e) throw" tests/progs/throw
 run_workload "(f) 16 thr" tests/progs/threads 62500 16
+
+# Flat from 1 to 8 threads?  The same 2M events, spread over more threads
+# (2 cores here): what each adds with the default unwinder.
+printf 'per event by threads (2M events, --unwind shadow):'
+for t in 1 2 4 8 16; do
+	n=$((1000000 / t))
+	native=$(timed tests/progs/threads "$n" "$t")
+	sh=$(timed cmd/mt-record -o "$work/t.mtr" -- tests/progs/threads "$n" "$t")
+	printf ' %d: %.0f ns' "$t" "$(per_event "$sh" "$native" 2000000)"
+done
+echo
 
 PYTHONMALLOC=malloc cmd/mt-record -o "$work/py.mtr" -- "$PY" tests/bench/py_dicts.py >/dev/null 2>&1
 events=$(cmd/mt-decode "$work/py.mtr" | wc -l)

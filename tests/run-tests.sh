@@ -64,6 +64,11 @@ if step "build fuzzers" make -s fuzz; then
 			>"$log/corpus-$(basename "$f")/roundtrip3.mtr"
 		head -c 300 "$log/corpus-$(basename "$f")/roundtrip3.mtr" \
 			>"$log/corpus-$(basename "$f")/cut.mtr"
+		# Version 1, still read; and a recording, whose frames name a
+		# time unit (--time-resolution).
+		cp tests/fixtures/mt-decode/v1-*.mtr "$log/corpus-$(basename "$f")/"
+		cmd/mt-record -o "$log/corpus-$(basename "$f")/demo.mtr" -- tests/progs/demo \
+			>/dev/null 2>&1 || true
 		head -120 tests/fixtures/mt-record/trace_pipe.txt >"$log/corpus-$(basename "$f")/trace_pipe.txt"
 		tar -xJOf tests/fixtures/mt-record/raw.tar.xz per_cpu/cpu1/trace_pipe_raw 2>/dev/null |
 			head -c 8192 >"$log/corpus-$(basename "$f")/pages.raw"

@@ -181,6 +181,24 @@ reuse_find(const struct reuse *u, unsigned c, uint64_t addr)
 	return -1;
 }
 
+/*
+ * An address delta, in 16-byte units when aligned (malloc's are): bit 0
+ * says it is not.  The reader's unaligned() undoes it.
+ */
+static inline uint64_t
+aligned(int64_t d)
+{
+	return (d & 15) == 0 ? zigzag(d >> 4) << 1 : zigzag(d) << 1 | 1;
+}
+
+static inline uint64_t
+unaligned(uint64_t v)
+{
+	int64_t d = unzigzag(v >> 1);
+
+	return (uint64_t)(v & 1 ? d : d * 16);
+}
+
 /* What the writer and the reader of a frame keep alike, afresh each frame. */
 struct frame_state {
 	uint64_t last_ts;	/* in units */
@@ -458,7 +476,7 @@ heap_index(struct trace_writer *w, struct mt_str heap, uint32_t *idx)
 }
 
 static struct ref_slot *
-ref_slot(struct trace_writer *w, uint64_t addr)
+ref_slot(const struct trace_writer *w, uint64_t addr)
 {
 	return &w->refs[(uint32_t)hash64(addr >> 4) & (REF_SLOTS - 1)];
 }
@@ -467,7 +485,7 @@ ref_slot(struct trace_writer *w, uint64_t addr)
 void
 trace_writer_prefetch(const struct trace_writer *w, uint64_t addr)
 {
-	__builtin_prefetch(&w->refs[(uint32_t)hash64(addr >> 4) & (REF_SLOTS - 1)], 1);
+	__builtin_prefetch(ref_slot(w, addr), 1);
 }
 
 /* The frame's time unit, said before its first record. */
@@ -496,13 +514,34 @@ floor_units(const struct trace_writer *w, uint64_t ts)
 	return q;
 }
 
+/* ts as written: in units, from the frame's time before. */
+static inline uint64_t
+ts_delta(struct trace_writer *w, uint64_t ts)
+{
+	uint64_t q = floor_units(w, ts), d = zigzag((int64_t)(q - w->fs.last_ts));
+
+	w->fs.last_ts = q;
+	return d;
+}
+
 static inline void
 put_ts(struct trace_writer *w, uint64_t ts)
 {
-	uint64_t q = floor_units(w, ts);
+	put(w, S_TS, ts_delta(w, ts));
+}
 
-	put(w, S_TS, zigzag((int64_t)(q - w->fs.last_ts)));
-	w->fs.last_ts = q;
+/*
+ * Before a record: a new frame when this one is full (or past frame_max:
+ * put_heap() counts on the room under it), and the frame's time unit
+ * said before its first record.
+ */
+static inline void
+frame_ready(struct trace_writer *w, int full)
+{
+	if (full || w->rawlen >= w->frame_max)
+		trace_flush(w);
+	if (__builtin_expect(w->fs.unit != w->unit, 0))
+		say_unit(w);
 }
 
 static int writer_full(const struct trace_writer *w, size_t heaplen);
@@ -515,10 +554,8 @@ static inline void
 put_heap(struct trace_writer *w, enum mt_type type, unsigned heap, uint32_t hidx,
     const struct mt_heap_rec *ev)
 {
-	uint64_t q;
 	uint32_t thread, key;
 	uint8_t tag;
-	int64_t d;
 	struct ref_slot *ref;
 
 	thread = thread_index(w, ev->pid, ev->tid);
@@ -529,9 +566,7 @@ put_heap(struct trace_writer *w, enum mt_type type, unsigned heap, uint32_t hidx
 		w->fs.cur_thread = thread;
 		put_fast(w, S_THREAD, thread);
 	}
-	q = floor_units(w, ev->ts);
-	put_fast(w, S_TS, zigzag((int64_t)(q - w->fs.last_ts)));
-	w->fs.last_ts = q;
+	put_fast(w, S_TS, ts_delta(w, ev->ts));
 	if (heap == HEAP_OTHER)
 		put(w, S_MISC, hidx);
 	ref = ref_slot(w, ev->addr);
@@ -544,14 +579,12 @@ put_heap(struct trace_writer *w, enum mt_type type, unsigned heap, uint32_t hidx
 			put_fast(w, S_ADDR, (uint64_t)k);
 		} else {
 			/* From the last address, or the last allocation so
-			   written, whichever is nearer; bit 1 says which. */
+			   written, whichever is nearer; bit 0 says which. */
 			int64_t d0 = (int64_t)(ev->addr - w->fs.last_addr);
 			int64_t d1 = (int64_t)(ev->addr - w->fs.last_far);
 			unsigned far = zigzag(d1) < zigzag(d0);
 
-			d = far ? d1 : d0;
-			put_fast(w, S_ADDR, REUSE_DEPTH + ((d & 15) == 0 ?
-			    zigzag(d >> 4) << 2 | far << 1 : zigzag(d) << 2 | far << 1 | 1));
+			put_fast(w, S_ADDR, REUSE_DEPTH + (aligned(far ? d1 : d0) << 1 | far));
 			w->fs.last_far = ev->addr;
 		}
 		w->fs.last_addr = ev->addr;
@@ -579,8 +612,7 @@ put_heap(struct trace_writer *w, enum mt_type type, unsigned heap, uint32_t hidx
 			ref->gen = 0;
 		} else {
 			tag |= R_FREE_ADDR;
-			d = (int64_t)(ev->addr - w->fs.last_free);
-			put_fast(w, S_ADDR, (d & 15) == 0 ? zigzag(d >> 4) << 1 : zigzag(d) << 1 | 1);
+			put_fast(w, S_ADDR, aligned((int64_t)(ev->addr - w->fs.last_free)));
 			w->fs.last_free = ev->addr;
 		}
 		if (!(ev->flags & EV_STACK_NONE)) {
@@ -599,10 +631,7 @@ trace_write_heap(struct trace_writer *w, enum mt_type type, int heap, const stru
 	if (w->error)
 		return;
 	w->events++;
-	if (writer_full(w, 0) || w->rawlen >= w->frame_max)
-		trace_flush(w);
-	if (__builtin_expect(w->fs.unit != w->unit, 0))
-		say_unit(w);
+	frame_ready(w, writer_full(w, 0));
 	put_heap(w, type, (unsigned)heap, 0, r);
 	if (w->rawlen >= w->frame_max)
 		trace_flush(w);
@@ -621,10 +650,7 @@ put_life(struct trace_writer *w, unsigned f, int64_t pid, int64_t tid, struct mt
 	unsigned heap;
 	uint8_t tag;
 
-	if (writer_full(w, heapname.len))
-		trace_flush(w);
-	if (w->fs.unit != w->unit)
-		say_unit(w);
+	frame_ready(w, writer_full(w, heapname.len));
 	if (impact != life_impact((unsigned)LF_CLASS(f), size, f))
 		f |= LF_IMPACT;
 	thread = thread_index(w, pid, f & LF_TID_NONE ? 0 : tid);
@@ -727,10 +753,7 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 	if (w->error)
 		return;
 	w->events++;
-	if (trace_writer_full(w, ev) || w->rawlen >= w->frame_max)
-		trace_flush(w);
-	if (w->fs.unit != w->unit)
-		say_unit(w);
+	frame_ready(w, trace_writer_full(w, ev));
 	switch (ev->type) {
 	case MT_ALLOC:
 	case MT_FREE:
@@ -1266,7 +1289,6 @@ decode(struct trace_reader *r, struct mt_event *ev)
 	uint8_t tag = r->frame[r->cur[S_TAG]++];
 	uint64_t v, n, i;
 	unsigned cls;
-	int64_t d;
 
 	event_clear(ev);
 	switch (TAG_TYPE(tag)) {
@@ -1319,14 +1341,11 @@ decode(struct trace_reader *r, struct mt_event *ev)
 					return -1;
 				r->fs.last_addr = reuse_take(&r->fs.reuse, cls, (unsigned)v);
 			} else if (r->version < 2) {
-				v -= REUSE_DEPTH;
-				d = unzigzag(v >> 1);
-				r->fs.last_addr += (uint64_t)(v & 1 ? d : d * 16);
+				r->fs.last_addr += unaligned(v - REUSE_DEPTH);
 			} else {
 				v -= REUSE_DEPTH;
-				d = unzigzag(v >> 2);
-				r->fs.last_addr = (v & 2 ? r->fs.last_far : r->fs.last_addr) +
-				    (uint64_t)(v & 1 ? d : d * 16);
+				r->fs.last_addr = (v & 1 ? r->fs.last_far : r->fs.last_addr) +
+				    unaligned(v >> 1);
 				r->fs.last_far = r->fs.last_addr;
 			}
 			ev->addr = r->fs.last_addr;
@@ -1350,8 +1369,7 @@ decode(struct trace_reader *r, struct mt_event *ev)
 				ev->addr = r->allocs[r->fs.nallocs - v].addr;
 				reuse_push(&r->fs.reuse, r->allocs[r->fs.nallocs - v].cls, ev->addr);
 			} else if (TAG_TYPE(tag) == R_FREE_ADDR && r->version >= 2) {
-				d = unzigzag(v >> 1);
-				ev->addr = r->fs.last_free += (uint64_t)(v & 1 ? d : d * 16);
+				ev->addr = r->fs.last_free += unaligned(v);
 			} else {
 				ev->addr = r->fs.last_addr + (uint64_t)unzigzag(v);
 				if (TAG_TYPE(tag) == R_FREE_RANGE &&

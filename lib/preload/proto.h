@@ -138,10 +138,10 @@ struct mt_msg {
 	uint32_t flags;
 };
 #define HELLO_FORKED 1	/* a fork's child: its modules are its parent's */
-#define HELLO_TSC 4	/* its times are TSC ticks ('t' in MT_ENV_FLAGS) */
 #define HELLO_AGAIN 2	/* a process whose connection was closed under it
 			   (a daemon closing every descriptor): the same
 			   process, its table and rings as they were */
+#define HELLO_TSC 4	/* its times are TSC ticks ('t' in MT_ENV_FLAGS) */
 
 #define MT_MSG_MAX 65536
 

@@ -1034,14 +1034,14 @@ weigh(struct shadow *s, uint32_t copied)
 	s->win_captures = s->win_copied = 0;
 }
 
+static int ours(uintptr_t ip);
+
 /*
  * Walks from the caller of this function.  Frames from the skip'th on go
  * to ips and, while new, to the scratch entries; the walk stops at a
  * replaced address, the outermost frame, or depth + 1 frames.  *hash is
  * the stack's (stack_hash) when the shadow knew it, else 0.
  */
-static int ours(uintptr_t ip);
-
 __attribute__((noinline)) int
 shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint64_t *hash)
 {
@@ -1074,8 +1074,7 @@ shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint6
 		if (cfa < slot || cfa >= top - 16 || (cfa & 7))
 			break;
 		ra = *(const uintptr_t *)(cfa + 8);
-		if (ra == 0 || ours(ra) != (k < skip - 1) || ra - (uintptr_t)mt_trampoline_start <
-		    (uintptr_t)mt_trampoline_end - (uintptr_t)mt_trampoline_start)
+		if (ra == 0 || ours(ra) != (k < skip - 1) || shadow_trampoline(ra))
 			break;
 		slot = cfa + 8;
 		cfa = *(const uintptr_t *)cfa;
@@ -1149,8 +1148,7 @@ have_frame:
 				nfresh++;
 			}
 		}
-		if (__builtin_expect(ra - (uintptr_t)mt_trampoline_start <
-		    (uintptr_t)mt_trampoline_end - (uintptr_t)mt_trampoline_start, 0)) {
+		if (__builtin_expect(shadow_trampoline(ra), 0)) {
 			/* A signal handler interrupted the trampoline: on from
 			   where it goes, that frame never replaced. */
 			if (!(ra = in_trampoline(s, ra, &sp))) {

@@ -41,7 +41,7 @@ ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(LTO) $(WARN) $(SANFLAGS) -Ilib $(DEPS_CFLAGS
 
 PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-window cmd/mt-group cmd/mt-pooldiff
 LIBOBJ = lib/pair.o lib/steps.o lib/stacks.o lib/bound.o lib/ktrace.o lib/sink.o lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
-	lib/trace.o lib/reader.o lib/map.o lib/regex.o lib/regions.o
+	lib/trace.o lib/reader.o lib/map.o lib/regex.o lib/regions.o lib/inject.o
 PRELOAD = lib/libmt-preload.so
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc))
@@ -87,9 +87,12 @@ LIBS_mt-pooldiff := $(LIBS_mt-window)
 # The preload library runs inside other programs: never sanitized, and
 # only its interposed functions are exported.
 # Frame pointers: --unwind fp starts in the library's own frames.
-$(PRELOAD): lib/preload/mt-preload.c lib/preload/shadow.c lib/preload/proto.h lib/preload/shadow.h
+# -Bsymbolic-functions: its own references to malloc and the rest are
+# its own functions, also when dlopen'ed (mt-record -p) behind libc's.
+PRELOAD_SRC = lib/preload/mt-preload.c lib/preload/shadow.c lib/preload/attach.c
+$(PRELOAD): $(PRELOAD_SRC) lib/preload/proto.h lib/preload/shadow.h lib/preload/attach.h
 	$(CC) -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
-		-fno-omit-frame-pointer -o $@ lib/preload/mt-preload.c lib/preload/shadow.c \
+		-fno-omit-frame-pointer -Wl,-Bsymbolic-functions -o $@ $(PRELOAD_SRC) \
 		-lunwind -ldl -lpthread
 
 tests/progs/%: tests/progs/%.c

@@ -131,6 +131,8 @@ struct proc {
 	size_t nrings;		/* its rings we read */
 	int capped;		/* it reached a limit below: said once */
 	int fork_pending;	/* its parent's mappings yet to be copied */
+	struct mt_stack_table *head;	/* attached (-p): its table's head, ours to write */
+	int runs_on;		/* attached, and alive when we detached */
 };
 
 struct ring {
@@ -156,12 +158,16 @@ struct ring {
 #define UNWIND_DEFAULT_NAME	"shadow"
 
 static const char synopsis[] = "[-cFn] [-m size] [-o file] [-D depth] [--] command [arg ...]\n"
+    "-p pid [-cFn] [-d duration] [-m size] [-o file] [-D depth]\n"
     "-k [-cS] [-d duration] [-e events] [-m size] [-O order] [-o file]";
 static const char options[] =
     "Runs a command and records what it and its children allocate and free (the\n"
-    "malloc family, anonymous mmap) with stacks; or, with -k, the kernel's\n"
-    "allocations.  Writes a .mtr trace for mt-decode(1) and the other filters.\n"
+    "malloc family, anonymous mmap) with stacks; with -p, a process already\n"
+    "running; with -k, the kernel's allocations.  Writes a .mtr trace for\n"
+    "mt-decode(1) and the other filters.\n"
     "\n"
+    "  -p, --pid PID         attach to a running process, until -d's time, a\n"
+    "                        SIGINT or SIGTERM, or its end; then detach\n"
     "  -o, --output FILE     the trace (default mt.COMMAND.PID.mtr; - for stdout)\n"
     "  -D, --depth N         frames a stack at most, 0 to 1024 (default 64;\n"
     "                        -s is the old spelling)\n"
@@ -181,12 +187,13 @@ static const char options[] =
     "  -e, --events LIST     with -k: kmalloc, cache, page (default kmalloc,cache)\n"
     "  -O, --min-order N     with -k: page allocations of order N or more (default 1)\n"
     "  -S, --stacks          with -k: kernel stacks\n"
-    "  -d, --duration TIME   with -k: stop after TIME (as 30s, 500ms, 2m)\n"
+    "  -d, --duration TIME   with -k or -p: stop after TIME (as 30s, 500ms, 2m)\n"
     "  -h, --help            this help\n"
     "  -V, --version         the version\n"
     "\n"
     "Exits with the command's status (128+N when signal N killed it); 127 when the\n"
-    "command is not found, 126 when it cannot be run; 2 on trouble of its own.\n";
+    "command is not found, 126 when it cannot be run; 2 on trouble of its own\n"
+    "(with -p: a process it may not or cannot attach to).\n";
 static uint64_t clock_ns(void);
 static void emit(struct rec *r, struct proc *p);
 static struct proc *proc_by_pid(pid_t pid);
@@ -212,6 +219,7 @@ static struct ring **rings;
 static size_t nrings, ringcap;
 
 static pid_t root_pid;
+static pid_t attach_pid;	/* -p */
 static int root_status = -1;
 static uint64_t nprocs_traced;
 static struct table_counts counts_gone;	/* of processes let go of */
@@ -238,14 +246,7 @@ static pid_t forward_to;
 static int tsc_on;
 static uint64_t tsc_base, tsc_mono, tsc_mult;	/* ns = mono + (tsc - base) * mult >> 32 */
 
-static uint64_t
-monotonic_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
+#define monotonic_ns mt_monotonic_ns
 
 static uint64_t
 tsc_ns(uint64_t tsc)
@@ -1119,6 +1120,12 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len, uint64_t
 	if (t == MAP_FAILED)
 		return;
 	p->table = t;
+	if ((m->flags & HELLO_ATTACHED) && attach_pid) {
+		/* Where we tell it to stop: the page of the table's head. */
+		t = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (t != MAP_FAILED)
+			p->head = t;
+	}
 	p->pid = m->pid;
 	p->ppid = m->ppid;
 	p->said_hello = 1;
@@ -1572,6 +1579,8 @@ proc_free(struct proc *p)
 		close(p->fd);
 	if (p->table)
 		munmap(p->table, MT_STACK_BYTES(p->table_words));
+	if (p->head)
+		munmap(p->head, 4096);
 	for (j = 0; j < p->nmods; j++)
 		free(p->mods[j].data);
 	for (j = p->ctl.head; j < p->ctl.len; j++)
@@ -2043,10 +2052,10 @@ reap(void)
  * are the subreaper, so an orphan of ours stays ours.
  */
 static int
-descendant(pid_t pid)
+descendant_of(pid_t pid, pid_t self)
 {
 	char buf[512], *s;
-	pid_t self = getpid(), at;
+	pid_t at;
 	long ppid;
 	int hops, tries;
 
@@ -2071,7 +2080,8 @@ descendant(pid_t pid)
 /*
  * Who may talk to us.  The socket's name is in /proc/net/unix for anyone
  * to read: a peer of another user is accepted only when it is alive and
- * our descendant (a program we run as root that dropped its privileges).
+ * our descendant (a program we run as root that dropped its privileges),
+ * or the process we attached to (-p) or its descendant.
  * One of our own user is: it could do anything to us anyway, and the
  * process tree cannot vouch for it (a short process may have ended, and
  * its pid gone to another, before we get to it).
@@ -2084,7 +2094,8 @@ peer_ok(int fd)
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 || cr.pid <= 0)
 		return 0;
-	return cr.uid == getuid() || descendant(cr.pid) == 1;
+	return cr.uid == getuid() || descendant_of(cr.pid, getpid()) == 1 ||
+	    (attach_pid && (cr.pid == attach_pid || descendant_of(cr.pid, attach_pid) == 1));
 }
 
 static uint64_t refused;
@@ -2138,6 +2149,10 @@ finish(void)
 		struct proc *p = procs[i];
 		if (!p->said_hello || p->exited || p->replaced)
 			continue;
+		if (p->runs_on) {
+			comment("# mt-record: detached from pid %d: it runs on", (int)p->pid);
+			continue;
+		}
 		/* Neither we nor a traced parent reaped it. */
 		r = queue_push(&p->ctl, last_emitted);
 		r->kind = CTL_EXIT;
@@ -2376,11 +2391,321 @@ poll_all(int lfd, int pfd_path, int timeout)
 	return nprocs;
 }
 
+/*
+ * Listening, our signals and descriptors, and the trace's file when
+ * named: its descriptor, -1 when not named (open_default's), -2 on
+ * trouble, said.
+ */
+static int
+start_collector(char *sockname, size_t cap, const char *output, int *lfd, int *pfd_path,
+    int *created)
+{
+	struct sigaction sa;
+	size_t i;
+	int fd;
+
+	start_ns = clock_ns();
+	if ((*lfd = listen_socket(sockname, cap)) >= 0)
+		*pfd_path = listen_path(sockname);
+	if (*lfd < 0) {
+		fprintf(stderr, "%s: socket: %s\n", mt_progname, strerror(errno));
+		return -2;
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	for (i = 0; i < sizeof(passed_signals) / sizeof(passed_signals[0]); i++)
+		sigaction(passed_signals[i], NULL, &given[i]);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_sigaction = on_sigint;
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	/*
+	 * Descriptors: as many as we may, one a traced process image; the
+	 * command gets the limit it would have had.
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
+		struct rlimit more = { nofile.rlim_max, nofile.rlim_max };
+		setrlimit(RLIMIT_NOFILE, &more);
+	}
+	spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (output && strcmp(output, "-") == 0) {
+		fd = STDOUT_FILENO;
+		out_name = "<stdout>";
+	} else if (output) {
+		fd = open_trace(output, 0, created);
+		out_name = output;
+	} else {
+		return -1;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, output, open_error(errno));
+		unlink_path();
+		return -2;
+	}
+	return fd;
+}
+
+/* The default trace, mt.BASE.PID.mtr, made anew; /dev/null when it cannot be. */
+static int
+open_default(const char *base, pid_t pid, char **defname, int *created)
+{
+	int fd;
+
+	*defname = emalloc(strlen(base) + 32);
+	sprintf(*defname, "mt.%s.%d.mtr", base, (int)pid);
+	out_name = *defname;
+	fd = open_trace(*defname, 1, created);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s: %s: recording nothing, the program runs on\n",
+		    mt_progname, *defname, open_error(errno));
+		write_failed = errno;
+		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	}
+	return fd;
+}
+
+static void
+start_writer(int fd)
+{
+	writer = trace_writer_new(fd, 3);
+	trace_writer_time_unit(writer, time_unit);
+	if (max_size)
+		bound = bound_new(writer, fd, max_size, circular);
+	write_header();
+}
+
+/*
+ * One pass of the collector at time t: connections, control messages,
+ * the rings up to the watermark, the merge.  Whether more waits.
+ */
+static int
+pass(int lfd, int pfd_path, uint64_t t, uint64_t *last_flush)
+{
+	/* The watermark is taken before anything is read: see the top. */
+	uint64_t w = t > SLACK_NS ? t - SLACK_NS : 0;
+	size_t npolled, i;
+	int busy = 0, n;
+
+	reap();
+	/*
+	 * What has something to read, asked once: an accept4 that finds
+	 * nothing still makes a socket and throws it away, and with a
+	 * recvmsg per process, they were a sixth of our time.
+	 */
+	npolled = poll_all(lfd, pfd_path, 0);
+	if (pfds[0].revents)
+		accept_all(lfd);
+	if (pfds[1].revents)
+		accept_all(pfd_path);
+	for (i = 0; i < nprocs; i++) {
+		struct proc *p = procs[i];
+		if (p->fd < 0 || (i < npolled && !pfds[2 + i].revents))
+			continue;	/* nothing to read (one accepted since is read) */
+		if (!(n = read_control(p))) {
+			close(p->fd);
+			p->fd = -1;
+			p->gone_at = now_rel();
+		}
+		busy |= n == 2;
+	}
+	w = drain_limit(w);
+	n = pending() < PENDING_MAX;
+	for (i = 0; i < nrings; i++)
+		busy |= drain(rings[i], w, n);
+	merge(w);
+	release();
+	if (t - *last_flush > FLUSH_NS) {
+		flush_trace();
+		*last_flush = t;
+	}
+	return busy;
+}
+
+/* Nothing done in a pass: a wait for something to read, longer when idle. */
+static void
+rest(int lfd, int pfd_path, uint64_t t, int busy, uint64_t *last_busy)
+{
+	if (busy)
+		*last_busy = t;
+	else
+		poll_all(lfd, pfd_path, t - *last_busy < 100000000u ? 1 : 10);
+}
+
+/* The end: every connection read to its end, every ring emptied. */
+static void
+read_all(void)
+{
+	size_t i;
+
+	for (i = 0; i < nprocs; i++)
+		if (procs[i]->fd >= 0) {
+			while (read_control(procs[i]) == 2)
+				;
+			close(procs[i]->fd);
+			procs[i]->fd = -1;
+		}
+	for (i = 0; i < nrings; i++)
+		while (drain(rings[i], UINT64_MAX, 1))
+			;
+}
+
+/* The trace ended and closed, and said. */
+static void
+end_trace(int fd, char *defname)
+{
+	uint64_t written;
+
+	unlink_path();
+	finish();
+	written = close_trace(fd);
+	fprintf(stderr, "%s: %llu events, %llu processes, %llu bytes written to %s%s\n",
+	    mt_progname, (unsigned long long)trace_writer_events(writer),
+	    (unsigned long long)nprocs_traced,
+	    (unsigned long long)written, out_name,
+	    write_failed ? " (incomplete)" : "");
+	if (dropped)
+		fprintf(stderr, "%s: %llu events were not written\n", mt_progname,
+		    (unsigned long long)dropped);
+	say_bound();
+	if (bound)
+		bound_free(bound);
+	trace_writer_free(writer);
+	free(defname);
+	free(pfds);
+}
+
+/* Attached (-p): whether every process we record has ended. */
+static int
+all_gone(void)
+{
+	size_t i;
+
+	for (i = 0; i < nprocs; i++)
+		if (procs[i]->said_hello && !procs[i]->replaced && !procs[i]->exited &&
+		    proc_alive(procs[i]->pid))
+			return 0;
+	return 1;
+}
+
+/* Tells every attached process to stop; whether all have. */
+static int
+detach_all(int tell)
+{
+	int all = 1;
+	size_t i;
+
+	for (i = 0; i < nprocs; i++) {
+		struct proc *p = procs[i];
+		if (!p->head)
+			continue;
+		if (tell) {
+			__atomic_store_n(&p->head->detach, 1, __ATOMIC_RELEASE);
+			p->runs_on = !p->exited && !p->replaced && proc_alive(p->pid);
+		}
+		if (p->runs_on && !__atomic_load_n(&p->head->detached, __ATOMIC_ACQUIRE) &&
+		    proc_alive(p->pid))
+			all = 0;
+	}
+	return all;
+}
+
+#define ATTACH_WAIT_NS	10000000000ull	/* for the library to say hello */
+#define DETACH_WAIT_NS	300000000u	/* for the processes to say they stopped */
+
+/*
+ * mt-record -p: the library loaded into pid (lib/inject.c), then the
+ * collector as for a command, until the duration, a SIGINT or SIGTERM,
+ * or the end of every process recorded; then each is told to stop (its
+ * GOT put back as it was), and runs on.
+ */
+static int
+attach(pid_t pid, const char *output, const char *lib, const char *flags, uint64_t duration)
+{
+	char sockname[96], args[160], why[512], comm[64] = "", path[64], *defname = NULL, *nl;
+	uint64_t t, last_flush = 0, last_busy = 0, last_look = 0, attached_at, detached_at = 0;
+	int lfd, pfd_path = -1, fd, created = 0, busy, seen = 0, n, failed = 0;
+	size_t alen;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if ((f = fopen(path, "re"))) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	} else {
+		fprintf(stderr, "%s: pid %d: no such process\n", mt_progname, (int)pid);
+		return 2;
+	}
+	if ((nl = strchr(comm, '\n')))
+		*nl = '\0';
+	for (nl = comm; *nl; nl++)
+		if (*nl == '/' || *nl == ' ')
+			*nl = '_';
+	if ((fd = start_collector(sockname, sizeof(sockname), output, &lfd, &pfd_path,
+	    &created)) < -1)
+		return 2;
+	if (fd < 0)
+		fd = open_default(comm[0] ? comm : "process", pid, &defname, &created);
+	root_pid = pid;
+	/* The library's start(): the socket, the depth, the flags, each ended by a NUL. */
+	n = snprintf(args, sizeof(args), "%s%c%d%c%s", sockname, 0, depth, 0, flags);
+	alen = (size_t)n + 1;
+	if (mt_inject(pid, lib, args, alen, why, sizeof(why)) < 0) {
+		fprintf(stderr, "%s: pid %d: %s\n", mt_progname, (int)pid, why);
+		unlink_path();
+		if (created)
+			unlink(out_name);
+		if (fd != STDOUT_FILENO)
+			close(fd);
+		free(defname);
+		return 2;
+	}
+	start_writer(fd);
+	attached_at = now_rel();
+	comment("# mt-record: attached to pid %d (%s) at %llu: what it allocated before is "
+	    "not seen, and frees of it are of blocks from before recording",
+	    (int)pid, comm, (unsigned long long)attached_at);
+	for (;;) {
+		t = now_rel();
+		busy = pass(lfd, pfd_path, t, &last_flush);
+		if (!seen && proc_by_pid(pid) && proc_by_pid(pid)->said_hello)
+			seen = 1;
+		if (!seen && t - attached_at > ATTACH_WAIT_NS) {
+			fprintf(stderr, "%s: pid %d: the library did not start in %llu s "
+			    "(dlopen failed, or no thread left the call it was in)\n",
+			    mt_progname, (int)pid, (unsigned long long)(ATTACH_WAIT_NS / 1000000000u));
+			failed = 1;
+			break;
+		}
+		if (!detached_at && (stop_signal || (duration && t - attached_at >= duration) ||
+		    (t - last_look > 100000000u && (last_look = t, seen) && all_gone()))) {
+			detach_all(1);
+			detached_at = t;
+		}
+		if (detached_at && (t - detached_at > DETACH_WAIT_NS || detach_all(0))) {
+			read_all();
+			break;
+		}
+		rest(lfd, pfd_path, t, busy, &last_busy);
+	}
+	end_trace(fd, defname);
+	if (failed)
+		return 2;
+	if (stop_signal)
+		fprintf(stderr, "%s: stopped by %s: detached, pid %d runs on\n", mt_progname,
+		    strsignal(stop_signal), (int)pid);
+	return 0;
+}
 int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
 		{ "depth", required_argument, NULL, 'D' },
 		{ "free-stacks", no_argument, NULL, 'F' },
 		{ "no-follow", no_argument, NULL, 'n' },
@@ -2401,17 +2726,15 @@ main(int argc, char *argv[])
 	static char libpath[PATH_MAX];
 	const char *output = NULL;
 	struct stat st;
-	size_t npolled, i;
-	uint64_t last_flush = 0, last_busy = 0, t, written, duration = 0;
+	uint64_t last_flush = 0, last_busy = 0, t, duration = 0;
 	struct ktrace_opts ko = { .min_order = 1 };
-	struct sigaction sa;
 	int kernel = 0;
 	char unwind = UNWIND_DEFAULT;
-	int ch, lfd, fd, no_follow = 0, busy, status, e, created = 0, n, pfd_path = -1;
+	int ch, lfd, fd, no_follow = 0, busy, status, e, created = 0, pfd_path = -1;
 	long v;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "+cd:D:e:FhkSm:nO:o:s:V", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+cd:D:e:FhkSm:nO:o:p:s:V", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 			kernel = 1;
@@ -2448,6 +2771,15 @@ main(int argc, char *argv[])
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'p':
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v <= 0 || v > INT_MAX) {
+				fprintf(stderr, "%s: bad pid '%s'\n", mt_progname,
+				    mt_shown(optarg, strlen(optarg)));
+				return 2;
+			}
+			attach_pid = (pid_t)v;
 			break;
 		case 'D':
 		case 's':
@@ -2508,7 +2840,12 @@ main(int argc, char *argv[])
 		}
 		return record_kernel(output, &ko, duration);
 	}
-	if (argc == 0 || duration || ko.events || ko.stacks || ko.min_order != 1)
+	if (attach_pid && argc > 0) {
+		fprintf(stderr, "%s: -p attaches to a process: no command with it\n", mt_progname);
+		return 2;
+	}
+	if ((argc == 0 && !attach_pid) || (duration && !attach_pid) || ko.events ||
+	    ko.stacks || ko.min_order != 1)
 		mt_usage(0, synopsis, options);
 	/*
 	 * One place a flag, '-' when off: the same length whatever is asked
@@ -2533,6 +2870,8 @@ main(int argc, char *argv[])
 	free(lib);
 	lib = libpath;
 	/* As a shell says it, before anything is made: no trace of nothing. */
+	if (attach_pid)
+		return attach(attach_pid, output, lib, flags, duration);
 	if (!(cmdpath = find_command(argv[0])) || stat(cmdpath, &st) < 0) {
 		fprintf(stderr, "%s: %s: command not found\n", mt_progname, argv[0]);
 		free(cmdpath);
@@ -2551,47 +2890,9 @@ main(int argc, char *argv[])
 		    mt_progname, cmdpath);
 	free(cmdpath);
 
-	start_ns = clock_ns();
-	if ((lfd = listen_socket(sockname, sizeof(sockname))) >= 0)
-		pfd_path = listen_path(sockname);
-	if (lfd < 0) {
-		fprintf(stderr, "%s: socket: %s\n", mt_progname, strerror(errno));
+	if ((fd = start_collector(sockname, sizeof(sockname), output, &lfd, &pfd_path,
+	    &created)) < -1)
 		return 2;
-	}
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	for (i = 0; i < sizeof(passed_signals) / sizeof(passed_signals[0]); i++)
-		sigaction(passed_signals[i], NULL, &given[i]);
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sa.sa_sigaction = on_sigint;
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
-	/*
-	 * Descriptors: as many as we may, one a traced process image; the
-	 * command gets the limit it would have had.
-	 */
-	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
-		struct rlimit more = { nofile.rlim_max, nofile.rlim_max };
-		setrlimit(RLIMIT_NOFILE, &more);
-	}
-	spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	if (output && strcmp(output, "-") == 0) {
-		fd = STDOUT_FILENO;
-		out_name = "<stdout>";
-	} else if (output) {
-		fd = open_trace(output, 0, &created);
-		out_name = output;
-	} else {
-		fd = -1;
-	}
-	if (output && fd < 0) {
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, output, open_error(errno));
-		return 2;
-	}
 	root_pid = forward_to = spawn(argv, lib, sockname, flags, fd == STDOUT_FILENO, &e);
 	if (root_pid < 0) {
 		fprintf(stderr, "%s: fork: %s\n", mt_progname, strerror(errno));
@@ -2606,64 +2907,16 @@ main(int argc, char *argv[])
 			;
 		return e == ENOENT ? 127 : 126;
 	}
-	if (fd < 0) {
-		const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-		defname = emalloc(strlen(base) + 32);
-		sprintf(defname, "mt.%s.%d.mtr", base, (int)root_pid);
-		out_name = defname;
-		fd = open_trace(defname, 1, &e);
-		if (fd < 0) {
-			fprintf(stderr, "%s: %s: %s: recording nothing, the program runs on\n",
-			    mt_progname, defname, open_error(errno));
-			write_failed = errno;
-			fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		}
-	}
-	writer = trace_writer_new(fd, 3);
-	trace_writer_time_unit(writer, time_unit);
-	if (max_size)
-		bound = bound_new(writer, fd, max_size, circular);
-	write_header();
+	if (fd < 0)
+		fd = open_default(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0],
+		    root_pid, &defname, &e);
+	start_writer(fd);
 
 	for (;;) {
 		if (stop_signal)
 			break;
 		t = now_rel();
-		/* The watermark is taken before anything is read: see the top. */
-		uint64_t w = t > SLACK_NS ? t - SLACK_NS : 0;
-		reap();
-		/*
-		 * What has something to read, asked once: an accept4 that finds
-		 * nothing still makes a socket and throws it away, and with a
-		 * recvmsg per process, they were a sixth of our time.
-		 */
-		npolled = poll_all(lfd, pfd_path, 0);
-		if (pfds[0].revents)
-			accept_all(lfd);
-		if (pfds[1].revents)
-			accept_all(pfd_path);
-		busy = 0;
-		for (i = 0; i < nprocs; i++) {
-			struct proc *p = procs[i];
-			if (p->fd < 0 || (i < npolled && !pfds[2 + i].revents))
-				continue;	/* nothing to read (one accepted since is read) */
-			if (!(n = read_control(p))) {
-				close(p->fd);
-				p->fd = -1;
-				p->gone_at = now_rel();
-			}
-			busy |= n == 2;
-		}
-		w = drain_limit(w);
-		n = pending() < PENDING_MAX;
-		for (i = 0; i < nrings; i++)
-			busy |= drain(rings[i], w, n);
-		merge(w);
-		release();
-		if (t - last_flush > FLUSH_NS) {
-			flush_trace();
-			last_flush = t;
-		}
+		busy = pass(lfd, pfd_path, t, &last_flush);
 		if (root_status != -1 && !children_left) {
 			/*
 			 * Nothing of ours runs any more (every living
@@ -2671,44 +2924,15 @@ main(int argc, char *argv[])
 			 * what they sent is all there is, whoever still holds
 			 * a connection or a ring.
 			 */
-			for (i = 0; i < nprocs; i++)
-				if (procs[i]->fd >= 0) {
-					while (read_control(procs[i]) == 2)
-						;
-					close(procs[i]->fd);
-					procs[i]->fd = -1;
-				}
-			for (i = 0; i < nrings; i++)
-				while (drain(rings[i], UINT64_MAX, 1))
-					;
+			read_all();
 			break;
 		}
-		if (busy) {
-			last_busy = t;
-			continue;
-		}
-		poll_all(lfd, pfd_path, t - last_busy < 100000000u ? 1 : 10);
+		rest(lfd, pfd_path, t, busy, &last_busy);
 	}
-	unlink_path();
-	finish();
-	written = close_trace(fd);
 	if (!proc_by_pid(root_pid))
 		fprintf(stderr, "%s: %s was not traced: LD_PRELOAD had no effect on it "
 		    "(a static or set-user-ID program?)\n", mt_progname, argv[0]);
-	fprintf(stderr, "%s: %llu events, %llu processes, %llu bytes written to %s%s\n",
-	    mt_progname, (unsigned long long)trace_writer_events(writer),
-	    (unsigned long long)nprocs_traced,
-	    (unsigned long long)written, out_name,
-	    write_failed ? " (incomplete)" : "");
-	if (dropped)
-		fprintf(stderr, "%s: %llu events were not written\n", mt_progname,
-		    (unsigned long long)dropped);
-	say_bound();
-	if (bound)
-		bound_free(bound);
-	trace_writer_free(writer);
-	free(defname);
-	free(pfds);
+	end_trace(fd, defname);
 	if (stop_signal) {
 		fprintf(stderr, "%s: stopped by %s%s\n", mt_progname, strsignal(stop_signal),
 		    root_status == -1 ? ": the command runs on, untraced" : "");

@@ -37,6 +37,16 @@ void *etable_grow(void *p, size_t n, size_t newn, size_t size);
 char *estrdup(const char *s);
 char *estrndup(const char *s, size_t n);
 int mt_close_stdout(void);
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t mt_monotonic_ns(void);
+
+/*
+ * mt-record -p (lib/inject.c): loads lib into process pid and calls its
+ * mt_attach(args) there (args: alen bytes).  0 once a thread of it is on
+ * its way to; -1 with why said (wlen bytes at most) when refused.
+ */
+int mt_inject(pid_t pid, const char *lib, const char *args, size_t alen,
+    char *why, size_t wlen);
 
 /* units.c: "250ms", "1.5s", "2m" -> nanoseconds; "64K", "10MiB" -> bytes */
 int parse_duration(const char *s, uint64_t *ns);	/* -2: a number without a unit */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "mt.h"
 
@@ -130,4 +131,13 @@ mt_human(int64_t v, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%s%.1f %s", v < 0 ? "-" : "", d, units[u]);
 	return buf;
+}
+
+uint64_t
+mt_monotonic_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }

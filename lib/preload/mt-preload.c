@@ -46,6 +46,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "attach.h"
 #include "proto.h"
 #include "shadow.h"
 
@@ -93,6 +94,14 @@ static struct alloc_fns next_alloc = GLIBC_ALLOC;
 static int next_found;		/* 0 not yet, 1 found */
 static const char *other_allocator;	/* its file, when not glibc's */
 
+/*
+ * Where the allocator we pass calls on to is looked up: after us in the
+ * lookup order, or when attached (loaded by dlopen, outside the global
+ * scope) the program's own, RTLD_DEFAULT.  Everything else is after us
+ * either way: libc's, or libunwind's, our dependency.
+ */
+static void *mt_next = RTLD_NEXT;
+
 static void *
 valloc_of_memalign(size_t n)
 {
@@ -114,7 +123,7 @@ find_next_alloc(void)
 	void *m;
 
 	next_found = 1;
-	m = dlsym(RTLD_NEXT, "malloc");
+	m = dlsym(mt_next, "malloc");
 	/* tcmalloc gives glibc's inner names too: by its file, then. */
 	if (m && dladdr(m, &info) && info.dli_fname &&
 	    dladdr((void *)getpid, &libc) && libc.dli_fname &&
@@ -123,12 +132,12 @@ find_next_alloc(void)
 	if (!m || m == (void *)__libc_malloc)
 		return;
 	*(void **)&next_alloc.malloc = m;
-	*(void **)&next_alloc.free = dlsym(RTLD_NEXT, "free");
-	*(void **)&next_alloc.calloc = dlsym(RTLD_NEXT, "calloc");
-	*(void **)&next_alloc.realloc = dlsym(RTLD_NEXT, "realloc");
-	*(void **)&next_alloc.memalign = dlsym(RTLD_NEXT, "memalign");
-	*(void **)&next_alloc.valloc = dlsym(RTLD_NEXT, "valloc");
-	*(void **)&next_alloc.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+	*(void **)&next_alloc.free = dlsym(mt_next, "free");
+	*(void **)&next_alloc.calloc = dlsym(mt_next, "calloc");
+	*(void **)&next_alloc.realloc = dlsym(mt_next, "realloc");
+	*(void **)&next_alloc.memalign = dlsym(mt_next, "memalign");
+	*(void **)&next_alloc.valloc = dlsym(mt_next, "valloc");
+	*(void **)&next_alloc.pvalloc = dlsym(mt_next, "pvalloc");
 	if (!next_alloc.free || !next_alloc.calloc || !next_alloc.realloc ||
 	    !next_alloc.memalign) {
 		/* Half an allocator: glibc's whole is safer. */
@@ -154,7 +163,11 @@ struct thread_state {
 	int dtor_rounds;
 	uintptr_t stack_lo, stack_hi;	/* --unwind fp: the thread's stack */
 	unsigned nnested;
-	struct mt_raw nested[NESTED_MAX];
+	/*
+	 * Mapped at the first nesting, not kept here: the thread-local block
+	 * stays small enough for the static TLS a dlopen may take (attaching).
+	 */
+	struct mt_raw *nested;
 };
 
 static __thread struct thread_state tls __attribute__((tls_model("initial-exec")));
@@ -168,6 +181,10 @@ static __thread struct thread_state tls __attribute__((tls_model("initial-exec")
 static volatile int *fork_canary;
 
 static volatile int recording;
+/* Loaded by mt-record -p (mt_attach), not preloaded: see attach.c. */
+static int attached;
+static void detach(void);
+static void patch_gots(void);
 static volatile int connection_lost;	/* the recorder hung up on us */
 static int sock = -1;
 static struct mt_stack_table *table;
@@ -470,6 +487,10 @@ thread_end(void *arg)
 		return;
 	}
 	shadow_thread_end();
+	if (t->nested && !t->nnested) {
+		syscall(SYS_munmap, t->nested, NESTED_MAX * sizeof(*t->nested));
+		t->nested = NULL;
+	}
 	if (t->ring) {
 		__atomic_store_n(&t->ring->closed, 1, __ATOMIC_RELEASE);
 		syscall(SYS_munmap, t->ring, MT_RING_BYTES);
@@ -504,9 +525,13 @@ wait_room(struct thread_state *t)
 		t->tail = __atomic_load_n(&t->ring->tail, __ATOMIC_SEQ_CST);
 		if (t->head - t->tail < MT_RING_RECS)
 			return;
+		if (attached && __atomic_load_n(&table->detach, __ATOMIC_ACQUIRE))
+			return;		/* dropped: mt-record reads no more */
 		if (syscall(SYS_futex, &t->ring->waiting, FUTEX_WAIT, 1, &nap, NULL, 0) < 0 &&
 		    errno == ETIMEDOUT && recorder_pid > 0 &&
 		    kill(recorder_pid, 0) < 0 && errno == ESRCH) {
+			if (attached)
+				detach();
 			recording = 0;
 			return;
 		}
@@ -608,6 +633,15 @@ keep_nested(struct thread_state *t, struct mt_raw *r)
 {
 	unsigned idx = t->nnested;
 
+	if (!t->nested) {
+		void *p = (void *)syscall(SYS_mmap, NULL, NESTED_MAX * sizeof(*r),
+		    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			count_lost(1);
+			return;
+		}
+		t->nested = p;
+	}
 	if (idx >= NESTED_MAX) {
 		count_lost(1);
 		return;
@@ -737,6 +771,12 @@ record(struct mt_raw *r, struct mt_raw *before, int want_stack)
 
 	if (__builtin_expect(fork_canary && !*fork_canary, 0))
 		forked_unseen();
+	if (__builtin_expect(attached, 0) && table &&
+	    __atomic_load_n(&table->detach, __ATOMIC_ACQUIRE)) {
+		if (!t->busy)
+			detach();
+		return;
+	}
 	if (!r->ts)
 		r->ts = now();
 	if (t->busy) {
@@ -940,7 +980,7 @@ EXPORT void *
 aligned_alloc(size_t align, size_t n)
 {
 	if (!real_aligned_alloc)
-		real_aligned_alloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "aligned_alloc");
+		real_aligned_alloc = (void *(*)(size_t, size_t))dlsym(mt_next, "aligned_alloc");
 	return aligned_result(real_aligned_alloc ? real_aligned_alloc(align, n) :
 	    NEXT(memalign)(align, n), n);
 }
@@ -952,7 +992,7 @@ posix_memalign(void **pp, size_t align, size_t n)
 
 	if (!real_posix_memalign)
 		real_posix_memalign = (int (*)(void **, size_t, size_t))
-		    dlsym(RTLD_NEXT, "posix_memalign");
+		    dlsym(mt_next, "posix_memalign");
 	if (!real_posix_memalign)
 		return ENOMEM;
 	ret = real_posix_memalign(pp, align, n);
@@ -1230,8 +1270,11 @@ dlopen(const char *file, int mode)
 	if (!real_dlopen)
 		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
 	h = real_dlopen(file, mode);
-	if (h && recording)
+	if (h && recording) {
+		if (attached)
+			patch_gots();
 		send_modules();
+	}
 	return h;
 }
 
@@ -1408,7 +1451,8 @@ start_process(int modules)
 	m.pid = getpid();
 	m.ppid = getppid();
 	m.ts = now();
-	m.flags = (modules ? 0 : HELLO_FORKED) | (use_tsc ? HELLO_TSC : 0);
+	m.flags = (modules ? 0 : HELLO_FORKED) | (use_tsc ? HELLO_TSC : 0) |
+	    (attached ? HELLO_ATTACHED : 0);
 	m.lo = modules ? 0 : fork_ts;
 	n = readlink("/proc/self/exe", buf, 4096);
 	len = n > 0 ? (size_t)n : 0;
@@ -1470,6 +1514,8 @@ after_fork_child(void)
 	pthread_mutex_init(&maps_lock, NULL);
 	if (!no_follow)
 		start_process(0);
+	else if (attached)
+		got_restore();	/* the child runs as it would have */
 }
 
 /* With --no-follow, what this process runs is not traced. */
@@ -1496,44 +1542,45 @@ forget_preload(void)
 		unsetenv("LD_PRELOAD");
 }
 
-__attribute__((constructor)) static void
-init(void)
+/*
+ * Sets up what the options say and connects: from the environment when
+ * preloaded, from mt-record's words when attached.
+ */
+static void
+start(const char *sockname, const char *depth_s, const char *flags_s)
 {
-	const char *s;
 	char *end;
 	long v;
 
-	if (init_state)
-		return;
-	init_state = 1;
-	s = getenv(MT_ENV_SOCKET);
-	if (!s || strlen(s) >= sizeof(socket_name) - 1)
+	if (!sockname || strlen(sockname) >= sizeof(socket_name) - 1)
 		return;
 	tls.busy = 2;
-	strcpy(socket_name, s);
-	if ((s = getenv(MT_ENV_DEPTH)) && (v = strtol(s, &end, 10)) >= 0 &&
-	    !*end && v <= MAX_DEPTH)
+	strcpy(socket_name, sockname);
+	if (depth_s && (v = strtol(depth_s, &end, 10)) >= 0 && !*end && v <= MAX_DEPTH)
 		depth = (int)v;
-	if ((s = getenv(MT_ENV_FLAGS))) {
-		free_stacks = strchr(s, 'f') != NULL;
-		no_follow = strchr(s, 'n') != NULL;
-		if (strchr(s, 's') && shadow_usable())
+	if (flags_s) {
+		free_stacks = strchr(flags_s, 'f') != NULL;
+		no_follow = strchr(flags_s, 'n') != NULL;
+		if (strchr(flags_s, 's') && !attached && shadow_usable())
 			unwind = UNWIND_SHADOW;
-		else if (strchr(s, 'p'))
+		else if (strchr(flags_s, 'p'))
 			unwind = UNWIND_FP;
-		unwind_check = unwind == UNWIND_SHADOW && strchr(s, 'c') != NULL;
-		use_tsc = strchr(s, 't') != NULL;
+		unwind_check = unwind == UNWIND_SHADOW && strchr(flags_s, 'c') != NULL;
+		use_tsc = strchr(flags_s, 't') != NULL;
 	}
-	if ((s = strrchr(socket_name, '-')))
-		recorder_pid = (pid_t)strtol(s + 1, NULL, 10);
-	/* Before libunwind starts, which makes its pipe (see pipe2). */
+	if ((sockname = strrchr(socket_name, '-')))
+		recorder_pid = (pid_t)strtol(sockname + 1, NULL, 10);
+	/*
+	 * Before libunwind starts, which makes its pipe (see pipe2).  Ours
+	 * is after us also when attached: libunwind is our dependency.
+	 */
 	RESOLVE(libunwind_backtrace, "unw_backtrace");
 	if (!libunwind_backtrace)
 		libunwind_backtrace = unw_backtrace;
 	dl_iterate_phdr(find_unwinder, (void *)(uintptr_t)libunwind_backtrace);
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-	RESOLVE(real_posix_memalign, "posix_memalign");
-	RESOLVE(real_aligned_alloc, "aligned_alloc");
+	*(void **)&real_posix_memalign = dlsym(mt_next, "posix_memalign");
+	*(void **)&real_aligned_alloc = dlsym(mt_next, "aligned_alloc");
 	RESOLVE(real_dlopen, "dlopen");
 	RESOLVE(real_waitpid, "waitpid");
 	RESOLVE(real_wait, "wait");
@@ -1552,10 +1599,90 @@ init(void)
 	} else {
 		*fork_canary = 1;
 	}
-	if (no_follow)
+	if (no_follow && !attached)
 		forget_preload();
 	if (!next_found)
 		find_next_alloc();
 	start_process(1);
 	tls.busy = 0;
+}
+
+__attribute__((constructor)) static void
+init(void)
+{
+	if (init_state)
+		return;
+	init_state = 1;
+	start(getenv(MT_ENV_SOCKET), getenv(MT_ENV_DEPTH), getenv(MT_ENV_FLAGS));
+}
+
+/* What we interpose, as attaching points the modules' GOTs at it. */
+#define HOOK(fn) { #fn, (void *)fn }
+static const struct got_hook got_hooks[] = {
+	HOOK(malloc), HOOK(free), HOOK(cfree), HOOK(calloc), HOOK(realloc),
+	HOOK(reallocarray), HOOK(memalign), HOOK(valloc), HOOK(pvalloc),
+	HOOK(aligned_alloc), HOOK(posix_memalign), HOOK(mmap), HOOK(mmap64),
+	HOOK(munmap), HOOK(mremap), HOOK(mprotect), HOOK(pipe2), HOOK(dlopen),
+	HOOK(dlclose), HOOK(waitpid), HOOK(wait), HOOK(wait3), HOOK(wait4),
+	HOOK(waitid),
+};
+
+static uintptr_t
+self_base(void)
+{
+	struct link_map *lm = NULL;
+	Dl_info info;
+
+	if (!dladdr1((void *)self_base, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+		return 0;
+	return lm->l_addr;
+}
+
+static void
+patch_gots(void)
+{
+	got_patch(got_hooks, sizeof(got_hooks) / sizeof(got_hooks[0]), self_base());
+}
+
+/*
+ * Stops recording, once, when mt-record says so (or is gone): every GOT
+ * slot back as it was, our functions pass-throughs for whoever still
+ * holds one (a pointer taken meanwhile, a thread inside one).
+ */
+static void
+detach(void)
+{
+	static int once;
+
+	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+		return;
+	recording = 0;
+	got_restore();
+	if (table)
+		__atomic_store_n(&table->detached, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * mt-record -p: called in the process once dlopen loaded us, with three
+ * strings, each ended by a NUL: the socket's name, the depth, the flags.
+ * The constructor found no MT_RECORD_SOCKET and did nothing.  Returns 0
+ * once recording, -1 if not (a preloaded library is already here).
+ */
+EXPORT int
+mt_attach(const char *args)
+{
+	const char *d, *f;
+
+	if (recording || attached)
+		return -1;
+	d = args + strlen(args) + 1;
+	f = d + strlen(d) + 1;
+	attached = 1;
+	mt_next = RTLD_DEFAULT;
+	next_found = 0;
+	start(args, d, f);
+	if (!recording)
+		return -1;
+	patch_gots();
+	return 0;
 }

@@ -113,6 +113,8 @@ struct mt_stack_table {
 				   trampoline a signal stopped */
 	uint64_t unwinder;	/* what takes the stacks: 's' shadow,
 				   'l' libunwind, 'p' frame pointers */
+	uint32_t detach;	/* attached: the recorder's, 1 to stop */
+	uint32_t detached;	/* attached: the library's, 1 once stopped */
 	/* then uint32_t slots[MT_STACK_SLOTS] at 4096, the arena after */
 };
 #define MT_STACK_SLOT_PTR(t) ((uint32_t *)((char *)(t) + 4096))
@@ -142,6 +144,8 @@ struct mt_msg {
 			   (a daemon closing every descriptor): the same
 			   process, its table and rings as they were */
 #define HELLO_TSC 4	/* its times are TSC ticks ('t' in MT_ENV_FLAGS) */
+#define HELLO_ATTACHED 8	/* loaded by mt-record -p, not LD_PRELOAD: it
+				   stops when the table's detach says so */
 
 #define MT_MSG_MAX 65536
 

@@ -1,0 +1,24 @@
+/* Attaching: the GOT slots of the functions we interpose (attach.c). */
+#ifndef MT_ATTACH_H
+#define MT_ATTACH_H
+
+#include <stdint.h>
+
+struct got_hook {
+	const char *name;
+	void *ours;
+};
+
+/*
+ * Points every loaded module's slots named in h (n of them) at ours,
+ * skipping the module loaded at self (this library) and modules already
+ * done: called again after a dlopen, it patches only what is new.
+ * Holds the loader's lock while it works: not from a signal handler.
+ */
+void got_patch(const struct got_hook *h, unsigned n, uintptr_t self);
+/* mt-record -p's entry point, in mt-preload.c. */
+int mt_attach(const char *args);
+/* Puts back every slot still holding ours in a module still loaded. */
+void got_restore(void);
+
+#endif

@@ -297,7 +297,7 @@ tsc_pair(uint64_t *tsc, uint64_t *mono)
 static void
 tsc_start(void)
 {
-	uint64_t t0, m0, t1, m1;
+	uint64_t t0 = 0, m0 = 0, t1 = 0, m1 = 0;
 	const char *e = getenv("MT_CLOCK");
 
 	if (!mt_tsc() || (e && !strcmp(e, "monotonic")) ||

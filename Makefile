@@ -44,7 +44,7 @@ LIBOBJ = lib/pair.o lib/steps.o lib/stacks.o lib/bound.o lib/ktrace.o lib/sink.o
 	lib/trace.o lib/reader.o lib/map.o lib/regex.o lib/regions.o lib/inject.o
 PRELOAD = lib/libmt-preload.so
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
-	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc))
+	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so tests/progs/libframes-a.so \
 	tests/progs/libframes-b.so
 MANPAGES = man/mt-events.5 man/mt-plot.1 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 man/mt-lifetime.1 man/mt-window.1 man/mt-group.1 man/mt-pooldiff.1
@@ -97,6 +97,10 @@ $(PRELOAD): $(PRELOAD_SRC) lib/preload/proto.h lib/preload/shadow.h lib/preload/
 
 tests/progs/%: tests/progs/%.c
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wno-unused-result -o $@ $< -ldl -lpthread -lm
+
+# mt-record -p's refusal of a program with no libc to load a library.
+tests/progs/attach-static: tests/progs/attach-target.c
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -static -o $@ $< -lpthread
 
 tests/progs/%: tests/progs/%.cc
 	$(CXX) -O1 -g -fno-omit-frame-pointer -o $@ $<

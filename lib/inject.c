@@ -250,6 +250,8 @@ add_unsafe(struct target *t, uintptr_t lo, uintptr_t hi)
 	}
 }
 
+static int not_permitted(const struct target *t, char *why, size_t wlen, int e);
+
 /* What /proc/PID/maps says: libc, the unsafe code, room for the stub. */
 static int
 read_maps(struct target *t, char *why, size_t wlen)
@@ -261,7 +263,8 @@ read_maps(struct target *t, char *why, size_t wlen)
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
 	if (!(f = fopen(path, "re")))
-		return say(why, wlen, "%s: %s", path, strerror(errno));
+		return errno == EACCES || errno == EPERM ? not_permitted(t, why, wlen, errno) :
+		    say(why, wlen, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &lo, &hi, perms, &off, &n) < 4)

@@ -193,6 +193,64 @@ restore_module(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+struct lookup {
+	const char *name;
+	void *found;
+};
+
+static int
+lookup_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct lookup *l = arg;
+	const ElfW(Dyn) *dyn = NULL, *d;
+	const ElfW(Sym) *symtab = NULL, *sym;
+	const char *strtab = NULL;
+	size_t strsz = 0, i, n;
+	int k;
+
+	(void)size;
+	if (l->found || info->dlpi_addr == self_base ||
+	    (info->dlpi_name && strncmp(info->dlpi_name, "linux-vdso", 10) == 0))
+		return 0;
+	for (k = 0; k < info->dlpi_phnum; k++)
+		if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
+			dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
+	if (!dyn)
+		return 0;
+	for (d = dyn; d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_SYMTAB)
+			symtab = (const void *)dyn_ptr(info, d->d_un.d_ptr);
+		else if (d->d_tag == DT_STRTAB)
+			strtab = (const void *)dyn_ptr(info, d->d_un.d_ptr);
+		else if (d->d_tag == DT_STRSZ)
+			strsz = d->d_un.d_val;
+	}
+	/* The linker puts .dynsym right before .dynstr: that bounds it. */
+	if (!symtab || !strtab || (const char *)symtab >= strtab)
+		return 0;
+	n = (size_t)(strtab - (const char *)symtab) / sizeof(*sym);
+	for (i = 1; i < n && i < (1u << 20); i++) {
+		sym = &symtab[i];
+		if (sym->st_shndx == SHN_UNDEF || !sym->st_value || sym->st_name >= strsz ||
+		    ELF64_ST_TYPE(sym->st_info) != STT_FUNC ||
+		    strcmp(strtab + sym->st_name, l->name) != 0)
+			continue;
+		l->found = (void *)(info->dlpi_addr + sym->st_value);
+		return 1;
+	}
+	return 0;
+}
+
+void *
+got_definition(const char *name, uintptr_t self)
+{
+	struct lookup l = { name, NULL };
+
+	self_base = self;
+	dl_iterate_phdr(lookup_module, &l);
+	return l.found;
+}
+
 void
 got_restore(void)
 {

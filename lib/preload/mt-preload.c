@@ -97,10 +97,17 @@ static const char *other_allocator;	/* its file, when not glibc's */
 /*
  * Where the allocator we pass calls on to is looked up: after us in the
  * lookup order, or when attached (loaded by dlopen, outside the global
- * scope) the program's own, RTLD_DEFAULT.  Everything else is after us
- * either way: libc's, or libunwind's, our dependency.
+ * scope) the program's own definition (attach.c).  Everything else is
+ * after us either way: libc's, or libunwind's, our dependency.
  */
-static void *mt_next = RTLD_NEXT;
+static int attached;
+static uintptr_t self_base(void);
+
+static void *
+next_sym(const char *name)
+{
+	return attached ? got_definition(name, self_base()) : dlsym(RTLD_NEXT, name);
+}
 
 static void *
 valloc_of_memalign(size_t n)
@@ -123,7 +130,7 @@ find_next_alloc(void)
 	void *m;
 
 	next_found = 1;
-	m = dlsym(mt_next, "malloc");
+	m = next_sym("malloc");
 	/* tcmalloc gives glibc's inner names too: by its file, then. */
 	if (m && dladdr(m, &info) && info.dli_fname &&
 	    dladdr((void *)getpid, &libc) && libc.dli_fname &&
@@ -132,12 +139,12 @@ find_next_alloc(void)
 	if (!m || m == (void *)__libc_malloc)
 		return;
 	*(void **)&next_alloc.malloc = m;
-	*(void **)&next_alloc.free = dlsym(mt_next, "free");
-	*(void **)&next_alloc.calloc = dlsym(mt_next, "calloc");
-	*(void **)&next_alloc.realloc = dlsym(mt_next, "realloc");
-	*(void **)&next_alloc.memalign = dlsym(mt_next, "memalign");
-	*(void **)&next_alloc.valloc = dlsym(mt_next, "valloc");
-	*(void **)&next_alloc.pvalloc = dlsym(mt_next, "pvalloc");
+	*(void **)&next_alloc.free = next_sym("free");
+	*(void **)&next_alloc.calloc = next_sym("calloc");
+	*(void **)&next_alloc.realloc = next_sym("realloc");
+	*(void **)&next_alloc.memalign = next_sym("memalign");
+	*(void **)&next_alloc.valloc = next_sym("valloc");
+	*(void **)&next_alloc.pvalloc = next_sym("pvalloc");
 	if (!next_alloc.free || !next_alloc.calloc || !next_alloc.realloc ||
 	    !next_alloc.memalign) {
 		/* Half an allocator: glibc's whole is safer. */
@@ -181,8 +188,6 @@ static __thread struct thread_state tls __attribute__((tls_model("initial-exec")
 static volatile int *fork_canary;
 
 static volatile int recording;
-/* Loaded by mt-record -p (mt_attach), not preloaded: see attach.c. */
-static int attached;
 static void detach(void);
 static void patch_gots(void);
 static volatile int connection_lost;	/* the recorder hung up on us */
@@ -980,7 +985,7 @@ EXPORT void *
 aligned_alloc(size_t align, size_t n)
 {
 	if (!real_aligned_alloc)
-		real_aligned_alloc = (void *(*)(size_t, size_t))dlsym(mt_next, "aligned_alloc");
+		real_aligned_alloc = (void *(*)(size_t, size_t))next_sym("aligned_alloc");
 	return aligned_result(real_aligned_alloc ? real_aligned_alloc(align, n) :
 	    NEXT(memalign)(align, n), n);
 }
@@ -992,7 +997,7 @@ posix_memalign(void **pp, size_t align, size_t n)
 
 	if (!real_posix_memalign)
 		real_posix_memalign = (int (*)(void **, size_t, size_t))
-		    dlsym(mt_next, "posix_memalign");
+		    next_sym("posix_memalign");
 	if (!real_posix_memalign)
 		return ENOMEM;
 	ret = real_posix_memalign(pp, align, n);
@@ -1579,8 +1584,8 @@ start(const char *sockname, const char *depth_s, const char *flags_s)
 		libunwind_backtrace = unw_backtrace;
 	dl_iterate_phdr(find_unwinder, (void *)(uintptr_t)libunwind_backtrace);
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-	*(void **)&real_posix_memalign = dlsym(mt_next, "posix_memalign");
-	*(void **)&real_aligned_alloc = dlsym(mt_next, "aligned_alloc");
+	*(void **)&real_posix_memalign = next_sym("posix_memalign");
+	*(void **)&real_aligned_alloc = next_sym("aligned_alloc");
 	RESOLVE(real_dlopen, "dlopen");
 	RESOLVE(real_waitpid, "waitpid");
 	RESOLVE(real_wait, "wait");
@@ -1678,7 +1683,6 @@ mt_attach(const char *args)
 	d = args + strlen(args) + 1;
 	f = d + strlen(d) + 1;
 	attached = 1;
-	mt_next = RTLD_DEFAULT;
 	next_found = 0;
 	start(args, d, f);
 	if (!recording)

@@ -4,8 +4,11 @@
  * freeing as it goes (blocks from before an attach are freed after it),
  * leaking 100 bytes a line in leak_here(); THREADS more threads allocate
  * and free until it ends; with "fork", forks a child that allocates at
- * the middle of the count.  Exits 3, a status of its own.
+ * the middle of the count.  At the end it says to standard error which
+ * module its GOT's malloc is in (taking malloc's address reads the GOT):
+ * libc's once mt-record -p has detached.  Exits 3, a status of its own.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +55,17 @@ keep_here(size_t n)
 	return malloc(n);
 }
 
+__attribute__((noinline)) static void
+say_malloc(void)
+{
+	void *(*volatile fn)(size_t) = malloc;
+	Dl_info info;
+
+	if (dladdr((void *)fn, &info) && info.dli_fname)
+		fprintf(stderr, "malloc: %s\n", strrchr(info.dli_fname, '/') ?
+		    strrchr(info.dli_fname, '/') + 1 : info.dli_fname);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -87,5 +101,6 @@ main(int argc, char **argv)
 	done = 1;
 	for (i = 0; i < nt; i++)
 		pthread_join(t[i], NULL);
+	say_malloc();
 	return 3;
 }

@@ -1,0 +1,222 @@
+#!/usr/bin/env bats
+# mt-record -p: attaching to a running process, and detaching.  The
+# process's own output and exit status are the oracle that it ran on
+# unchanged; its counter shows a gap or a repeat if it did not.
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# ptrace needs CAP_SYS_PTRACE or a kernel that lets a user trace its own
+# processes: said, and the test skipped, when neither holds.
+need_ptrace() {
+	local scope
+	scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+	if [ "$(id -u)" != 0 ] && [ "$scope" -ge 1 ]; then
+		skip "kernel.yama.ptrace_scope is $scope and we are not root: no attaching"
+	fi
+	if ! grep -q '^CapEff:.*' /proc/self/status; then
+		skip "no /proc/self/status"
+	fi
+}
+
+# Starts CMD in the background, its output to out.txt, its status to
+# status.txt once it ends; TARGET is its pid.
+start_target() {
+	( set +e; "$@" >out.txt 2>err.txt </dev/null; echo $? >status.txt ) &
+	for _ in $(seq 100); do
+		TARGET=$(pgrep -n -P $! 2>/dev/null || true)
+		[ -n "$TARGET" ] && [ -s out.txt ] && break
+		sleep 0.02
+	done
+	[ -n "$TARGET" ]
+}
+
+wait_target() {
+	for _ in $(seq 500); do
+		[ -s status.txt ] && return 0
+		sleep 0.02
+	done
+	echo "the target did not end: $(tail -3 out.txt)"
+	ps -o pid,ppid,stat,wchan:20,args --ppid "$$" -p "$TARGET" || true
+	return 1
+}
+
+# The counter went from 0 to N-1, each once, in order.
+counted_to() {
+	awk -v n="$1" '$0 != NR - 1 { print "line " NR ": " $0; bad = 1; exit }
+		END { if (!bad && NR != n) { print NR " lines, not " n; bad = 1 }; exit bad }' out.txt
+}
+
+@test "-p: a C program runs on unchanged; its allocations with stacks, earlier blocks' frees as aofi" {
+	need_ptrace
+	start_target "$PROGS/attach-target" 500
+	sleep 0.5	# keep_here's 64 blocks all made before
+	run -0 --separate-stderr mt-record -p "$TARGET" -d 1s -o a.mtr
+	has_line "$stderr" '^mt-record: \d+ events, 1 processes, \d+ bytes written to a.mtr$'
+	wait_target
+	[ "$(cat status.txt)" = 3 ]
+	counted_to 500
+	# its GOT is libc's again once we are gone
+	grep -qx 'malloc: libc.so.6' err.txt
+	run -0 mt-decode a.mtr
+	has_line "$output" "^# mt-record: attached to pid $TARGET \(attach-target\) at \d+"
+	has_line "$output" "^# mt-record: detached from pid $TARGET: it runs on$"
+	has_line "$output" "^proc\t$TARGET\t"
+	# no exit: it did not end while recorded
+	! has_line "$output" '^exit\t'
+	mt-decode a.mtr | mt-symbolize > sym.txt
+	# about 200 lines in 1 s, each an allocation in keep_here and leak_here
+	awk -F'\t' '$1 == "sym" && $3 == "leak_here" { s = 1 } END { exit !s }' sym.txt
+	leaks=$(mt-lifetime sym.txt | awk -F'\t' '$1 == "life" && $8 == 100 && $3 == "-" { n++ } END { print n + 0 }')
+	[ "$leaks" -ge 100 ]
+	# the blocks keep_here made before the attach are freed in it: aofi
+	aofi=$(mt-lifetime a.mtr | awk -F'\t' '$1 == "life" && $2 == "-" && $10 == "aofi" { n++ } END { print n + 0 }')
+	[ "$aofi" -ge 50 ]
+}
+
+@test "-p: threads that allocate all the time, four of them" {
+	need_ptrace
+	start_target "$PROGS/attach-target" 400 4
+	run -0 --separate-stderr mt-record -p "$TARGET" -d 1s -o t.mtr
+	wait_target
+	[ "$(cat status.txt)" = 3 ]
+	counted_to 400
+	grep -qx 'malloc: libc.so.6' err.txt
+	threads=$(mt-decode t.mtr | awk -F'\t' '$1 == "alloc" { t[$4] = 1 } END { print length(t) }')
+	[ "$threads" -eq 5 ]
+	[ -z "$(check_order t.mtr)" ]
+}
+
+@test "-p: a child forked after the attach is recorded too; with -n it is not" {
+	need_ptrace
+	start_target "$PROGS/attach-target" 300 0 fork
+	run -0 --separate-stderr mt-record -p "$TARGET" -d 2s -o f.mtr
+	wait_target
+	[ "$(cat status.txt)" = 3 ]
+	counted_to 300
+	run -0 mt-decode f.mtr
+	child=$(echo "$output" | awk -F'\t' -v p="$TARGET" '$1 == "proc" && $3 == p { print $2 }')
+	[ -n "$child" ]
+	# its 100 allocations of 1000 bytes, each freed
+	[ "$(echo "$output" | awk -F'\t' -v c="$child" '$1 == "alloc" && $3 == c && $7 == 1000' | wc -l)" -eq 100 ]
+	has_line "$output" "^exit\t\d+\t$child\t0$"
+
+	rm -f out.txt err.txt status.txt
+	start_target "$PROGS/attach-target" 300 0 fork
+	run -0 --separate-stderr mt-record -n -p "$TARGET" -d 2s -o n.mtr
+	wait_target
+	counted_to 300
+	[ "$(mt-decode n.mtr | grep -c '^proc')" -eq 1 ]
+}
+
+@test "-p: python3 with PYTHONMALLOC=malloc runs on unchanged" {
+	need_ptrace
+	start_target env PYTHONMALLOC=malloc /usr/bin/python3 -c '
+import sys, time
+d = []
+for i in range(300):
+    d.append({"k": str(i) * 10})
+    if len(d) > 50: d.pop(0)
+    print(i, flush=True)
+    time.sleep(0.005)
+sys.exit(5)'
+	run -0 --separate-stderr mt-record -p "$TARGET" -d 1s -o py.mtr
+	wait_target
+	[ "$(cat status.txt)" = 5 ]
+	awk '$1 != NR - 1 { exit 1 } END { exit NR != 300 }' out.txt
+	[ ! -s err.txt ]
+	n=$(heap_totals py.mtr | cut -d' ' -f1)
+	[ "$n" -ge 1000 ]
+	# symbolized: python's own functions allocate
+	mt-decode py.mtr | mt-symbolize | grep -qE $'^sym\t[^\t]+\t_?Py'
+}
+
+@test "-p: mt-record killed with SIGKILL during and right after the attach: the process runs on" {
+	need_ptrace
+	for delay in 0 0.001 0.003 0.01 0.03 0.1 0.3; do
+		rm -f out.txt err.txt status.txt
+		start_target "$PROGS/attach-target" 200 2
+		mt-record -p "$TARGET" -o k.mtr 2>/dev/null &
+		rec=$!
+		sleep "$delay"
+		kill -KILL "$rec" 2>/dev/null || true
+		wait "$rec" 2>/dev/null || true
+		wait_target
+		[ "$(cat status.txt)" = 3 ] || { echo "delay $delay: status $(cat status.txt)"; false; }
+		counted_to 200 || { echo "delay $delay"; false; }
+		! grep -q '^State:.*T' "/proc/$TARGET/status" 2>/dev/null
+	done
+}
+
+@test "-p: the process ending while recorded ends the recording, its own way" {
+	need_ptrace
+	start_target "$PROGS/attach-target" 100
+	run -0 --separate-stderr mt-record -p "$TARGET" -o e.mtr
+	wait_target
+	[ "$(cat status.txt)" = 3 ]
+	run -0 mt-decode e.mtr
+	# not our child: its status is not ours to see
+	has_line "$output" "^# mt-record: pid $TARGET ended without an exit status we could see$"
+}
+
+@test "-p refuses, with why: no such process, a static binary, traced, already recorded" {
+	run -2 --separate-stderr mt-record -p 0 -o x.mtr
+	has_line "$stderr" '^mt-record: bad pid'
+	run -2 --separate-stderr mt-record -p 4194303 -o x.mtr
+	has_line "$stderr" '^mt-record: pid 4194303: no such process$'
+	[ ! -e x.mtr ]
+	run -2 --separate-stderr mt-record -p 1 -- true
+	has_line "$stderr" 'no command with it'
+	need_ptrace
+
+	start_target "$PROGS/attach-static" 200
+	run -2 --separate-stderr mt-record -p "$TARGET" -o x.mtr
+	has_line "$stderr" "^mt-record: pid $TARGET: it has no libc.so mapped \(a static binary\?\)$"
+	[ ! -e x.mtr ]
+	wait_target
+	counted_to 200
+
+	rm -f out.txt err.txt status.txt
+	start_target "$PROGS/tracer" "$PROGS/attach-target" 200
+	TARGET=$(pgrep -n -P "$TARGET")
+	run -2 --separate-stderr mt-record -p "$TARGET" -o x.mtr
+	has_line "$stderr" "^mt-record: pid $TARGET: it is already traced by pid \d+ \(a debugger\?\)$"
+	wait_target
+	counted_to 200
+
+	rm -f out.txt err.txt status.txt
+	mt-record -o r.mtr -- "$PROGS/attach-target" 200 >out.txt 2>/dev/null &
+	for _ in $(seq 100); do
+		TARGET=$(pgrep -n -f "attach-target 200" || true)
+		[ -n "$TARGET" ] && [ -s out.txt ] && break
+		sleep 0.02
+	done
+	run -2 --separate-stderr mt-record -p "$TARGET" -o x.mtr
+	has_line "$stderr" "^mt-record: pid $TARGET: it is already recorded by mt-record \(libmt-preload.so is loaded\)$"
+	wait
+	counted_to 200
+}
+
+@test "-p refuses another user's process, and a set-user-ID one, saying why" {
+	[ "$(id -u)" = 0 ] || skip "needs root to run processes as other users (id -u: $(id -u))"
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
+	chmod 777 .
+	start_target setpriv --reuid 65534 --regid 65534 --clear-groups "$PROGS/attach-target" 200
+	run -2 --separate-stderr setpriv --reuid 65533 --regid 65533 --clear-groups \
+		"$MT_BINDIR/mt-record" -p "$TARGET" -o x.mtr
+	has_line "$stderr" "^mt-record: pid $TARGET: not permitted: it belongs to uid 65534, and we are not root$"
+	wait_target
+	counted_to 200
+
+	rm -f out.txt err.txt status.txt
+	cp "$PROGS/attach-target" suid-target
+	chmod 4755 suid-target
+	start_target setpriv --reuid 65534 --regid 65534 --clear-groups ./suid-target 200
+	run -2 --separate-stderr mt-record -p "$TARGET" -o x.mtr
+	has_line "$stderr" "^mt-record: pid $TARGET: it runs set-user-ID or set-group-ID"
+	wait_target
+	counted_to 200
+}

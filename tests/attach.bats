@@ -144,6 +144,7 @@ sys.exit(5)'
 		sleep "$delay"
 		kill -KILL "$rec" 2>/dev/null || true
 		wait "$rec" 2>/dev/null || true
+		rm -f /tmp/mt-record-*-"$rec"	# its socket's path, left by a SIGKILL
 		wait_target
 		[ "$(cat status.txt)" = 3 ] || { echo "delay $delay: status $(cat status.txt)"; false; }
 		counted_to 200 || { echo "delay $delay"; false; }

@@ -441,6 +441,7 @@ C
 @test "bad options: usage and exit 2" {
 	run -2 --separate-stderr mt-record
 	[ "$stderr" = "usage: mt-record [-cFn] [-m size] [-o file] [-D depth] [--] command [arg ...]
+       mt-record -p pid [-cFn] [-d duration] [-m size] [-o file] [-D depth]
        mt-record -k [-cS] [-d duration] [-e events] [-m size] [-O order] [-o file]" ]
 	run -2 --separate-stderr mt-record --depth x -- true
 	[ "$stderr" = "mt-record: bad depth 'x' (0 to 1024)" ]

@@ -67,6 +67,7 @@ main(int argc, char *argv[])
 		return 1;
 
 	out_init(&out, STDOUT_FILENO, 1 << 20);
+	mt_set_idle(out_flush_idle, &out);
 	if (argc == 0)
 		status |= decode(NULL, &out, check);
 	for (i = 0; i < argc; i++)

@@ -45,6 +45,8 @@ static const char options[] =
     "                       the last N; exit 1 when there is one\n"
     "  -i, --interval TIME  events and life lines: a snapshot every TIME\n"
     "                       (-I is the old spelling)\n"
+    "      --live           with -i: the table, or with -g the tags growing, as\n"
+    "                       each interval closes (a live recording's pipe)\n"
     "  -k, --tag KEY        events: the tag is the function (default), heap, module\n"
     "                       or stack (-t is the old spelling)\n"
     "  -A, --skip REGEX     more functions to count as the allocation API (PCRE2)\n"
@@ -73,6 +75,7 @@ struct tag {
 	   2 ms trace at --interval 1ns take 250 MB). */
 	struct mt_steps ch;
 	size_t cursor;
+	int64_t live[3];	/* --live: allocs, frees, bytes so far */
 	struct tag *next;	/* hash chain */
 };
 
@@ -101,6 +104,7 @@ static long grow_k = -1, grow_n = -1;
 static const char *proc_dir = "/proc";
 static const char *skip_pattern;
 static int64_t snapshot_time = NONE;
+static int live;			/* --live */
 
 /* Event streams. */
 static struct mt_dict *dict;
@@ -908,7 +912,7 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 	int64_t sz = size == UINT64_MAX ? 0 : (int64_t)size;
 
 	saw_events = 1;
-	if (!interval)
+	if (!interval || (ta == UINT64_MAX && tf == UINT64_MAX))
 		return;		/* said once the input is read */
 
 	switch (tag_by) {
@@ -950,19 +954,100 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 		delta_add(t, b, 0, 1);
 		delta_add(t, b, 2, sz);
 		nbuckets = b + 1 > nbuckets ? b + 1 : nbuckets;
+		if (live && b != SIZE_MAX) {
+			sum_add(&t->live[0], 1);
+			sum_add(&t->live[2], sz);
+		}
 	}
 	if (tf != UINT64_MAX) {
 		b = bucket_of(tf);
 		delta_add(t, b, 1, 1);
 		delta_add(t, b, 2, -sz);
 		nbuckets = b + 1 > nbuckets ? b + 1 : nbuckets;
+		if (live && b != SIZE_MAX) {
+			sum_add(&t->live[1], 1);
+			sum_add(&t->live[2], -sz);
+		}
 	}
 }
 
+/*
+ * A lifetime from events, counted as it ends; with --live its allocation
+ * was counted when it came, so that what is still live counts at once.
+ * (Not always: a mapping unmapped in pieces is a lifetime a piece, each
+ * an allocation here, one allocation live.)
+ */
 static void
 pair_emit(const struct mt_life *l, void *arg)
 {
-	count_life(l->ta, l->tf, l->heap, l->size, l->stack, l->pid);
+	count_life(live ? UINT64_MAX : l->ta, l->tf, l->heap, l->size, l->stack, l->pid);
+}
+
+static int print_growth(int live_pass);
+static void live_end(void);
+static void print_table(void);
+static size_t live_closed;	/* --live: intervals whose snapshot is made */
+
+/*
+ * --live: the intervals that time t closes, each a snapshot of the
+ * counts so far, its table (or the growth verdict, when a tag grows)
+ * printed and flushed as it closes.  The stream is in time order, so
+ * the counts before t's event are those at the end of each.
+ */
+static void
+live_close(uint64_t t)
+{
+	size_t b = bucket_of(t), i;
+	int64_t c[NCOUNTERS], base = trace_start == NONE ? 0 : trace_start;
+
+	if (b == SIZE_MAX)
+		return;
+	/* A gap of intervals with no event: their snapshots are alike, one said. */
+	if (b > live_closed + 1000)
+		live_closed = b - 1000;
+	for (; live_closed < b; live_closed++) {
+		snapshot_begin(base + (int64_t)((live_closed + 1) * interval), trace_host);
+		for (i = 0; i < ntags; i++) {
+			struct tag *tg = tags[i];
+			if (!tg->live[0] && !tg->live[1])
+				continue;
+			c[C_ALLOCS] = tg->live[0];
+			c[C_FREES] = tg->live[1];
+			c[C_DIFF] = tg->live[0] - tg->live[1];
+			c[C_BYTES] = tg->live[2];
+			snapshot_row(tg, c);
+		}
+		if (b - live_closed > 1)
+			continue;	/* only the last of a run is shown */
+		if (!growth)
+			print_table();
+		else if (nsnaps >= 2)
+			print_growth(1);
+		fflush(stdout);
+	}
+}
+
+/* --live at the end of the input: the interval it cut short, a snapshot too. */
+static void
+live_end(void)
+{
+	size_t i;
+	int64_t c[NCOUNTERS], base = trace_start == NONE ? 0 : trace_start;
+
+	if (nsnaps && stream_end <= live_closed * interval)
+		return;
+	partial_last = stream_end < (live_closed + 1) * interval;
+	snapshot_begin(base + (int64_t)stream_end, trace_host);
+	for (i = 0; i < ntags; i++) {
+		struct tag *tg = tags[i];
+		if (!tg->live[0] && !tg->live[1])
+			continue;
+		c[C_ALLOCS] = tg->live[0];
+		c[C_FREES] = tg->live[1];
+		c[C_DIFF] = tg->live[0] - tg->live[1];
+		c[C_BYTES] = tg->live[2];
+		snapshot_row(tg, c);
+	}
 }
 
 static struct mt_pairer *pairer;
@@ -1006,10 +1091,17 @@ read_input(const char *path)
 			break;
 		case MT_ALLOC:
 			saw_events = 1;
+			if (live)
+				live_close(ev.ts);
 			pairer_alloc(pairer, &ev);
+			if (live)
+				count_life(ev.ts, UINT64_MAX, ev.heap, ev.size,
+				    ev.flags & EV_STACK_NONE ? UINT64_MAX : ev.stack, ev.pid);
 			break;
 		case MT_FREE:
 			saw_events = 1;
+			if (live)
+				live_close(ev.ts);
 			pairer_free(pairer, &ev);
 			break;
 		/*
@@ -1026,6 +1118,8 @@ read_input(const char *path)
 			break;
 		case MT_LIFE:
 			saw_events = 1;
+			if (live)
+				live_close(ev.flags & EV_TS2_NONE ? ev.ts : ev.ts2);
 			/* A leak that its process's end ended: not freed, as above. */
 			count_life(ev.flags & EV_TS_NONE ? UINT64_MAX : ev.ts,
 			    (ev.flags & EV_TS2_NONE) || (ev.s2.len == 4 &&
@@ -1290,7 +1384,7 @@ by_rate(const void *a, const void *b)
 }
 
 static int
-print_growth(void)
+print_growth(int live_pass)
 {
 	/* A short last interval is not judged: its growth is not comparable. */
 	size_t last = nsnaps - 1 - (partial_last && nsnaps > 2);
@@ -1302,6 +1396,10 @@ print_growth(void)
 
 	n = grow_n < 0 ? avail : (size_t)grow_n;
 	k = grow_k < 0 ? n : (size_t)grow_k;
+	if (n > avail && live_pass) {
+		free(v);
+		return 0;	/* not yet N intervals */
+	}
 	if (n > avail) {
 		fprintf(stderr, "%s: %zu intervals asked for, the input has %zu\n", mt_progname,
 		    n, avail);
@@ -1326,6 +1424,10 @@ print_growth(void)
 		if ((size_t)grew >= k && b1 > b0)
 			v[nv++] = (struct verdict){ t, grew, b0, b1,
 				hours > 0 ? (double)(b1 - b0) / hours : 0 };
+	}
+	if (live_pass && !nv) {
+		free(v);
+		return 0;	/* said only when a tag grows */
 	}
 	qsort(v, nv, sizeof(*v), by_rate);
 	time_label(snaps[first].t, a, sizeof(a));
@@ -1402,6 +1504,7 @@ main(int argc, char *argv[])
 		{ "regex", no_argument, NULL, 'E' },
 		{ "totals", no_argument, NULL, 'a' },
 		{ "growth", optional_argument, NULL, 'g' },
+		{ "live", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -1468,6 +1571,9 @@ main(int argc, char *argv[])
 		case 'c':
 			by_change = 1;
 			break;
+		case 'L':
+			live = 1;
+			break;
 		case 'm':
 			add_pattern(&includes, &nincludes, optarg);
 			break;
@@ -1502,6 +1608,10 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (live && !interval) {
+		fprintf(stderr, "%s: --live needs --interval\n", mt_progname);
+		return 2;
+	}
 
 	if (!snap && !reader_inputs(&argc, argv))
 		return 2;
@@ -1542,7 +1652,10 @@ main(int argc, char *argv[])
 			fprintf(stderr, "%s: events need --interval to make snapshots\n", mt_progname);
 			return 2;
 		}
-		snapshots_from_events();
+		if (live)
+			live_end();
+		else
+			snapshots_from_events();
 	}
 	if (!nsnaps) {
 		fprintf(stderr, "%s: no snapshots in the input\n", mt_progname);
@@ -1553,7 +1666,7 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	if (growth) {
-		if ((grew = print_growth()) == 2)
+		if ((grew = print_growth(0)) == 2)
 			return 2;
 	} else {
 		print_table();

@@ -566,6 +566,7 @@ main(int argc, char *argv[])
 	}
 	elf_version(EV_CURRENT);
 	out_init(&out, STDOUT_FILENO, 1 << 20);
+	mt_set_idle(out_flush_idle, &out);
 	if (argc == 0)
 		status |= symbolize(NULL);
 	for (i = 0; i < argc; i++)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -240,4 +241,36 @@ mt_close_stdout(void)
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * read(2) for the filters' input: what is written so far goes out first
+ * when the read would wait (a pipe from a live recording), so that a
+ * pipeline shows each frame as it comes, not at the end of its input.
+ */
+static void (*idle_fn)(void *);
+static void *idle_arg;
+
+void
+mt_set_idle(void (*fn)(void *), void *arg)
+{
+	idle_fn = fn;
+	idle_arg = arg;
+}
+
+ssize_t
+mt_read_input(int fd, void *buf, size_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, 0) == 0) {
+		fflush(stdout);
+		if (idle_fn)
+			idle_fn(idle_arg);
+	}
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n;
 }

@@ -32,15 +32,9 @@ lines_fill(struct mt_lines *l)
 		l->cap *= 2;
 		l->buf = erealloc(l->buf, l->cap + 1);
 	}
-	for (;;) {
-		n = read(l->fd, l->buf + l->end, l->cap - l->end);
-		if (n >= 0)
-			break;
-		if (errno != EINTR) {
-			l->error = errno;
-			n = 0;
-			break;
-		}
+	if ((n = mt_read_input(l->fd, l->buf + l->end, l->cap - l->end)) < 0) {
+		l->error = errno;
+		n = 0;
 	}
 	if (n == 0)
 		l->eof = 1;

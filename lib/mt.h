@@ -37,6 +37,12 @@ void *etable_grow(void *p, size_t n, size_t newn, size_t size);
 char *estrdup(const char *s);
 char *estrndup(const char *s, size_t n);
 int mt_close_stdout(void);
+/*
+ * read(2) for a filter's input: when it would wait, standard output and
+ * what mt_set_idle() names are flushed first (fn(arg); NULL: nothing).
+ */
+ssize_t mt_read_input(int fd, void *buf, size_t len);
+void mt_set_idle(void (*fn)(void *), void *arg);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t mt_monotonic_ns(void);
 
@@ -179,6 +185,7 @@ void out_write(struct mt_out *o, const void *p, size_t n);
 int out_flush(struct mt_out *o);
 int out_finish(struct mt_out *o);	/* flush, say why not, free: 0 or 1 */
 void out_free(struct mt_out *o);
+void out_flush_idle(void *o);	/* out_flush, for mt_set_idle */
 
 /* lines.c: a line reader that does not allocate per line */
 struct mt_lines {

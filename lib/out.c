@@ -9,6 +9,13 @@
 
 #include "mt.h"
 
+/* For mt_set_idle(): the buffer o written out. */
+void
+out_flush_idle(void *o)
+{
+	out_flush(o);
+}
+
 void
 out_init(struct mt_out *o, int fd, size_t cap)
 {

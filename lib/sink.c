@@ -27,8 +27,10 @@ sink_init(struct mt_sink *s, int fd, int binary)
 	memset(s, 0, sizeof(*s));
 	if (binary)
 		s->w = trace_writer_new(fd, SINK_LEVEL);
-	else
+	else {
 		out_init(&s->out, fd, 1 << 20);
+		mt_set_idle(out_flush_idle, &s->out);
+	}
 }
 
 /*
@@ -58,6 +60,7 @@ struct sink_item {
 };
 
 struct sink_batch {
+	int flush;		/* the output flushed once it is written */
 	size_t n;
 	struct sink_item item[BATCH];
 	struct mt_out arena;
@@ -154,12 +157,29 @@ sink_main(void *arg)
 		}
 		pthread_mutex_unlock(&q->lock);
 		write_batch(s, &q->batch[q->tail]);
+		if (q->batch[q->tail].flush) {
+			q->batch[q->tail].flush = 0;
+			if (!s->w)
+				out_flush(&s->out);
+		}
 		pthread_mutex_lock(&q->lock);
 		q->tail = (q->tail + 1) % NBATCH;
 		q->count--;
 		pthread_cond_signal(&q->emptied);
 		pthread_mutex_unlock(&q->lock);
 	}
+}
+
+static void hand_over(struct sink_queue *q);
+
+/* The input would wait: what is batched goes out now, flushed. */
+static void
+sink_idle(void *arg)
+{
+	struct mt_sink *s = arg;
+
+	s->q->batch[s->q->head].flush = 1;
+	hand_over(s->q);
 }
 
 int
@@ -193,6 +213,8 @@ sink_thread(struct mt_sink *s)
 		free(q);
 		return -1;
 	}
+	if (!s->w)
+		mt_set_idle(sink_idle, s);
 	return 0;
 }
 
@@ -327,6 +349,7 @@ thread_end(struct mt_sink *s)
 	struct sink_queue *q = s->q;
 	int i;
 
+	mt_set_idle(NULL, NULL);
 	if (q->batch[q->head].n > 0)
 		hand_over(q);
 	pthread_mutex_lock(&q->lock);
@@ -350,6 +373,7 @@ sink_finish(struct mt_sink *s)
 
 	if (s->q)
 		thread_end(s);
+	mt_set_idle(NULL, NULL);
 	if (!s->w)
 		return out_finish(&s->out);
 	error = trace_end(s->w);

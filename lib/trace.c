@@ -1027,9 +1027,7 @@ fill(struct trace_reader *r)
 	}
 	if (r->eof || r->inlen == r->incap)
 		return 0;
-	do
-		n = read(r->fd, r->in + r->inlen, r->incap - r->inlen);
-	while (n < 0 && errno == EINTR);
+	n = mt_read_input(r->fd, r->in + r->inlen, r->incap - r->inlen);
 	if (n <= 0) {
 		r->eof = 1;
 		return 0;

@@ -221,3 +221,16 @@ sys.exit(5)'
 	wait_target
 	counted_to 200
 }
+
+@test "-p -o - | mt-decode, mt-symbolize, mt-lifetime: lines come out as the recording goes, not at its end" {
+	need_ptrace
+	for filter in mt-decode mt-symbolize mt-lifetime; do
+		rm -f out.txt err.txt status.txt rec.done verdict
+		start_target "$PROGS/attach-target" 1000
+		( set +e; mt-record -p "$TARGET" -d 3s -o - 2>/dev/null; echo done >rec.done ) |
+			"$filter" | { read -r first; [ -e rec.done ] || echo early >verdict; cat >/dev/null; }
+		[ "$(cat verdict 2>/dev/null)" = early ] || { echo "$filter: its first line came after mt-record ended"; false; }
+		wait_target
+		counted_to 1000
+	done
+}

@@ -988,6 +988,26 @@ static void live_end(void);
 static void print_table(void);
 static size_t live_closed;	/* --live: intervals whose snapshot is made */
 
+/* --live: a snapshot at time t of the counts so far. */
+static void
+live_snapshot(int64_t t)
+{
+	int64_t c[NCOUNTERS];
+	size_t i;
+
+	snapshot_begin(t, trace_host);
+	for (i = 0; i < ntags; i++) {
+		struct tag *tg = tags[i];
+		if (!tg->live[0] && !tg->live[1])
+			continue;
+		c[C_ALLOCS] = tg->live[0];
+		c[C_FREES] = tg->live[1];
+		c[C_DIFF] = tg->live[0] - tg->live[1];
+		c[C_BYTES] = tg->live[2];
+		snapshot_row(tg, c);
+	}
+}
+
 /*
  * --live: the intervals that time t closes, each a snapshot of the
  * counts so far, its table (or the growth verdict, when a tag grows)
@@ -997,8 +1017,8 @@ static size_t live_closed;	/* --live: intervals whose snapshot is made */
 static void
 live_close(uint64_t t)
 {
-	size_t b = bucket_of(t), i;
-	int64_t c[NCOUNTERS], base = trace_start == NONE ? 0 : trace_start;
+	size_t b = bucket_of(t);
+	int64_t base = trace_start == NONE ? 0 : trace_start;
 
 	if (b == SIZE_MAX)
 		return;
@@ -1006,17 +1026,7 @@ live_close(uint64_t t)
 	if (b > live_closed + 1000)
 		live_closed = b - 1000;
 	for (; live_closed < b; live_closed++) {
-		snapshot_begin(base + (int64_t)((live_closed + 1) * interval), trace_host);
-		for (i = 0; i < ntags; i++) {
-			struct tag *tg = tags[i];
-			if (!tg->live[0] && !tg->live[1])
-				continue;
-			c[C_ALLOCS] = tg->live[0];
-			c[C_FREES] = tg->live[1];
-			c[C_DIFF] = tg->live[0] - tg->live[1];
-			c[C_BYTES] = tg->live[2];
-			snapshot_row(tg, c);
-		}
+		live_snapshot(base + (int64_t)((live_closed + 1) * interval));
 		if (b - live_closed > 1)
 			continue;	/* only the last of a run is shown */
 		if (!growth)
@@ -1031,23 +1041,12 @@ live_close(uint64_t t)
 static void
 live_end(void)
 {
-	size_t i;
-	int64_t c[NCOUNTERS], base = trace_start == NONE ? 0 : trace_start;
+	int64_t base = trace_start == NONE ? 0 : trace_start;
 
 	if (nsnaps && stream_end <= live_closed * interval)
 		return;
 	partial_last = stream_end < (live_closed + 1) * interval;
-	snapshot_begin(base + (int64_t)stream_end, trace_host);
-	for (i = 0; i < ntags; i++) {
-		struct tag *tg = tags[i];
-		if (!tg->live[0] && !tg->live[1])
-			continue;
-		c[C_ALLOCS] = tg->live[0];
-		c[C_FREES] = tg->live[1];
-		c[C_DIFF] = tg->live[0] - tg->live[1];
-		c[C_BYTES] = tg->live[2];
-		snapshot_row(tg, c);
-	}
+	live_snapshot(base + (int64_t)stream_end);
 }
 
 static struct mt_pairer *pairer;

@@ -191,7 +191,7 @@ sys.exit(5)'
 	rm -f out.txt err.txt status.txt
 	mt-record -o r.mtr -- "$PROGS/attach-target" 200 >out.txt 2>/dev/null &
 	for _ in $(seq 100); do
-		TARGET=$(pgrep -n -f "attach-target 200" || true)
+		TARGET=$(pgrep -n -x attach-target || true)
 		[ -n "$TARGET" ] && [ -s out.txt ] && break
 		sleep 0.02
 	done
@@ -208,6 +208,7 @@ sys.exit(5)'
 	start_target setpriv --reuid 65534 --regid 65534 --clear-groups "$PROGS/attach-target" 200
 	run -2 --separate-stderr setpriv --reuid 65533 --regid 65533 --clear-groups \
 		"$MT_BINDIR/mt-record" -p "$TARGET" -o x.mtr
+	echo "$stderr"
 	has_line "$stderr" "^mt-record: pid $TARGET: not permitted: it belongs to uid 65534, and we are not root$"
 	wait_target
 	counted_to 200
@@ -233,4 +234,23 @@ sys.exit(5)'
 		wait_target
 		counted_to 1000
 	done
+}
+
+@test "-p -o - | mt-symbolize | mt-pooldiff --live --growth: the leaking function named while it runs" {
+	need_ptrace
+	start_target "$PROGS/attach-target" 1400
+	( set +e; mt-record -p "$TARGET" -d 5s -o - 2>/dev/null; echo done >rec.done ) |
+		mt-symbolize | { set +e; mt-pooldiff --interval 500ms --growth 3/3 --live; echo $? >pool.status; } |
+		{ while IFS= read -r line; do
+			case $line in leak_here*)
+				[ -e rec.done ] || echo early >verdict
+				echo "$line" >leak.row;;
+			esac
+		  done; }
+	[ "$(cat verdict)" = early ]
+	# 100 bytes a line, 100 lines a 500 ms: +9800 or so an interval
+	awk '{ exit !($3 == "3/3" && $6 > 0) }' leak.row
+	[ "$(cat pool.status)" = 1 ]
+	wait_target
+	counted_to 1400
 }

@@ -340,3 +340,21 @@ make_log() {
 	[ "$(tail -n 1 rss)" -lt "$(rss_bound 150000)" ]
 	has_line "$output" '^malloc +malloc +9 '
 }
+
+@test "--live: a table as each interval closes, the stream's time deciding, and the short last one" {
+	printf '#mt-events\t1\tstart=1795400000000000000\thost=h\nproc\t1\t0\t0\t/x\tx\n' >live.txt
+	printf 'alloc\t100\t1\t1\tmalloc\t0x10\t100\t-\nalloc\t1500000000\t1\t1\tmalloc\t0x20\t100\t-\n' >>live.txt
+	printf 'free\t2500000000\t1\t1\tmalloc\t0x10\t-\nalloc\t3200000000\t1\t1\tmalloc\t0x30\t50\t-\n' >>live.txt
+	run -0 mt-pooldiff --interval 1s --tag heap --live live.txt
+	# intervals 0, 1 and 2 closed by the events after them, then the end
+	[ "$(echo "$output" | grep -c '^#mt-pooldiff time=')" = 4 ]
+	[ "$(echo "$output" | awk '$1 == "malloc" { printf "%s ", $9 }')" = "100 200 100 150 " ]
+	has_line "$output" '^#mt-pooldiff time=2026-11-23T02:13:23.200Z host=h snapshots=4 changes-since=2026-11-23T02:13:23Z$'
+	# the end's table counts what the table without --live counts
+	run -0 mt-pooldiff --interval 1s --tag heap live.txt
+	[ "$(echo "$output" | awk '$1 == "malloc" { printf "%s %s %s", $3, $5, $9 }')" = "3 1 150" ]
+	run -0 mt-pooldiff --interval 1s --tag heap --live --growth 2/2 live.txt
+	has_line "$output" '^#mt-pooldiff growth: 0 of 1 tags grew'
+	run -2 --separate-stderr mt-pooldiff --live live.txt
+	[ "$stderr" = "mt-pooldiff: --live needs --interval" ]
+}

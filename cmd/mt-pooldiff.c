@@ -972,6 +972,18 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 }
 
 /*
+ * An allocation made before recording whose size is known (a mapping
+ * mt-record -p found, or one a munmap measured): counted in the first
+ * interval, where it already was.  Without a size it is a free of
+ * something unknown, as before.
+ */
+static uint64_t
+before_at(uint64_t ta, uint64_t size)
+{
+	return ta == UINT64_MAX && size != UINT64_MAX ? 0 : ta;
+}
+
+/*
  * A lifetime from events, counted as it ends; with --live its allocation
  * was counted when it came, so that what is still live counts at once.
  * (Not always: a mapping unmapped in pieces is a lifetime a piece, each
@@ -980,7 +992,8 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 static void
 pair_emit(const struct mt_life *l, void *arg)
 {
-	count_life(live ? UINT64_MAX : l->ta, l->tf, l->heap, l->size, l->stack, l->pid);
+	count_life(live ? UINT64_MAX : before_at(l->ta, l->size), l->tf, l->heap, l->size,
+	    l->stack, l->pid);
 }
 
 static int print_growth(int live_pass);
@@ -1094,7 +1107,7 @@ read_input(const char *path)
 				live_close(ev.ts);
 			pairer_alloc(pairer, &ev);
 			if (live)
-				count_life(ev.ts, UINT64_MAX, ev.heap, ev.size,
+				count_life(ev.flags & EV_TS_NONE ? 0 : ev.ts, UINT64_MAX, ev.heap, ev.size,
 				    ev.flags & EV_STACK_NONE ? UINT64_MAX : ev.stack, ev.pid);
 			break;
 		case MT_FREE:
@@ -1120,7 +1133,8 @@ read_input(const char *path)
 			if (live)
 				live_close(ev.flags & EV_TS2_NONE ? ev.ts : ev.ts2);
 			/* A leak that its process's end ended: not freed, as above. */
-			count_life(ev.flags & EV_TS_NONE ? UINT64_MAX : ev.ts,
+			count_life(before_at(ev.flags & EV_TS_NONE ? UINT64_MAX : ev.ts,
+			    ev.flags & EV_SIZE_NONE ? UINT64_MAX : ev.size),
 			    (ev.flags & EV_TS2_NONE) || (ev.s2.len == 4 &&
 			    !memcmp(ev.s2.s, "exit", 4)) ? UINT64_MAX : ev.ts2, ev.heap,
 			    ev.flags & EV_SIZE_NONE ? UINT64_MAX : ev.size,

@@ -65,7 +65,7 @@ struct rec {
 	size_t len;
 };
 
-enum { CTL_PROC = 100, CTL_MAP, CTL_EXIT, CTL_LOST, CTL_NOTE, CTL_FORK };
+enum { CTL_PROC = 100, CTL_MAP, CTL_EXIT, CTL_LOST, CTL_NOTE, CTL_FORK, CTL_BEFORE };
 enum { LOST_UNDELIVERED, LOST_CORRUPT };	/* CTL_LOST's status */
 
 struct queue {
@@ -487,12 +487,12 @@ put(struct mt_event *ev)
 }
 
 static void
-put_heap_event(enum mt_type type, struct rec *r, struct proc *p, int heap,
-    uint64_t lo, uint64_t size)
+put_heap_event_flags(enum mt_type type, struct rec *r, struct proc *p, int heap,
+    uint64_t lo, uint64_t size, unsigned flags)
 {
 	struct mt_event ev;
 	struct mt_heap_rec h = { .ts = r->ts, .pid = r->pid, .tid = r->tid, .addr = lo,
-	    .size = size, .flags = EV_STACK_NONE };
+	    .size = size, .flags = EV_STACK_NONE | flags };
 
 	if (r->stack != MT_STACK_NONE && (type == MT_ALLOC || free_stacks)) {
 		if ((h.stack = stack_id(p, r->stack)) != 0)
@@ -515,6 +515,13 @@ put_heap_event(enum mt_type type, struct rec *r, struct proc *p, int heap,
 	ev.stack = h.stack;
 	ev.flags = h.flags;
 	put(&ev);
+}
+
+static void
+put_heap_event(enum mt_type type, struct rec *r, struct proc *p, int heap,
+    uint64_t lo, uint64_t size)
+{
+	put_heap_event_flags(type, r, p, heap, lo, size, 0);
 }
 
 /* Mappings: which ranges of a process are committed or reserved. */
@@ -601,8 +608,10 @@ region_cut(struct proc *p, struct rec *r, uint64_t lo, uint64_t hi, int only_hea
 	return first;
 }
 
+/* flags EV_TS_NONE: a mapping made before recording (-p). */
 static void
-region_add(struct proc *p, struct rec *r, uint64_t lo, uint64_t hi, int heap)
+region_add_flags(struct proc *p, struct rec *r, uint64_t lo, uint64_t hi, int heap,
+    unsigned flags)
 {
 	struct mt_rpos at;
 
@@ -610,8 +619,49 @@ region_add(struct proc *p, struct rec *r, uint64_t lo, uint64_t hi, int heap)
 		return;
 	at = ranges_seek(&p->regions, lo);
 	ranges_insert(&p->regions, &at, (struct mt_range){ lo, hi, (uint8_t)heap });
-	put_heap_event(MT_ALLOC, r, p, heap, lo, hi - lo);
+	put_heap_event_flags(MT_ALLOC, r, p, heap, lo, hi - lo, flags);
 	region_log(p, r->ts, lo, hi, heap, 1);
+}
+
+static void
+region_add(struct proc *p, struct rec *r, uint64_t lo, uint64_t hi, int heap)
+{
+	region_add_flags(p, r, lo, hi, heap, 0);
+}
+
+/*
+ * -p: the private anonymous mappings of the process as we attached, read
+ * from /proc/PID/maps before: allocations made before recording, written
+ * with no time, so that a later munmap of one has its size and the
+ * commit's lifetime stays whole.
+ */
+static struct mt_range *befores;
+static size_t nbefores;
+
+static void
+read_befores(pid_t pid)
+{
+	char path[64], line[512], perms[8];
+	unsigned long lo, hi, off, ino;
+	size_t cap = 0;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		n = 0;
+		if (sscanf(line, "%lx-%lx %7s %lx %*s %lu %n", &lo, &hi, perms, &off, &ino, &n) < 5 ||
+		    !n || ino != 0 || perms[3] != 'p' || (line[n] && line[n] != '\n'))
+			continue;	/* a file, shared, or named: [heap], [stack], [vdso] */
+		if (perms[1] != 'w' && strcmp(perms, "---p") != 0)
+			continue;	/* neither committed nor reserved */
+		befores = egrow(befores, nbefores, &cap, sizeof(*befores));
+		befores[nbefores++] = (struct mt_range){ lo, hi,
+		    (uint8_t)(perms[1] == 'w' ? RAW_HEAP_MMAP : RAW_HEAP_RESERVE) };
+	}
+	fclose(f);
 }
 
 /*
@@ -777,6 +827,12 @@ emit_control(struct rec *r, struct proc *p)
 		free(buf);
 		break;
 	}
+	case CTL_BEFORE:
+		r->tid = r->pid;
+		for (i = 0; i < nbefores; i++)
+			region_add_flags(p, r, befores[i].lo, befores[i].hi, befores[i].heap,
+			    EV_TS_NONE);
+		break;
 	case CTL_FORK: {
 		struct proc *child = (struct proc *)(uintptr_t)r->off;
 		regions_as_of_fork(child, p, r, r->size);
@@ -1158,6 +1214,12 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len, uint64_t
 	memcpy(r->data, data, len);
 	r->data[len] = '\0';
 	r->len = len;
+	if ((m->flags & HELLO_ATTACHED) && !(m->flags & HELLO_FORKED) && attach_pid &&
+	    m->pid == attach_pid && nbefores) {
+		r = queue_push(&p->ctl, m->ts);
+		r->kind = CTL_BEFORE;
+		r->pid = m->pid;
+	}
 	/* A forked child does not walk its modules: they are its parent's. */
 	if ((m->flags & HELLO_FORKED) && (parent = proc_by_pid(m->ppid)) && parent != p)
 		for (i = 0; i < parent->nmods; i++)
@@ -2483,7 +2545,7 @@ start_writer(int fd)
  * the rings up to the watermark, the merge.  Whether more waits.
  */
 static int
-pass(int lfd, int pfd_path, uint64_t t, uint64_t *last_flush)
+collect_pass(int lfd, int pfd_path, uint64_t t, uint64_t *last_flush)
 {
 	/* The watermark is taken before anything is read: see the top. */
 	uint64_t w = t > SLACK_NS ? t - SLACK_NS : 0;
@@ -2651,6 +2713,7 @@ attach(pid_t pid, const char *output, const char *lib, const char *flags, uint64
 	if (fd < 0)
 		fd = open_default(comm[0] ? comm : "process", pid, &defname, &created);
 	root_pid = pid;
+	read_befores(pid);
 	/* The library's start(): the socket, the depth, the flags, each ended by a NUL. */
 	n = snprintf(args, sizeof(args), "%s%c%d%c%s", sockname, 0, depth, 0, flags);
 	alen = (size_t)n + 1;
@@ -2671,7 +2734,7 @@ attach(pid_t pid, const char *output, const char *lib, const char *flags, uint64
 	    (int)pid, comm, (unsigned long long)attached_at);
 	for (;;) {
 		t = now_rel();
-		busy = pass(lfd, pfd_path, t, &last_flush);
+		busy = collect_pass(lfd, pfd_path, t, &last_flush);
 		if (!seen && proc_by_pid(pid) && proc_by_pid(pid)->said_hello)
 			seen = 1;
 		if (!seen && t - attached_at > ATTACH_WAIT_NS) {
@@ -2916,7 +2979,7 @@ main(int argc, char *argv[])
 		if (stop_signal)
 			break;
 		t = now_rel();
-		busy = pass(lfd, pfd_path, t, &last_flush);
+		busy = collect_pass(lfd, pfd_path, t, &last_flush);
 		if (root_status != -1 && !children_left) {
 			/*
 			 * Nothing of ours runs any more (every living

@@ -363,7 +363,11 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 		break;
 	case MT_ALLOC:
 	case MT_FREE:
-		NUM(1, ev->ts, "time");
+		/* An allocation made before recording has no time: '-'. */
+		if (ev->type == MT_ALLOC)
+			OPT(1, EV_TS_NONE, NUM(1, ev->ts, "time"));
+		else
+			NUM(1, ev->ts, "time");
 		PID(2, ev->pid, "pid");
 		PID(3, ev->tid, "tid");
 		FSTR(4, ev->heap);
@@ -644,7 +648,8 @@ event_format(const struct mt_event *ev, char *buf, size_t bufsize)
 		break;
 	case MT_ALLOC:
 	case MT_FREE:
-		p = put_u64(p, ev->ts); TAB(p);
+		NONE_OR(p, ev->type == MT_ALLOC && (ev->flags & EV_TS_NONE), put_u64(p, ev->ts));
+		TAB(p);
 		p = put_i64(p, ev->pid); TAB(p);
 		p = put_i64(p, ev->tid); TAB(p);
 		p = put_str(p, ev->heap); TAB(p);

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #define MT_EVENTS_VERSION 1	/* the text format, see mt-events(5) */
-#define MT_TRACE_VERSION 2	/* the .mtr container; 1 is still read */
+#define MT_TRACE_VERSION 3	/* the .mtr container; 1 and 2 are still read */
 #define MT_VERSION "0.1.0"	/* the programs' --version */
 
 /* diag.c */

@@ -538,9 +538,11 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 	struct block b, *old;
 	struct range r;
 	size_t lo;
+	/* Made before recording (mt-record -p): allocated at minus infinity. */
+	uint64_t ta = ev->flags & EV_TS_NONE ? UINT64_MAX : ev->ts;
 
 	if (p->range_heap[heap]) {
-		r = (struct range){ ev->addr, ev->addr + ev->size, ev->ts,
+		r = (struct range){ ev->addr, ev->addr + ev->size, ta,
 		    ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
 		    (int32_t)ev->pid, (int32_t)ev->tid, (uint16_t)heap, 0 };
 		lo = range_lower(p, r.pid, heap, r.lo);
@@ -555,10 +557,10 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 		block_rehome(t, 1);
 	if ((t->n + 1) * 4 > t->cap * 3)
 		block_grow(t);
-	b = (struct block){ ev->addr, ev->ts, ev->size,
+	b = (struct block){ ev->addr, ta, ev->size,
 	    ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
 	    (int32_t)ev->tid, (uint16_t)heap, 1, 0 };
-	if (!(ev->flags & EV_TID_NONE)) {
+	if (!(ev->flags & (EV_TID_NONE | EV_TS_NONE))) {
 		struct last_alloc *la = last_alloc(p, ev->pid, ev->tid);
 		la->addr = ev->addr;
 		la->ts = ev->ts;

@@ -32,8 +32,9 @@
 
 #include "mt.h"
 
+/* R_BEFORE (version 3): an allocation made before recording, no time. */
 enum {
-	R_ALLOC = 1, R_FREE_ADDR, R_FREE_REF, R_PROC, R_MAP, R_STACK, R_EXIT,
+	R_BEFORE = 0, R_ALLOC = 1, R_FREE_ADDR, R_FREE_REF, R_PROC, R_MAP, R_STACK, R_EXIT,
 	R_LOST, R_TEXT, R_THREAD, R_HEAP, R_FREE_RANGE, R_END, R_LIFE, R_UNIT,
 };
 
@@ -566,14 +567,16 @@ put_heap(struct trace_writer *w, enum mt_type type, unsigned heap, uint32_t hidx
 		w->fs.cur_thread = thread;
 		put_fast(w, S_THREAD, thread);
 	}
-	put_fast(w, S_TS, ts_delta(w, ev->ts));
+	/* Made before recording (mt-record -p): no time, as the text's '-'. */
+	if (!(type == MT_ALLOC && (ev->flags & EV_TS_NONE)))
+		put_fast(w, S_TS, ts_delta(w, ev->ts));
 	if (heap == HEAP_OTHER)
 		put(w, S_MISC, hidx);
 	ref = ref_slot(w, ev->addr);
 	if (type == MT_ALLOC) {
 		unsigned cls = heap == 0 ? reuse_class(ev->size) : 0;
 		int k = reuse_find(&w->fs.reuse, cls, ev->addr);
-		tag |= R_ALLOC;
+		tag |= ev->flags & EV_TS_NONE ? R_BEFORE : R_ALLOC;
 		if (k >= 0) {
 			reuse_take(&w->fs.reuse, cls, (unsigned)k);
 			put_fast(w, S_ADDR, (uint64_t)k);
@@ -1315,12 +1318,19 @@ decode(struct trace_reader *r, struct mt_event *ev)
 		r->fs.nheaps++;
 		ev->type = MT_NONE;
 		return 0;
+	case R_BEFORE:
 	case R_ALLOC:
 	case R_FREE_ADDR:
 	case R_FREE_REF:
 	case R_FREE_RANGE:
-		if (get_ts(r, &ev->ts))
+		if (TAG_TYPE(tag) == R_BEFORE) {
+			if (r->version < 3)
+				return -1;
+			ev->flags |= EV_TS_NONE;
+			ev->ts = r->fs.last_ts * r->fs.unit;
+		} else if (get_ts(r, &ev->ts)) {
 			return -1;
+		}
 		if (get_thread(r, tag))
 			return -1;
 		if (r->fs.cur_thread >= r->fs.nthreads)
@@ -1329,7 +1339,7 @@ decode(struct trace_reader *r, struct mt_event *ev)
 		ev->tid = r->threads[r->fs.cur_thread].tid;
 		if (get_heap(r, tag, &ev->heap))
 			return -1;
-		if (TAG_TYPE(tag) == R_ALLOC) {
+		if (TAG_TYPE(tag) == R_ALLOC || TAG_TYPE(tag) == R_BEFORE) {
 			ev->type = MT_ALLOC;
 			if (get(r, S_ADDR, &v) || get_num(r, S_SIZE, &ev->size))
 				return -1;

@@ -262,3 +262,23 @@ sys.exit(5)'
 	wait_target
 	counted_to 1400
 }
+
+@test "-p: mappings made before the attach are allocations from before recording, their unmapping with its size" {
+	need_ptrace
+	start_target "$PROGS/attach-target" 300 0 maps
+	read -r _ rw none <err.txt
+	run -0 --separate-stderr mt-record -p "$TARGET" -d 2s -o m.mtr
+	wait_target
+	counted_to 300
+	run -0 mt-decode m.mtr
+	# written with no time, the one that holds rw and the reserve
+	echo "$output" | RW=$rw NONE=$none P=$TARGET perl -F'\t' -lane '
+		next unless $F[0] eq "alloc" && $F[1] eq "-" && $F[2] == $ENV{P};
+		my ($a, $n) = (hex($F[5]), $F[6]);
+		$m = 1 if $F[4] eq "mmap" && $a <= hex($ENV{RW}) && $a + $n >= hex($ENV{RW}) + 1048576;
+		$r = 1 if $F[4] eq "reserve" && $a <= hex($ENV{NONE}) && $a + $n >= hex($ENV{NONE}) + 2097152;
+		END { exit !($m && $r) }' || { echo "$output" | grep $'^alloc\t-'; false; }
+	run -0 mt-lifetime m.mtr
+	has_line "$output" "^life\t-\t\d+\t$TARGET\t$TARGET\tmmap\t$rw\t524288\t-\taofi\t-524288$"
+	has_line "$output" "^life\t-\t\d+\t$TARGET\t$TARGET\treserve\t$none\t2097152\t-\taofi\t-2097152$"
+}

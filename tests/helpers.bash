@@ -52,7 +52,7 @@ mtrace_totals() {
 # looks like.  Prints the first violation, or nothing.
 check_order() {
 	mt-decode "$1" | awk -F'\t' '
-		$1 == "alloc" || $1 == "free" || $1 == "exit" || $1 == "proc" || $1 == "lost" {
+		($1 == "alloc" || $1 == "free" || $1 == "exit" || $1 == "proc" || $1 == "lost") && $2 != "-" {
 			ts = ($1 == "proc") ? $4 : $2
 			if (ts + 0 < last + 0) { print NR ": time goes back: " $0; exit }
 			last = ts

@@ -32,11 +32,31 @@ setup() {
 	run -0 mt-decode "$FIX/v1-pairs.mtr"
 	[ "$output" = "$(cat "$FIX/v1-pairs.txt")" ]
 	[ "$(grep -c '^free' "$FIX/v1-pairs.txt")" -gt 250 ]
-	# and the same text written now, as version 2, decodes the same
-	"$ENCODE" -n 100 "$FIX/v1-pairs.txt" >v2.mtr
-	[ "$(od -An -tu1 -j8 -N1 v2.mtr | tr -d ' ')" = 2 ]
-	run -0 mt-decode v2.mtr
+	# and the same text written now, as version 3, decodes the same
+	"$ENCODE" -n 100 "$FIX/v1-pairs.txt" >v3.mtr
+	[ "$(od -An -tu1 -j8 -N1 v3.mtr | tr -d ' ')" = 3 ]
+	run -0 mt-decode v3.mtr
 	[ "$output" = "$(cat "$FIX/v1-pairs.txt")" ]
+}
+
+@test "allocations made before recording (mt-record -p): time '-', through .mtr and back, and their lifetimes" {
+	cp "$FIX/before.txt" b.txt
+	for n in 1 100; do
+		"$ENCODE" -n $n b.txt >b.mtr
+		run -0 mt-decode b.mtr
+		[ "$output" = "$(cat b.txt)" ]
+	done
+	run -0 mt-decode -c b.mtr
+	# allocated before: class ao, the piece freed aofi with its size
+	run -0 --separate-stderr mt-lifetime b.mtr
+	has_line "$output" $'^life\t-\t20\t7\t7\tmmap\t0x7f0000000000\t524288\t-\taofi\t-524288$'
+	has_line "$output" $'^life\t-\t-\t7\t7\tmmap\t0x7f0000080000\t524288\t-\taofo\t0\tend$'
+	has_line "$output" $'^life\t-\t-\t7\t7\treserve\t0x7f0000200000\t2097152\t-\taofo\t0\tend$'
+	has_line "$output" $'^life\t9\t30\t7\t7\tmalloc\t0x1000\t32\t-\taifi\t0\t'
+	# a bad time is still refused
+	printf 'alloc\tx\t7\t7\tmmap\t0x1\t1\t-\n' >bad.txt
+	run -1 --separate-stderr mt-decode bad.txt
+	has_line "$stderr" "bad time 'x'"
 }
 
 @test "reads standard input and several files in order" {
@@ -122,9 +142,9 @@ setup() {
 	printf '\x89MTQ\r\n\x1a\n\x01\0\0\0\0\0\0\0' >bad.mtr
 	run -1 --separate-stderr mt-decode bad.mtr
 	[ "$stderr" = "mt-decode: bad.mtr: not an mt trace (bad magic)" ]
-	printf '\x89MTR\r\n\x1a\n\x03\0\0\0\0\0\0\0' >v3.mtr
-	run -1 --separate-stderr mt-decode v3.mtr
-	[ "$stderr" = "mt-decode: v3.mtr: trace version 3 is newer than this mt reads (2)" ]
+	printf '\x89MTR\r\n\x1a\n\x04\0\0\0\0\0\0\0' >v4.mtr
+	run -1 --separate-stderr mt-decode v4.mtr
+	[ "$stderr" = "mt-decode: v4.mtr: trace version 4 is newer than this mt reads (3)" ]
 	printf '\x89MTR\r\n\x1a\n\0\0\0\0\0\0\0\0' >v0.mtr
 	run -1 --separate-stderr mt-decode v0.mtr
 	[ "$stderr" = "mt-decode: v0.mtr: trace version 0: no mt writes that" ]

@@ -64,6 +64,10 @@ if step "build fuzzers" make -s fuzz; then
 			>"$log/corpus-$(basename "$f")/roundtrip3.mtr"
 		head -c 300 "$log/corpus-$(basename "$f")/roundtrip3.mtr" \
 			>"$log/corpus-$(basename "$f")/cut.mtr"
+		# Allocations made before recording (mt-record -p), as text and .mtr.
+		cp tests/fixtures/mt-decode/before.txt "$log/corpus-$(basename "$f")/"
+		tests/progs/mtr-encode -n 2 tests/fixtures/mt-decode/before.txt \
+			>"$log/corpus-$(basename "$f")/before.mtr"
 		# Version 1, still read; and a recording, whose frames name a
 		# time unit (--time-resolution).
 		cp tests/fixtures/mt-decode/v1-*.mtr "$log/corpus-$(basename "$f")/"

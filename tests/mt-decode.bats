@@ -192,7 +192,8 @@ for n in range(1, 20001):
     line = 'alloc\t%s\t%s\t7\tmalloc\t0x%x\t%s\t-' % (t, pid, 16 * n, size)
     lines.append(line)
     p = pid[1:] if pid[:1] in '+-' else pid
-    if not ok(t):
+    # '-': an allocation made before recording (mt-record -p)
+    if t != '-' and not ok(t):
         err.append("n.txt:%d: bad time '%s'" % (n, t))
     elif not (ok(p, 2 ** 31) and (pid[0] != '-' or int(p) == 0)):
         err.append("n.txt:%d: bad pid '%s'" % (n, pid))
@@ -200,7 +201,10 @@ for n in range(1, 20001):
         err.append("n.txt:%d: bad size '%s'" % (n, size))
     else:
         out.append(line)
-        lives.append('life\t%d\t-\t%d\t7\tmalloc\t0x%x\t%d\t-\taifo\t%d\tend' % (int(t), int(p), 16 * n, int(size), int(size)))
+        if t == '-':
+            lives.append('life\t-\t-\t%d\t7\tmalloc\t0x%x\t%d\t-\taofo\t0\tend' % (int(p), 16 * n, int(size)))
+        else:
+            lives.append('life\t%d\t-\t%d\t7\tmalloc\t0x%x\t%d\t-\taifo\t%d\tend' % (int(t), int(p), 16 * n, int(size), int(size)))
 open('n.txt', 'w').write('\n'.join(lines) + '\n')
 open('n.out', 'w').write('\n'.join(out) + '\n')
 open('n.err', 'w').write('\n'.join(err) + '\n')

@@ -2739,8 +2739,9 @@ attach(pid_t pid, const char *output, const char *lib, const char *flags, uint64
 			seen = 1;
 		if (!seen && t - attached_at > ATTACH_WAIT_NS) {
 			fprintf(stderr, "%s: pid %d: the library did not start in %llu s "
-			    "(dlopen failed, or no thread left the call it was in)\n",
-			    mt_progname, (int)pid, (unsigned long long)(ATTACH_WAIT_NS / 1000000000u));
+			    "(dlopen failed: can its user reach %s through every directory? "
+			    "or the thread never left the call it was in)\n",
+			    mt_progname, (int)pid, (unsigned long long)(ATTACH_WAIT_NS / 1000000000u), lib);
 			failed = 1;
 			break;
 		}

@@ -321,6 +321,41 @@ find_loader(struct target *t, char *why, size_t wlen)
 	return 0;
 }
 
+/*
+ * The library as the process would open it: at the same path in its
+ * root (not so in a container), and readable by its user, or its
+ * dlopen fails and we would only wait.
+ */
+static int
+library_reachable(const struct target *t, const char *lib, char *why, size_t wlen)
+{
+	char path[PATH_MAX + 64], line[256];
+	struct stat ours, theirs;
+	unsigned long uid = 0, gid = 0, u[4];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", t->root, lib);
+	if (stat(lib, &ours) < 0 || stat(path, &theirs) < 0 ||
+	    ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino)
+		return say(why, wlen, "%s is not there in its root (another mount namespace: a container?)", lib);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)t->pid);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Uid: %lu %lu %lu %lu", &u[0], &u[1], &u[2], &u[3]) == 4)
+			uid = u[1];
+		else if (sscanf(line, "Gid: %lu %lu %lu %lu", &u[0], &u[1], &u[2], &u[3]) == 4)
+			gid = u[1];
+	}
+	fclose(f);
+	/* Its own bits only: a directory on the way may still shut it out. */
+	if (uid != 0 && !(theirs.st_mode & S_IROTH) &&
+	    !(theirs.st_uid == uid && (theirs.st_mode & S_IRUSR)) &&
+	    !(theirs.st_gid == gid && (theirs.st_mode & S_IRGRP)))
+		return say(why, wlen, "%s is not readable by its user (uid %lu)", lib, uid);
+	return 0;
+}
+
 /* Blocked in one of these, in libc, a thread holds no lock of ours to fear. */
 static int
 waiting_call(long nr)
@@ -537,7 +572,8 @@ mt_inject(pid_t pid, const char *lib, const char *args, size_t alen, char *why, 
 		}
 	}
 	fclose(f);
-	if (read_maps(&t, why, wlen) < 0 || find_loader(&t, why, wlen) < 0)
+	if (read_maps(&t, why, wlen) < 0 || find_loader(&t, why, wlen) < 0 ||
+	    library_reachable(&t, lib, why, wlen) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 	if ((mem = open(path, O_RDWR | O_CLOEXEC)) < 0)

@@ -289,3 +289,28 @@ sys.exit(5)'
 	has_line "$output" "^life\t-\t\d+\t$TARGET\t$TARGET\tmmap\t$rw\t524288\t-\taofi\t-524288$"
 	has_line "$output" "^life\t-\t\d+\t$TARGET\t$TARGET\treserve\t$none\t2097152\t-\taofi\t-2097152$"
 }
+
+@test "-p refuses when the process could not open the library: unreadable by its user, or not in its root" {
+	[ "$(id -u)" = 0 ] || skip "needs root to run the process as another user (id -u: $(id -u))"
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
+	chmod 755 .
+	cp "$PROGS/attach-target" target
+	cp "$MT_BINDIR/../lib/libmt-preload.so" private.so
+	chmod 600 private.so
+	setpriv --reuid 65534 --regid 65534 --clear-groups test -x target ||
+		skip "uid 65534 cannot run a program in $PWD"
+	start_target setpriv --reuid 65534 --regid 65534 --clear-groups ./target 200
+	MT_PRELOAD=$PWD/private.so run -2 --separate-stderr mt-record -p "$TARGET" -o x.mtr
+	[ "$stderr" = "mt-record: pid $TARGET: $PWD/private.so is not readable by its user (uid 65534)" ]
+	wait_target
+	counted_to 200
+
+	rm -f out.txt err.txt status.txt
+	unshare --mount true 2>ns.err || skip "unshare --mount refused here: $(cat ns.err)"
+	lib=$(cd "$MT_BINDIR/../lib" && pwd)
+	start_target unshare --mount sh -c "mount -t tmpfs none '$lib' && exec ./target 200"
+	run -2 --separate-stderr mt-record -p "$TARGET" -o x.mtr
+	[ "$stderr" = "mt-record: pid $TARGET: $lib/libmt-preload.so is not there in its root (another mount namespace: a container?)" ]
+	wait_target
+	counted_to 200
+}

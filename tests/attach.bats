@@ -290,7 +290,7 @@ sys.exit(5)'
 	has_line "$output" "^life\t-\t\d+\t$TARGET\t$TARGET\treserve\t$none\t2097152\t-\taofi\t-2097152$"
 }
 
-@test "-p refuses when the process could not open the library: unreadable by its user, or not in its root" {
+@test "-p refuses a process whose user cannot read the library" {
 	[ "$(id -u)" = 0 ] || skip "needs root to run the process as another user (id -u: $(id -u))"
 	command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
 	chmod 755 .
@@ -304,9 +304,13 @@ sys.exit(5)'
 	[ "$stderr" = "mt-record: pid $TARGET: $PWD/private.so is not readable by its user (uid 65534)" ]
 	wait_target
 	counted_to 200
+}
 
-	rm -f out.txt err.txt status.txt
+@test "-p refuses a process in another mount namespace, where the library is not at its path" {
+	[ "$(id -u)" = 0 ] || skip "needs root to mount (id -u: $(id -u))"
+	need_ptrace
 	unshare --mount true 2>ns.err || skip "unshare --mount refused here: $(cat ns.err)"
+	cp "$PROGS/attach-target" target
 	lib=$(cd "$MT_BINDIR/../lib" && pwd)
 	start_target unshare --mount sh -c "mount -t tmpfs none '$lib' && exec ./target 200"
 	run -2 --separate-stderr mt-record -p "$TARGET" -o x.mtr

@@ -84,7 +84,7 @@ struct module {
 
 /* What a process's stack table counts, as it said last. */
 struct table_counts {
-	uint64_t full, fallback, checked, differ, unchecked;
+	uint64_t full, fallback, checked, differ, unchecked, remembered;
 	uint64_t shadow, libunwind, fp;	/* processes whose stacks each took */
 };
 
@@ -96,6 +96,7 @@ add_counts(struct table_counts *to, const struct table_counts *c)
 	to->checked += c->checked;
 	to->differ += c->differ;
 	to->unchecked += c->unchecked;
+	to->remembered += c->remembered;
 	to->shadow += c->shadow;
 	to->libunwind += c->libunwind;
 	to->fp += c->fp;
@@ -1722,6 +1723,7 @@ release(void)
 		p->counts.checked = p->table->checked;
 		p->counts.differ = p->table->differ;
 		p->counts.unchecked = p->table->unchecked;
+		p->counts.remembered = p->table->remembered;
 		/* The process's word: only the three we know count. */
 		p->counts.shadow = p->table->unwinder == 's';
 		p->counts.libunwind = p->table->unwinder == 'l';
@@ -2261,6 +2263,9 @@ finish(void)
 	if (unwind_check) {
 		comment_and_say("--unwind check: %llu stacks compared with libunwind's, %llu differ",
 		    (unsigned long long)c.checked, (unsigned long long)c.differ);
+		if (c.remembered)
+			comment("# mt-record: --unwind check: %llu of them from walks the shadow remembered",
+			    (unsigned long long)c.remembered);
 		if (c.unchecked)
 			comment_and_say("--unwind check: %llu stacks not compared: a signal stopped the trampoline, which libunwind cannot walk",
 			    (unsigned long long)c.unchecked);

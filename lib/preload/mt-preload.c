@@ -193,6 +193,7 @@ static void patch_gots(void);
 static volatile int connection_lost;	/* the recorder hung up on us */
 static int sock = -1;
 static struct mt_stack_table *table;
+static uint32_t table_epoch;	/* a new table, a new one: ids kept by the shadow's memo */
 static uint32_t stack_words = MT_STACK_WORDS_MAX;
 
 /*
@@ -813,11 +814,21 @@ record(struct mt_raw *r, struct mt_raw *before, int want_stack)
 	if (want_stack && depth > 0) {
 		void **st = ips;
 		int truncated = 0;
-		uint64_t h = 0;
+		uint64_t h = 0, *idp = NULL;
 
 		n = -1;
 		if (unwind == UNWIND_SHADOW) {
-			int how = shadow_capture(ips, depth, SKIP_FRAMES + 1, &n, &truncated, &h);
+			int how = shadow_capture(ips, depth, SKIP_FRAMES + 1, &n, &truncated, &h,
+			    unwind_check ? 0 : table_epoch, &idp);
+			if (how == SHADOW_MEMO) {
+				if (!unwind_check && *idp >> 32 == table_epoch && (uint32_t)*idp) {
+					r->stack = (uint32_t)*idp;
+					goto have_stack;
+				}
+				if (unwind_check)
+					__atomic_fetch_add(&table->remembered, 1, __ATOMIC_RELAXED);
+				how = SHADOW_OK;	/* ips filled */
+			}
 			if (how != SHADOW_OK) {
 				n = -1;
 				if (how == SHADOW_FAIL)
@@ -837,7 +848,10 @@ record(struct mt_raw *r, struct mt_raw *before, int want_stack)
 		if (n > 0)
 			r->stack = stack_intern(st, n, truncated,
 			    h ? h : hash_frames(st, n, truncated));
+		if (idp && r->stack != MT_STACK_NONE)
+			*idp = (uint64_t)table_epoch << 32 | r->stack;
 	}
+have_stack:
 	if (before) {
 		before->stack = before->type != RAW_FREE || free_stacks ?
 		    r->stack : MT_STACK_NONE;
@@ -1451,6 +1465,7 @@ start_process(int modules)
 		return;
 	}
 	table = p;
+	table_epoch++;
 	table->used = 1;
 	table->unwinder = unwind == UNWIND_SHADOW ? 's' : unwind == UNWIND_FP ? 'p' : 'l';
 	m.pid = getpid();

@@ -115,6 +115,8 @@ struct mt_stack_table {
 				   'l' libunwind, 'p' frame pointers */
 	uint32_t detach;	/* attached: the recorder's, 1 to stop */
 	uint32_t detached;	/* attached: the library's, 1 once stopped */
+	uint64_t remembered;	/* check mode: of checked, from a walk the
+				   shadow remembered (shadow.c, struct memo) */
 	/* then uint32_t slots[MT_STACK_SLOTS] at 4096, the arena after */
 };
 #define MT_STACK_SLOT_PTR(t) ((uint32_t *)((char *)(t) + 4096))

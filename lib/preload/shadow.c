@@ -149,8 +149,43 @@ struct entry {
 				   to this one; 0 when not known */
 };
 
+/*
+ * A walk remembered (shadow_capture, walk-only threads): it is a function
+ * of where it starts (the return address, stack and frame pointers of
+ * the program's frame that called us), of the frame rules (their
+ * generation) and of the words it read from the stack.  When those
+ * words still hold what they held, the walk would give what it gave:
+ * checking them is loads that do not wait on each other, where walking
+ * is a chain of them (load, rule, load).  The caller keeps the stack's
+ * id in it too.
+ */
+#define MEMO_BITS 6	/* sets of MEMO_WAYS */
+#define MEMO_WAYS 4
+#define MEMO_SLOTS (MEMO_WAYS << MEMO_BITS)
+#define MEMO_FRAMES 32
+#define MEMO_READS (2 * MEMO_FRAMES + 2)
+#define MEMO_KEY_BP 1	/* as where bp was read from: the key's */
+struct memo {
+	uintptr_t ra, sp, bp;	/* where the walk started: the key */
+	uint64_t gen;		/* the rules' generation, as in a key */
+	uint64_t hash;		/* *hash as the capture gave it */
+	uint64_t id;		/* the caller's: epoch << 32 | stack id */
+	uintptr_t last;		/* walked to the end: shadow entries at or
+				   below this slot are of frames gone */
+	uintptr_t tramp_slot;	/* met a replaced address there: e[j - 1] */
+	uint32_t ver;		/* the shadow's version, when tramp_slot */
+	uint32_t j, copied;
+	uint16_t n, limit, nreads;
+	uint8_t truncated, need_bp;	/* the walk used the key's bp */
+	struct { uintptr_t at, val; } rd[MEMO_READS];
+	void *ips[MEMO_FRAMES];
+};
+
 struct shadow {
 	struct entry *e;	/* SHADOW_MAX + SCRATCH_MAX entries */
+	struct memo *memo;	/* MEMO_SLOTS, once the thread only walks */
+	uint32_t memo_next;	/* the way replaced next */
+	uint32_t ver;		/* entries added or put back: a new version */
 	uintptr_t *rev;		/* e[i].ra at SHADOW_MAX - 1 - i: copied whole */
 	uint32_t n;		/* entries in use */
 	int8_t state;		/* 0 not started, 1 on, -1 off */
@@ -919,6 +954,7 @@ shadow_restore(void)
 		if (*(volatile uintptr_t *)s->e[i].slot == TRAMP)
 			*(volatile uintptr_t *)s->e[i].slot = s->e[i].ra;
 	__atomic_store_n(&s->n, 0, __ATOMIC_RELAXED);
+	s->ver++;
 }
 
 /*
@@ -940,11 +976,25 @@ resume(void)
 		sh.suspended--;
 }
 
+/*
+ * Nothing replaced is left and nothing reads the shadow once it is off
+ * (a trampoline pops nothing from an empty one): its memory goes back,
+ * or a program that makes thread after thread would keep each one's.
+ */
 void
 shadow_thread_end(void)
 {
+	struct shadow *s = &sh;
+
 	shadow_restore();
-	sh.state = -1;
+	s->state = -1;
+	if (s->e)
+		syscall(SYS_munmap, s->e, SHADOW_BYTES);
+	if (s->memo)
+		syscall(SYS_munmap, s->memo, MEMO_SLOTS * sizeof(struct memo));
+	s->e = NULL;
+	s->rev = NULL;
+	s->memo = NULL;
 }
 
 void
@@ -1029,6 +1079,12 @@ weigh(struct shadow *s, uint32_t copied)
 			s->walk_only = 0;
 	} else if ((uint64_t)s->win_copied * 3 < (uint64_t)(s->pops - s->win_pops) * 13) {
 		s->walk_only = 1;
+		if (!s->memo) {
+			void *p = (void *)syscall(SYS_mmap, NULL, MEMO_SLOTS * sizeof(struct memo),
+			    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			if (p != MAP_FAILED)
+				s->memo = p;
+		}
 	}
 	s->win_pops = s->pops;
 	s->win_captures = s->win_copied = 0;
@@ -1036,23 +1092,60 @@ weigh(struct shadow *s, uint32_t copied)
 
 static int ours(uintptr_t ip);
 
+/* The set of ways where the walk from ra and sp would be kept. */
+static inline struct memo *
+memo_set(const struct shadow *s, uintptr_t ra, uintptr_t sp)
+{
+	uint64_t k = ((uint64_t)ra ^ (uint64_t)sp << 7) * 0x9e3779b97f4a7c15ULL;
+
+	return &s->memo[(k >> (64 - MEMO_BITS)) * MEMO_WAYS];
+}
+
+/* Whether the walk m remembers would give the same now. */
+static inline int
+memo_holds(const struct shadow *s, const struct memo *m, uintptr_t ra, uintptr_t sp,
+    uintptr_t bp, uint64_t gen, int limit)
+{
+	uint32_t i;
+
+	if (m->ra != ra || m->sp != sp || (m->need_bp && m->bp != bp) || m->gen != gen ||
+	    m->limit != limit)
+		return 0;
+	if (m->tramp_slot && (m->ver != s->ver || s->n < m->j ||
+	    s->e[m->j - 1].slot != m->tramp_slot))
+		return 0;
+	for (i = 0; i < m->nreads; i++)
+		if (*(const uintptr_t *)m->rd[i].at != m->rd[i].val)
+			return 0;
+	return 1;
+}
+
 /*
  * Walks from the caller of this function.  Frames from the skip'th on go
  * to ips and, while new, to the scratch entries; the walk stops at a
  * replaced address, the outermost frame, or depth + 1 frames.  *hash is
- * the stack's (stack_hash) when the shadow knew it, else 0.
+ * the stack's (stack_hash) when the shadow knew it, else 0.  *idp, when
+ * not NULL, is a word the caller keeps the stack's id in (epoch << 32 |
+ * id) for the next capture that walks the same: SHADOW_MEMO when it
+ * holds one of this epoch, ips then not filled.
  */
 __attribute__((noinline)) int
-shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint64_t *hash)
+shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint64_t *hash,
+    uint32_t epoch, uint64_t **idp)
 {
 	struct shadow *s = &sh;
 	struct entry *scratch;
-	uintptr_t ip, sp, bp, cfa, slot = 0, ra, top;
+	struct memo *m = NULL;
+	uintptr_t ip, sp, bp, cfa, slot = 0, ra, top, last = 0;
+	uintptr_t bpslot = MEMO_KEY_BP, usedbp = 0;	/* where bp was read from */
+	uintptr_t kra = 0, ksp = 0, kbp = 0;
 	uint32_t j = 0, nsh, nfresh = 0, i;
 	int n = 0, k = 0, found = 0, end = 0, tramp = 0, limit = depth + 1;
+	int nomemo = 0, exit_read = 0;
 	uint64_t v, h;
 	struct rules rules;
 
+	*idp = NULL;
 	if (s->state != 1 || s->suspended)
 		return SHADOW_OFF;
 	scratch = s->e + SHADOW_MAX;
@@ -1082,6 +1175,38 @@ shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint6
 	if (k == skip && skip > 0) {
 		sp = slot + 8;
 		bp = cfa;
+		/* Not on the window's last capture: weigh() may end walk-only. */
+		if (s->walk_only && s->memo && s->win_captures + 1 < WEIGH_WINDOW &&
+		    top == s->hi) {
+			struct memo *set = memo_set(s, ra, sp);
+			for (i = 0; i < MEMO_WAYS; i++)
+				if (set[i].ra == ra && set[i].sp == sp)
+					break;
+			/* The same start walked elsewhere now: kept over it. */
+			m = &set[i < MEMO_WAYS ? i : s->memo_next++ % MEMO_WAYS];
+			if (i < MEMO_WAYS && memo_holds(s, m, ra, sp, bp, rules.gen, limit)) {
+				nsh = s->n;
+				if (m->tramp_slot)
+					nsh = m->j;
+				else
+					while (nsh > 0 && s->e[nsh - 1].slot <= m->last)
+						nsh--;
+				if (nsh == 0)
+					s->outer_end = 0;
+				__atomic_store_n(&s->n, nsh, __ATOMIC_RELAXED);
+				weigh(s, m->copied);
+				*nout = m->n;
+				*truncated = m->truncated;
+				*hash = m->hash;
+				*idp = &m->id;
+				if (!epoch || m->id >> 32 != epoch || !(uint32_t)m->id)
+					memcpy(ips, m->ips, m->n * sizeof(*ips));
+				return SHADOW_MEMO;
+			}
+			kra = ra;
+			ksp = sp;
+			kbp = bp;
+		}
 		v = 1;
 		k--;
 		goto have_frame;
@@ -1097,6 +1222,7 @@ shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint6
 			}
 			if ((v & V_KIND) == K_SIGNAL) {
 				/* The handler returned here: the context is at sp. */
+				nomemo = 1;
 				const ucontext_t *uc = (const void *)sp;
 				ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 				sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
@@ -1114,37 +1240,50 @@ shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint6
 			if (!bp)
 				goto fail;
 			cfa = bp + (uintptr_t)(intptr_t)V_CFA_OFF(v);
+			usedbp = bpslot;
 		} else {
 			cfa = sp + (uintptr_t)(intptr_t)V_CFA_OFF(v);
+			usedbp = 0;
 		}
 		/* Frames go up the stack; a rule that says otherwise is wrong. */
 		if (__builtin_expect(cfa <= sp || cfa > top, 0))
 			goto fail;
 		slot = cfa - 8;
 		ra = *(const uintptr_t *)slot;
-		if (v & V_BP_SAVED)
-			bp = *(const uintptr_t *)(cfa + (intptr_t)V_BP_OFF(v));
-		else if (v & V_BP_LOST)
+		if (v & V_BP_SAVED) {
+			bpslot = cfa + (uintptr_t)(intptr_t)V_BP_OFF(v);
+			bp = *(const uintptr_t *)bpslot;
+		} else if (v & V_BP_LOST) {
 			bp = 0;
+			bpslot = 0;
+		}
 		sp = cfa;
 		if (ra == TRAMP) {
 			found = 1;
+			exit_read = 1;
 			break;
 		}
 		if (ra == 0) {
 			end = 1;
+			exit_read = 1;
 			break;
 		}
 		v = 1;	/* a return address: the rule at the call */
 have_frame:
 		if (++k >= skip) {
-			if (n == limit)
+			if (n == limit) {
+				exit_read = 1;
 				break;
+			}
 			ips[n++] = (void *)ra;
 			if (nfresh < SCRATCH_MAX) {
+				/* hash, unused in scratch: where the bp this
+				   frame's CFA came from was read (MEMO_KEY_BP:
+				   the key's), 0 when its CFA is not from bp */
 				scratch[nfresh].slot = slot;
 				scratch[nfresh].ra = ra;
 				scratch[nfresh].bp = bp;
+				scratch[nfresh].hash = usedbp;
 				nfresh++;
 			}
 		}
@@ -1189,12 +1328,14 @@ have_frame:
 			h = s->e[j - 1].hash;
 		else
 			h = 0;
-		if (n < limit && !s->outer_end)
+		if (n < limit && !s->outer_end) {
 			n = walk_on(s, ips, n, limit);
+			nomemo = 1;	/* its reads are not kept */
+		}
 	} else {
 		/* Every live frame up to here was walked: entries at or below
 		   the last slot walked are of frames that are gone. */
-		uintptr_t last = nfresh ? scratch[nfresh - 1].slot : sp;
+		last = nfresh ? scratch[nfresh - 1].slot : sp;
 		while (nsh > 0 && s->e[nsh - 1].slot <= last)
 			nsh--;
 		if (!end)
@@ -1231,6 +1372,7 @@ have_frame:
 		}
 		s->e[nsh] = *f;
 		s->e[nsh].hash = h;
+		s->ver++;
 		s->rev[SHADOW_MAX - 1 - nsh] = f->ra;
 		nsh++;
 		__atomic_store_n(&s->n, nsh, __ATOMIC_RELAXED);
@@ -1239,6 +1381,46 @@ have_frame:
 	__atomic_store_n(&s->n, nsh, __ATOMIC_RELAXED);
 	if (h && nfresh == (uint32_t)(*nout) - (uint32_t)(found ? j : 0) && !*truncated)
 		*hash = stack_final(h, *nout, 0);
+	if (kra && !nomemo && *nout <= MEMO_FRAMES && nfresh <= (uint32_t)*nout + 1) {
+		/*
+		 * The key frame (scratch[0]) was not read: it is the key.  A
+		 * frame pointer read counts only where a CFA came from it
+		 * (code without frame pointers keeps anything in rbp).
+		 */
+		uint32_t r = 0;
+		int need_bp = 0;
+		for (i = 1; i <= nfresh; i++) {
+			uintptr_t used = i < nfresh ? scratch[i].hash : usedbp;
+			if (i == nfresh && !exit_read)
+				break;
+			m->rd[r].at = i < nfresh ? scratch[i].slot : slot;
+			m->rd[r++].val = i < nfresh ? scratch[i].ra : ra;
+			if (used == MEMO_KEY_BP) {
+				need_bp = 1;
+			} else if (used) {
+				m->rd[r].at = used;
+				m->rd[r++].val = scratch[i - 1].bp;
+			}
+		}
+		m->nreads = (uint16_t)r;
+		m->ra = kra;
+		m->sp = ksp;
+		m->bp = kbp;
+		m->need_bp = (uint8_t)need_bp;
+		m->gen = rules.gen;
+		m->limit = (uint16_t)limit;
+		m->hash = *hash;
+		m->id = 0;
+		m->last = found ? 0 : last;
+		m->tramp_slot = found ? slot : 0;
+		m->j = found ? j : 0;
+		m->ver = s->ver;
+		m->copied = (uint32_t)n > nfresh ? (uint32_t)n - nfresh : 0;
+		m->n = (uint16_t)*nout;
+		m->truncated = (uint8_t)*truncated;
+		memcpy(m->ips, ips, (size_t)*nout * sizeof(*ips));
+		*idp = &m->id;
+	}
 	return SHADOW_OK;
 fail:
 	s->fails++;

@@ -13,6 +13,8 @@ enum {
 	SHADOW_OFF,	/* not for this thread: unwind another way */
 	SHADOW_FAIL,	/* a frame it cannot walk: nothing patched, unwind
 			   another way (the thread's stack is as it was) */
+	SHADOW_MEMO,	/* the same walk as one before: n frames; ips
+			   not filled when *idp holds an id of the epoch */
 };
 
 #include <stdint.h>
@@ -53,11 +55,14 @@ void shadow_thread_end(void);
 /*
  * The stack of the caller's caller's caller (skip frames more up: the
  * interposed function and record()), at most depth frames into ips;
- * *truncated when there are more.  Must be called with the thread's
- * busy flag held: a signal handler never runs a capture inside one.
+ * *truncated when there are more.  *idp, when set, is where the caller
+ * keeps the stack's id as epoch << 32 | id for a later capture of the
+ * same walk; with epoch 0, ips are always filled.  Must be called with
+ * the thread's busy flag held: a signal handler never runs a capture
+ * inside one.
  */
 int shadow_capture(void **ips, int depth, int skip, int *n, int *truncated,
-    uint64_t *hash);
+    uint64_t *hash, uint32_t epoch, uint64_t **idp);
 /* Every replaced return address put back (before another unwinder). */
 void shadow_restore(void);
 /* The test mode: put back, let f run, patch again. */

@@ -6,7 +6,7 @@
  * same with and without mt-record, whatever the unwinder.
  *
  *   unwind-cases longjmp|siglongjmp|swapcontext|sigaltstack|signal|
- *                backtrace|pthread_exit|cancel|fork|getattr|all
+ *                backtrace|pthread_exit|cancel|fork|getattr|memo|all
  *
  * all is every case but fork (whose child valgrind counts from the start)
  * and getattr, which must come first.
@@ -268,6 +268,84 @@ fork_here(void *arg)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/*
+ * A walk the shadow remembers (a thread that only walks: its frames
+ * return before its next event) starts from the return address and stack
+ * pointer of the frame that called malloc.  The same start is reached
+ * here by other ways: through memo_a or memo_b (the same frame, another
+ * return address above it), and through memo_h1 or memo_h2 into
+ * memo_fp, which keeps a frame pointer and puts its stack pointer at one
+ * place whatever its caller's frame: the same stack pointer, another
+ * frame pointer, so that only the frame pointer tells the callers apart
+ * (memo_leaf, memo_a and memo_b keep none: the walk takes memo_fp's
+ * frame from the frame pointer malloc was called with).
+ */
+static uintptr_t memo_anchor;
+
+static __attribute__((noinline, optimize("omit-frame-pointer"))) void *
+memo_leaf(size_t n)
+{
+	void *p = malloc(n);
+
+	sink++;
+	return p;
+}
+
+#define MEMO_VIA(name) static __attribute__((noinline, optimize("omit-frame-pointer"))) void * \
+name(size_t n) { void *p = memo_leaf(n); sink++; return p; }
+MEMO_VIA(memo_a)
+MEMO_VIA(memo_b)
+
+static __attribute__((noinline, optimize("no-omit-frame-pointer"))) void *
+memo_fp(size_t n, int which)
+{
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	volatile char *room = __builtin_alloca(here - memo_anchor);
+	void *p;
+
+	room[0] = 0;
+	p = which ? memo_a(n) : memo_b(n);
+	sink += room[0];
+	return p;
+}
+
+static __attribute__((noinline)) void *
+memo_h1(size_t n, int which)
+{
+	void *p = memo_fp(n, which);
+
+	sink++;
+	return p;
+}
+
+static __attribute__((noinline)) void *
+memo_h2(size_t n, int which)
+{
+	volatile char big[200];
+	void *p;
+
+	big[0] = 1;
+	p = memo_fp(n, which);
+	sink += big[0];
+	return p;
+}
+
+static void
+case_memo(void)
+{
+	unsigned seed = 7, i, k;
+	void *p;
+
+	memo_anchor = ((uintptr_t)__builtin_frame_address(0) - 8192) & ~(uintptr_t)15;
+	for (i = 0; i < 200000; i++) {
+		seed = seed * 1103515245u + 12345u;
+		k = seed >> 16;
+		p = k & 1 ? memo_h1(16 + (k >> 2) % 64, k & 2) : memo_h2(16 + (k >> 2) % 64, k & 2);
+		total += (long)(k & 3);
+		free(p);
+	}
+}
+
 static void
 case_fork(void)
 {
@@ -342,6 +420,8 @@ main(int argc, char *argv[])
 		case_threads(1);
 	if (!strcmp(c, "fork"))
 		case_fork();
+	if (all || !strcmp(c, "memo"))
+		case_memo();
 	printf("%s: %ld\n", c, total);
 	return 0;
 }

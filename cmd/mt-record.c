@@ -325,11 +325,10 @@ now_rel(void)
 #define QUEUE_KEEP 4096		/* records a queue keeps room for when empty */
 #define QUEUE_WEIGH 16		/* emptyings between two looks at its room */
 
-static struct rec *
-queue_push(struct queue *q, uint64_t ts)
+/* Room for n more records at q->len. */
+static void
+queue_room(struct queue *q, size_t n)
 {
-	struct rec *r;
-
 	if (q->head > 0 && q->head == q->len) {
 		/*
 		 * Emptied: a burst's room is given back, once the last
@@ -349,16 +348,27 @@ queue_push(struct queue *q, uint64_t ts)
 			q->peak = 0;
 			q->empties = 0;
 		}
-	} else if (q->len == q->cap) {
-		if (q->head > q->cap / 2) {
-			memmove(q->v, q->v + q->head, (q->len - q->head) * sizeof(*q->v));
-			q->len -= q->head;
-			q->head = 0;
-		} else {
-			q->cap = q->cap ? q->cap * 2 : 256;
-			q->v = erealloc(q->v, q->cap * sizeof(*q->v));
-		}
 	}
+	if (q->cap - q->len >= n)
+		return;
+	if (q->head > q->cap / 2) {
+		memmove(q->v, q->v + q->head, (q->len - q->head) * sizeof(*q->v));
+		q->len -= q->head;
+		q->head = 0;
+	}
+	if (q->cap - q->len < n) {
+		while (q->cap - q->len < n)
+			q->cap = q->cap ? q->cap * 2 : 256;
+		q->v = erealloc(q->v, q->cap * sizeof(*q->v));
+	}
+}
+
+static struct rec *
+queue_push(struct queue *q, uint64_t ts)
+{
+	struct rec *r;
+
+	queue_room(q, 1);
 	r = &q->v[q->len++];
 	memset(r, 0, sizeof(*r));
 	/* One source's events stay in the order it made them. */
@@ -1489,6 +1499,8 @@ drain(struct ring *g, uint64_t w, int newer)
 		ring_spoiled(g, head);
 		return 0;
 	}
+	/* queue_push's work, less its memset and calls. */
+	queue_room(&g->q, 1);
 	for (; tail != head; tail++) {
 		uint64_t ts;
 
@@ -1505,15 +1517,16 @@ drain(struct ring *g, uint64_t w, int newer)
 		 */
 		if (ts > w && (!newer || tail - g->tail >= drain_batch))
 			break;	/* not yet */
-		r = queue_push(&g->q, ts);
-		r->kind = raw.type;
-		r->heap = raw.heap;
-		r->addr = raw.addr;
-		r->size = raw.size;
-		r->stack = raw.stack;
-		r->flags = raw.flags;
-		r->pid = g->pid;
-		r->tid = g->tid;
+		/* One source's events stay in the order it made them. */
+		if (ts < g->q.last_ts)
+			ts = g->q.last_ts;
+		g->q.last_ts = ts;
+		if (g->q.len == g->q.cap)
+			queue_room(&g->q, 1);
+		r = &g->q.v[g->q.len++];
+		*r = (struct rec){ .ts = ts, .kind = raw.type, .heap = raw.heap,
+		    .addr = raw.addr, .size = raw.size, .stack = raw.stack,
+		    .flags = raw.flags, .pid = g->pid, .tid = g->tid };
 	}
 	if (tail == g->tail)
 		return 0;

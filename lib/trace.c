@@ -161,10 +161,12 @@ reuse_push(struct reuse *u, unsigned c, uint64_t addr)
 static uint64_t
 reuse_take(struct reuse *u, unsigned c, unsigned k)
 {
-	unsigned i = u->n[c] - 1 - k;
+	unsigned i = u->n[c] - 1 - k, j;
 	uint64_t addr = u->addr[c][i];
 
-	memmove(&u->addr[c][i], &u->addr[c][i + 1], (u->n[c] - 1 - i) * sizeof(uint64_t));
+	/* At most REUSE_DEPTH - 1 words: a loop, not a call of memmove. */
+	for (j = i; j + 1 < u->n[c]; j++)
+		u->addr[c][j] = u->addr[c][j + 1];
 	u->n[c]--;
 	return addr;
 }

@@ -497,7 +497,8 @@ put(struct mt_event *ev)
 	check_written();
 }
 
-static void
+/* Inlined: every allocation and free goes by here (emit). */
+static inline __attribute__((always_inline)) void
 put_heap_event_flags(enum mt_type type, struct rec *r, struct proc *p, int heap,
     uint64_t lo, uint64_t size, unsigned flags)
 {
@@ -1434,9 +1435,16 @@ ring_spoiled(struct ring *g, uint64_t head)
  * made queues of 730 MB.  Each ring is in time order, so up to the time
  * of the record drain_batch on in the ring furthest behind, every ring
  * is read whole, and the merge can go that far and no further.
+ *
+ * PENDING_MAX is the trail of the watermark, SLACK_NS, at the fastest a
+ * program makes events: at 1 << 18, a thread making 40M events a second
+ * (tests/progs/pairs) filled it in 7 ms and then waited for the clock,
+ * 26M events a second at most whatever our speed.  At 1 << 20 (72 MB of
+ * queued records at the most, given back when the burst is over), pairs
+ * runs at its own speed.
  */
 #define DRAIN_BATCH 2048
-#define PENDING_MAX (1u << 18)
+#define PENDING_MAX (1u << 20)
 static uint64_t drain_batch = MT_RING_RECS;
 
 static uint64_t

@@ -553,7 +553,7 @@ static int writer_full(const struct trace_writer *w, size_t heaplen);
  * An allocation or a free, its heap known: heap is 0-2 (mt_heap_names)
  * or HEAP_OTHER with hidx the frame's index of its name.
  */
-static inline void
+static inline __attribute__((always_inline)) void
 put_heap(struct trace_writer *w, enum mt_type type, unsigned heap, uint32_t hidx,
     const struct mt_heap_rec *ev)
 {

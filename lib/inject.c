@@ -275,7 +275,8 @@ read_maps(struct target *t, char *why, size_t wlen)
 		const char *b = base_name(file);
 		if (strstr(b, "libmt-preload")) {
 			fclose(f);
-			return say(why, wlen, "it is already recorded by mt-record (%s is loaded)", b);
+			return say(why, wlen, "%s is loaded in it already: it is recorded by mt-record, "
+			    "or was attached to before (a process is attached to once)", b);
 		}
 		if (strncmp(b, "libc.so", 7) == 0 || strncmp(b, "libc-", 5) == 0) {
 			snprintf(t->libc, sizeof(t->libc), "%s", file);

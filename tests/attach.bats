@@ -196,9 +196,22 @@ sys.exit(5)'
 		sleep 0.02
 	done
 	run -2 --separate-stderr mt-record -p "$TARGET" -o x.mtr
-	has_line "$stderr" "^mt-record: pid $TARGET: it is already recorded by mt-record \(libmt-preload.so is loaded\)$"
+	has_line "$stderr" "^mt-record: pid $TARGET: libmt-preload.so is loaded in it already: it is recorded by mt-record, or was attached to before \(a process is attached to once\)$"
 	wait
 	counted_to 200
+}
+
+@test "-p a second time, after a detach: refused, said why; the process runs on" {
+	need_ptrace
+	start_target "$PROGS/attach-target" 300
+	run -0 --separate-stderr mt-record -p "$TARGET" -d 300ms -o a.mtr
+	run -2 --separate-stderr mt-record -p "$TARGET" -d 300ms -o b.mtr
+	has_line "$stderr" "^mt-record: pid $TARGET: libmt-preload.so is loaded in it already: it is recorded by mt-record, or was attached to before \(a process is attached to once\)$"
+	[ ! -e b.mtr ]
+	wait_target
+	[ "$(cat status.txt)" = 3 ]
+	counted_to 300
+	grep -qx 'malloc: libc.so.6' err.txt
 }
 
 @test "-p refuses another user's process, saying why it may not" {

@@ -325,9 +325,9 @@ now_rel(void)
 #define QUEUE_KEEP 4096		/* records a queue keeps room for when empty */
 #define QUEUE_WEIGH 16		/* emptyings between two looks at its room */
 
-/* Room for n more records at q->len. */
+/* Room for one more record at q->len. */
 static void
-queue_room(struct queue *q, size_t n)
+queue_room(struct queue *q)
 {
 	if (q->head > 0 && q->head == q->len) {
 		/*
@@ -348,19 +348,31 @@ queue_room(struct queue *q, size_t n)
 			q->peak = 0;
 			q->empties = 0;
 		}
-	}
-	if (q->cap - q->len >= n)
-		return;
-	if (q->head > q->cap / 2) {
-		memmove(q->v, q->v + q->head, (q->len - q->head) * sizeof(*q->v));
-		q->len -= q->head;
-		q->head = 0;
-	}
-	if (q->cap - q->len < n) {
-		while (q->cap - q->len < n)
+	} else if (q->len == q->cap) {
+		if (q->head > q->cap / 2) {
+			memmove(q->v, q->v + q->head, (q->len - q->head) * sizeof(*q->v));
+			q->len -= q->head;
+			q->head = 0;
+		} else {
 			q->cap = q->cap ? q->cap * 2 : 256;
-		q->v = erealloc(q->v, q->cap * sizeof(*q->v));
+			q->v = erealloc(q->v, q->cap * sizeof(*q->v));
+		}
 	}
+}
+
+/*
+ * The next record's place, *ts as it goes there: one source's events
+ * stay in the order it made them.  Its fields are the caller's to set.
+ */
+static inline struct rec *
+queue_next(struct queue *q, uint64_t *ts)
+{
+	if (q->len == q->cap)
+		queue_room(q);
+	if (*ts < q->last_ts)
+		*ts = q->last_ts;
+	q->last_ts = *ts;
+	return &q->v[q->len++];
 }
 
 static struct rec *
@@ -368,12 +380,10 @@ queue_push(struct queue *q, uint64_t ts)
 {
 	struct rec *r;
 
-	queue_room(q, 1);
-	r = &q->v[q->len++];
+	queue_room(q);
+	r = queue_next(q, &ts);
 	memset(r, 0, sizeof(*r));
-	/* One source's events stay in the order it made them. */
-	r->ts = ts < q->last_ts ? q->last_ts : ts;
-	q->last_ts = r->ts;
+	r->ts = ts;
 	return r;
 }
 
@@ -1507,8 +1517,7 @@ drain(struct ring *g, uint64_t w, int newer)
 		ring_spoiled(g, head);
 		return 0;
 	}
-	/* queue_push's work, less its memset and calls. */
-	queue_room(&g->q, 1);
+	queue_room(&g->q);	/* given back if emptied */
 	for (; tail != head; tail++) {
 		uint64_t ts;
 
@@ -1525,13 +1534,7 @@ drain(struct ring *g, uint64_t w, int newer)
 		 */
 		if (ts > w && (!newer || tail - g->tail >= drain_batch))
 			break;	/* not yet */
-		/* One source's events stay in the order it made them. */
-		if (ts < g->q.last_ts)
-			ts = g->q.last_ts;
-		g->q.last_ts = ts;
-		if (g->q.len == g->q.cap)
-			queue_room(&g->q, 1);
-		r = &g->q.v[g->q.len++];
+		r = queue_next(&g->q, &ts);
 		*r = (struct rec){ .ts = ts, .kind = raw.type, .heap = raw.heap,
 		    .addr = raw.addr, .size = raw.size, .stack = raw.stack,
 		    .flags = raw.flags, .pid = g->pid, .tid = g->tid };

@@ -821,13 +821,13 @@ record(struct mt_raw *r, struct mt_raw *before, int want_stack)
 			int how = shadow_capture(ips, depth, SKIP_FRAMES + 1, &n, &truncated, &h,
 			    unwind_check ? 0 : table_epoch, &idp);
 			if (how == SHADOW_MEMO) {
-				if (!unwind_check && *idp >> 32 == table_epoch && (uint32_t)*idp) {
-					r->stack = (uint32_t)*idp;
-					goto have_stack;
-				}
+				r->stack = (uint32_t)*idp;
+				goto have_stack;
+			}
+			if (how == SHADOW_REMEMBERED) {
 				if (unwind_check)
 					__atomic_fetch_add(&table->remembered, 1, __ATOMIC_RELAXED);
-				how = SHADOW_OK;	/* ips filled */
+				how = SHADOW_OK;
 			}
 			if (how != SHADOW_OK) {
 				n = -1;

@@ -1101,15 +1101,13 @@ memo_set(const struct shadow *s, uintptr_t ra, uintptr_t sp)
 	return &s->memo[(k >> (64 - MEMO_BITS)) * MEMO_WAYS];
 }
 
-/* Whether the walk m remembers would give the same now. */
+/* Whether the walk m remembers, from its ra and sp, would give the same now. */
 static inline int
-memo_holds(const struct shadow *s, const struct memo *m, uintptr_t ra, uintptr_t sp,
-    uintptr_t bp, uint64_t gen, int limit)
+memo_holds(const struct shadow *s, const struct memo *m, uintptr_t bp, uint64_t gen, int limit)
 {
 	uint32_t i;
 
-	if (m->ra != ra || m->sp != sp || (m->need_bp && m->bp != bp) || m->gen != gen ||
-	    m->limit != limit)
+	if ((m->need_bp && m->bp != bp) || m->gen != gen || m->limit != limit)
 		return 0;
 	if (m->tramp_slot && (m->ver != s->ver || s->n < m->j ||
 	    s->e[m->j - 1].slot != m->tramp_slot))
@@ -1121,13 +1119,34 @@ memo_holds(const struct shadow *s, const struct memo *m, uintptr_t ra, uintptr_t
 }
 
 /*
+ * A frame of the walk into m's reads from index r: its return address
+ * read at slot, and the frame pointer its CFA came from (read at used,
+ * holding bp; MEMO_KEY_BP: the key's; 0: none).  The next index.
+ */
+static inline uint32_t
+memo_frame(struct memo *m, uint32_t r, uintptr_t slot, uintptr_t ra, uintptr_t used,
+    uintptr_t bp)
+{
+	m->rd[r].at = slot;
+	m->rd[r++].val = ra;
+	if (used == MEMO_KEY_BP) {
+		m->need_bp = 1;
+	} else if (used) {
+		m->rd[r].at = used;
+		m->rd[r++].val = bp;
+	}
+	return r;
+}
+
+/*
  * Walks from the caller of this function.  Frames from the skip'th on go
  * to ips and, while new, to the scratch entries; the walk stops at a
  * replaced address, the outermost frame, or depth + 1 frames.  *hash is
  * the stack's (stack_hash) when the shadow knew it, else 0.  *idp, when
  * not NULL, is a word the caller keeps the stack's id in (epoch << 32 |
  * id) for the next capture that walks the same: SHADOW_MEMO when it
- * holds one of this epoch, ips then not filled.
+ * holds one of this epoch (ips then not filled), SHADOW_REMEMBERED when
+ * the walk was remembered but not its id.
  */
 __attribute__((noinline)) int
 shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint64_t *hash,
@@ -1184,7 +1203,7 @@ shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint6
 					break;
 			/* The same start walked elsewhere now: kept over it. */
 			m = &set[i < MEMO_WAYS ? i : s->memo_next++ % MEMO_WAYS];
-			if (i < MEMO_WAYS && memo_holds(s, m, ra, sp, bp, rules.gen, limit)) {
+			if (i < MEMO_WAYS && memo_holds(s, m, bp, rules.gen, limit)) {
 				nsh = s->n;
 				if (m->tramp_slot)
 					nsh = m->j;
@@ -1199,9 +1218,10 @@ shadow_capture(void **ips, int depth, int skip, int *nout, int *truncated, uint6
 				*truncated = m->truncated;
 				*hash = m->hash;
 				*idp = &m->id;
-				if (!epoch || m->id >> 32 != epoch || !(uint32_t)m->id)
-					memcpy(ips, m->ips, m->n * sizeof(*ips));
-				return SHADOW_MEMO;
+				if (epoch && m->id >> 32 == epoch && (uint32_t)m->id)
+					return SHADOW_MEMO;
+				memcpy(ips, m->ips, m->n * sizeof(*ips));
+				return SHADOW_REMEMBERED;
 			}
 			kra = ra;
 			ksp = sp;
@@ -1385,35 +1405,28 @@ have_frame:
 		/*
 		 * The key frame (scratch[0]) was not read: it is the key.  A
 		 * frame pointer read counts only where a CFA came from it
-		 * (code without frame pointers keeps anything in rbp).
+		 * (code without frame pointers keeps anything in rbp); the
+		 * bp a frame's CFA came from is the one after the frame below.
+		 * The read that ended the walk, if one did, is kept too.
 		 */
 		uint32_t r = 0;
-		int need_bp = 0;
-		for (i = 1; i <= nfresh; i++) {
-			uintptr_t used = i < nfresh ? scratch[i].hash : usedbp;
-			if (i == nfresh && !exit_read)
-				break;
-			m->rd[r].at = i < nfresh ? scratch[i].slot : slot;
-			m->rd[r++].val = i < nfresh ? scratch[i].ra : ra;
-			if (used == MEMO_KEY_BP) {
-				need_bp = 1;
-			} else if (used) {
-				m->rd[r].at = used;
-				m->rd[r++].val = scratch[i - 1].bp;
-			}
-		}
+		m->need_bp = 0;
+		for (i = 1; i < nfresh; i++)
+			r = memo_frame(m, r, scratch[i].slot, scratch[i].ra, scratch[i].hash,
+			    scratch[i - 1].bp);
+		if (exit_read)
+			r = memo_frame(m, r, slot, ra, usedbp, scratch[nfresh - 1].bp);
 		m->nreads = (uint16_t)r;
 		m->ra = kra;
 		m->sp = ksp;
 		m->bp = kbp;
-		m->need_bp = (uint8_t)need_bp;
 		m->gen = rules.gen;
 		m->limit = (uint16_t)limit;
 		m->hash = *hash;
 		m->id = 0;
-		m->last = found ? 0 : last;
+		m->last = last;		/* 0 when found */
 		m->tramp_slot = found ? slot : 0;
-		m->j = found ? j : 0;
+		m->j = j;		/* 0 unless found */
 		m->ver = s->ver;
 		m->copied = (uint32_t)n > nfresh ? (uint32_t)n - nfresh : 0;
 		m->n = (uint16_t)*nout;

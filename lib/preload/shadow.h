@@ -13,8 +13,10 @@ enum {
 	SHADOW_OFF,	/* not for this thread: unwind another way */
 	SHADOW_FAIL,	/* a frame it cannot walk: nothing patched, unwind
 			   another way (the thread's stack is as it was) */
-	SHADOW_MEMO,	/* the same walk as one before: n frames; ips
-			   not filled when *idp holds an id of the epoch */
+	SHADOW_MEMO,	/* the same walk as one before, and **idp holds
+			   its stack's id of the epoch: ips not filled */
+	SHADOW_REMEMBERED,	/* the same walk as one before: n frames in
+			   ips, the id to keep in **idp */
 };
 
 #include <stdint.h>

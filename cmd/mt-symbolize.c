@@ -62,8 +62,22 @@ static char *debuginfo_path;
 static int no_inline, no_demangle;
 static struct dso **dsos;
 static size_t ndsos;
-static struct mapping *maps;
-static size_t nmaps, mapcap;
+struct maptab {
+	struct mapping *v;
+	size_t n, cap;
+};
+/* The maps read so far; and, once a stack came before the map of one of
+   its addresses, every map of the file, read ahead. */
+static struct maptab maps, ahead;
+static int read_ahead, ahead_file;
+/*
+ * Addresses no map held when their stack came: resolved by a later map
+ * as it comes (standard input), or named ?? at the end.  The first one
+ * and where, for the message.
+ */
+static struct u64map pending;
+static uint64_t npending, first_pending, first_pending_line, early;
+static uint64_t early_ip, early_at;
 static struct mt_out out;
 
 /* Addresses already written. */
@@ -416,31 +430,26 @@ resolve_inlines(uint64_t ip, Dwfl_Module *m, GElf_Addr a, const char *module)
 	return 1;
 }
 
-static void
-resolve(uint64_t ip, struct mt_reader *r)
+/* The newest mapping of maps[0, n) that holds ip: a later process may
+   reuse a range. */
+static const struct mapping *
+find_map(const struct mapping *v, size_t n, uint64_t ip)
 {
-	struct mapping *mp = NULL;
+	while (n-- > 0)
+		if (ip >= v[n].lo && ip <= v[n].hi)
+			return &v[n];
+	return NULL;
+}
+
+static void
+resolve(uint64_t ip, const struct mapping *mp)
+{
 	GElf_Addr a;
 	const char *fn, *file = NULL;
 	char unknown[64];
 	int lineno = 0;
-	size_t i;
 	Dwfl_Line *line;
 
-	/* The newest mapping that holds it: a later process may reuse a range. */
-	for (i = nmaps; i-- > 0;)
-		if (ip >= maps[i].lo && ip <= maps[i].hi) {
-			mp = &maps[i];
-			break;
-		}
-	if (!mp) {
-		char tok[32];
-		int n = snprintf(tok, sizeof(tok), "0x%llx", (unsigned long long)ip);
-		mt_warn_at(reader_name(r), reader_lineno(r), "address outside every map",
-		    tok, (size_t)n);
-		put_sym(ip, "??", NULL, 0, "??");
-		return;
-	}
 	/* A return address: the call is the byte before it. */
 	a = ip - 1 - mp->bias;
 	if (mp->dso->mod) {
@@ -460,7 +469,7 @@ resolve(uint64_t ip, struct mt_reader *r)
 }
 
 static void
-add_map(const struct mt_event *ev)
+add_map(struct maptab *t, const struct mt_event *ev)
 {
 	char path[4096], bid[256];
 	struct mapping *m;
@@ -471,15 +480,137 @@ add_map(const struct mt_event *ev)
 	path[ev->s2.len] = '\0';
 	memcpy(bid, ev->s1.s, ev->s1.len);
 	bid[ev->s1.len] = '\0';
-	if (nmaps == mapcap) {
-		mapcap = mapcap ? mapcap * 2 : 64;
-		maps = erealloc(maps, mapcap * sizeof(*maps));
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->v = erealloc(t->v, t->cap * sizeof(*t->v));
 	}
-	m = &maps[nmaps++];
+	m = &t->v[t->n++];
 	m->lo = ev->addr;
 	m->hi = ev->size;
 	m->dso = dso_get(path, strcmp(bid, "-") && bid[0] ? bid : NULL, ev->stack,
 	    ev->addr, &m->bias);
+}
+
+/* Every map of a file, for addresses whose stack came before their map. */
+static void
+read_maps_ahead(const char *path)
+{
+	struct mt_reader *r;
+	struct mt_event ev;
+
+	read_ahead = 1;
+	if (!path || strcmp(path, "-") == 0 || !(r = reader_open(path)))
+		return;
+	ahead_file = 1;
+	reader_quiet(r);
+	while (reader_next(r, &ev))
+		if (ev.type == MT_MAP)
+			add_map(&ahead, &ev);
+	reader_close(r);
+}
+
+/*
+ * Where an address came before its map: its stack's line and place in
+ * the stack, in one number to keep the first for the message.
+ */
+static uint64_t
+place(struct mt_reader *r, size_t frame)
+{
+	return reader_lineno(r) << 11 | (frame & 1023) << 1 | 1;
+}
+
+static void
+said_early(uint64_t at, uint64_t ip)
+{
+	if (early++ == 0 || at < early_at) {
+		early_ip = ip;
+		early_at = at;
+	}
+}
+
+/* An address of a stack line; its sym lines written once, before it. */
+static void
+stack_address(struct mt_reader *r, const char *path, uint64_t ip, size_t frame)
+{
+	const struct mapping *mp;
+	struct stat st;
+
+	if (!done_add(ip))
+		return;
+	if ((mp = find_map(maps.v, maps.n, ip))) {
+		resolve(ip, mp);
+		return;
+	}
+	/* The format says a map comes first; where it came later, it is
+	   taken, read ahead in a file. */
+	if (!read_ahead && path && strcmp(path, "-") != 0 && stat(path, &st) == 0 &&
+	    S_ISREG(st.st_mode))
+		read_maps_ahead(path);
+	for (size_t i = 0; i < ahead.n; i++)
+		if (ip >= ahead.v[i].lo && ip <= ahead.v[i].hi) {
+			said_early(place(r, frame), ip);
+			resolve(ip, &ahead.v[i]);
+			return;
+		}
+	if (npending++ == 0) {
+		first_pending = ip;
+		first_pending_line = reader_lineno(r);
+	}
+	/* A file's later maps are known: none holds it. */
+	if (ahead_file)
+		put_sym(ip, "??", NULL, 0, "??");
+	else	/* odd: never a pointer */
+		*u64map_get(&pending, ip, 1) = (void *)(uintptr_t)place(r, frame);
+}
+
+/* A map that came after stacks it holds: their sym lines now. */
+static int
+is_pending(const void *value)
+{
+	return (uintptr_t)value & 1;
+}
+
+static void
+map_pending(const struct mapping *m)
+{
+	size_t i;
+
+	for (i = 0; i < pending.cap; i++) {
+		uint64_t ip = pending.e[i].key;
+		if (!is_pending(pending.e[i].value) || ip < m->lo || ip > m->hi)
+			continue;
+		said_early((uintptr_t)pending.e[i].value, ip);
+		resolve(ip, m);
+		pending.e[i].value = &done;	/* resolved; not emptied, which
+						   would break the probe chain */
+		npending--;
+	}
+}
+
+static void
+say_unresolved(const char *name)
+{
+	char tok[32];
+	char what[128];
+	size_t i;
+	int n;
+
+	if (early) {
+		n = snprintf(tok, sizeof(tok), "0x%llx", (unsigned long long)early_ip);
+		snprintf(what, sizeof(what),
+		    "stack before the map of its address (%llu such, resolved by the later map)",
+		    (unsigned long long)early);
+		mt_warn_at(name, early_at >> 11, what, tok, (size_t)n);
+	}
+	if (npending == 0)
+		return;
+	for (i = 0; i < pending.cap; i++)
+		if (is_pending(pending.e[i].value))
+			put_sym(pending.e[i].key, "??", NULL, 0, "??");
+	n = snprintf(tok, sizeof(tok), "0x%llx", (unsigned long long)first_pending);
+	snprintf(what, sizeof(what), "address outside every map (%llu such, named \"?\?\")",
+	    (unsigned long long)npending);
+	mt_warn_at(name, first_pending_line, what, tok, (size_t)n);
 }
 
 static int
@@ -487,21 +618,28 @@ symbolize(const char *path)
 {
 	struct mt_reader *r;
 	struct mt_event ev;
-	size_t i;
+	size_t i, n;
 
 	if (!(r = reader_open(path)))
 		return 1;
 	while (reader_next(r, &ev)) {
+		n = maps.n;
 		if (ev.type == MT_MAP)
-			add_map(&ev);
+			add_map(&maps, &ev);
 		else if (ev.type == MT_SYM)
 			done_add(ev.addr);	/* named already (kernel traces) */
 		else if (ev.type == MT_STACK)
 			for (i = 0; i < ev.nips; i++)
-				if (done_add(ev.ips[i]))
-					resolve(ev.ips[i], r);
+				stack_address(r, path, ev.ips[i], i);
 		reader_write(r, &out);
+		if (maps.n > n && npending)
+			map_pending(&maps.v[n]);
 	}
+	say_unresolved(reader_name(r));
+	u64map_free(&pending, NULL);
+	npending = early = 0;
+	ahead.n = 0;
+	read_ahead = ahead_file = 0;
 	return reader_close(r);
 }
 

@@ -29,11 +29,19 @@ struct counts {
 	size_t n, cap;
 };
 
+/* Where each dictionary line came in the trace: the carried ones go out
+   in that order, which is the order the format requires. */
+struct seqs {
+	uint64_t *v;
+	size_t n, cap;
+};
+
 struct held_frame {
 	char *data;
 	size_t len;
 	char *dict;		/* its dictionary records but stacks, as text lines */
 	size_t dictlen;
+	struct seqs dictseq;	/* each line's place in the order written */
 	struct counts events;	/* its events by process */
 	uint64_t last_ts;
 	uint64_t *stacks;	/* the stacks it defines, then those its events use */
@@ -44,6 +52,7 @@ struct held_frame {
 struct held_stack {
 	size_t off, len;
 	uint64_t frame;		/* the last frame that counted a use */
+	uint64_t seq;		/* its place among the dictionary records */
 	uint32_t users;		/* frames held that use it */
 	int carried;		/* its frame was dropped */
 };
@@ -65,6 +74,8 @@ struct trace_bound {
 	uint64_t held;		/* bytes of the frames held */
 	char *carried;		/* dictionary records of dropped frames */
 	size_t carriedlen, carriedcap;
+	struct seqs carriedseq;
+	uint64_t seq;		/* dictionary records admitted */
 	struct u64map stackmap;	/* id: its struct held_stack */
 	char *stacktext;	/* every stack record, as text lines */
 	size_t stacktextlen, stacktextcap;
@@ -108,6 +119,16 @@ append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 }
 
 static void
+seq_add(struct seqs *q, uint64_t seq)
+{
+	if (q->n == q->cap) {
+		q->cap = q->cap ? q->cap * 2 : 64;
+		q->v = erealloc(q->v, q->cap * sizeof(*q->v));
+	}
+	q->v[q->n++] = seq;
+}
+
+static void
 drop_oldest(struct trace_bound *b)
 {
 	struct held_frame *f = &b->frames[b->head];
@@ -118,6 +139,8 @@ drop_oldest(struct trace_bound *b)
 		b->nlost += f->events.v[i].n;
 	}
 	append(&b->carried, &b->carriedlen, &b->carriedcap, f->dict, f->dictlen);
+	for (i = 0; i < f->dictseq.n; i++)
+		seq_add(&b->carriedseq, f->dictseq.v[i]);
 	/* Its uses end first: a stack it made and used alone is not needed. */
 	for (i = f->ndefs; i < f->nstacks; i++) {
 		struct held_stack *h = *u64map_get(&b->stackmap, f->stacks[i], 0);
@@ -135,6 +158,7 @@ drop_oldest(struct trace_bound *b)
 	b->held -= f->len;
 	free(f->data);
 	free(f->dict);
+	free(f->dictseq.v);
 	free(f->events.v);
 	free(f->stacks);
 	b->head++;
@@ -196,6 +220,7 @@ held_stack_def(struct trace_bound *b, const struct mt_event *ev, const char *tex
 	h->off = b->stacktextlen;
 	h->len = n;
 	h->frame = UINT64_MAX;
+	h->seq = b->seq++;
 	append(&b->stacktext, &b->stacktextlen, &b->stacktextcap, text, n);
 	/* Definitions first: uses come after, never before a def. */
 	if (b->cur.ndefs < b->cur.nstacks) {
@@ -289,10 +314,12 @@ bound_admit(struct trace_bound *b, const struct mt_event *ev)
 			b->fmt = erealloc(b->fmt, b->fmtcap);
 		}
 		n = event_format(ev, b->fmt, b->fmtcap);
-		if (ev->type == MT_STACK)
+		if (ev->type == MT_STACK) {
 			held_stack_def(b, ev, b->fmt, n);
-		else
+		} else {
 			append(&b->cur.dict, &b->cur.dictlen, &b->dictcap, b->fmt, n);
+			seq_add(&b->cur.dictseq, b->seq++);
+		}
 	}
 	return 1;
 }
@@ -330,23 +357,25 @@ parse_copy(struct mt_parser *p, const char *s, size_t len, char **line, size_t *
 	return event_parse(p, *line, len, ev);
 }
 
+/* Of each pid, the place of its latest proc record, and whether an exit
+   followed it. */
 struct pid_image {
 	int64_t pid;
-	uint64_t ts;		/* of its latest proc record */
-	size_t first;		/* where its pid first appeared */
-	char *lines;
-	size_t len, cap;
+	uint64_t seq;
 	int gone;
 };
 
-static int
-image_cmp(const void *a, const void *b)
+static struct pid_image *
+image_of(struct pid_image **img, size_t *nimg, int64_t pid)
 {
-	const struct pid_image *x = a, *y = b;
+	size_t i;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
+	for (i = 0; i < *nimg; i++)
+		if ((*img)[i].pid == pid)
+			return &(*img)[i];
+	*img = erealloc(*img, (*nimg + 1) * sizeof(**img));
+	(*img)[*nimg] = (struct pid_image){ .pid = pid };
+	return &(*img)[(*nimg)++];
 }
 
 static int
@@ -359,11 +388,10 @@ off_cmp(const void *a, const void *b)
 }
 
 /* The stacks of dropped frames that kept events use, in their order. */
-static void
-put_needed_stacks(struct trace_bound *b, struct mt_parser *p, char **line, size_t *linecap)
+static struct held_stack **
+needed_stacks(struct trace_bound *b, size_t *np)
 {
 	struct held_stack **need = NULL;
-	struct mt_event ev;
 	size_t i, n = 0;
 
 	for (i = 0; i < b->stackmap.cap; i++) {
@@ -376,69 +404,67 @@ put_needed_stacks(struct trace_bound *b, struct mt_parser *p, char **line, size_
 	}
 	if (n > 1)
 		qsort(need, n, sizeof(*need), off_cmp);
-	for (i = 0; i < n; i++)
-		if (parse_copy(p, b->stacktext + need[i]->off, need[i]->len - 1, line, linecap, &ev) == 0)
-			trace_write(b->w, &ev);
-	free(need);
+	*np = n;
+	return need;
 }
 
 /*
  * The carried dictionary, reduced to what can still be referred to: the
- * stacks kept events use, every symbol and comment, and for each process
- * not yet exited
- * its latest proc record and the maps after it -- in the time order of
- * those proc records, as every record is: a pid that appeared first (a
- * fork) may have exec'd after a later one.
+ * stacks kept events use, every symbol and comment, and of each process
+ * not yet exited its latest proc record and the maps after it.  They go
+ * out in the order they came in, so a stack follows the maps its
+ * addresses lie in, and a process's image follows the one it replaced at
+ * the same addresses.
  */
 static void
 put_carried(struct trace_bound *b)
 {
 	struct mt_parser p;
 	struct mt_event ev;
-	struct pid_image *img = NULL;
-	size_t nimg = 0, i, len;
-	char *s = b->carried, *e, *end = b->carried + b->carriedlen, *line = NULL;
-	size_t linecap = 0;
+	struct pid_image *img = NULL, *im;
+	struct held_stack **need;
+	size_t nimg = 0, nneed, k = 0, li, len, linecap = 0;
+	char *s, *e, *end = b->carried + b->carriedlen, *line = NULL;
 
 	parser_init(&p);
-	for (; s < end; s = e + 1) {
+	/* First the latest image of each pid; parsing splits a copy only. */
+	for (s = b->carried, li = 0; s < end; s = e + 1, li++) {
+		e = memchr(s, '\n', (size_t)(end - s));
+		if (parse_copy(&p, s, (size_t)(e - s), &line, &linecap, &ev) < 0)
+			continue;
+		if (ev.type == MT_PROC || ev.type == MT_EXIT) {
+			im = image_of(&img, &nimg, ev.pid);
+			im->gone = ev.type == MT_EXIT;
+			if (ev.type == MT_PROC)
+				im->seq = b->carriedseq.v[li];
+		}
+	}
+	need = needed_stacks(b, &nneed);
+	for (s = b->carried, li = 0; s < end; s = e + 1, li++) {
 		e = memchr(s, '\n', (size_t)(end - s));
 		len = (size_t)(e - s);
+		for (; k < nneed && need[k]->seq < b->carriedseq.v[li]; k++)
+			if (parse_copy(&p, b->stacktext + need[k]->off, need[k]->len - 1, &line,
+			    &linecap, &ev) == 0)
+				trace_write(b->w, &ev);
 		if (parse_copy(&p, s, len, &line, &linecap, &ev) < 0)
 			continue;
-		if (ev.type == MT_PROC || ev.type == MT_MAP || ev.type == MT_EXIT) {
-			for (i = 0; i < nimg && img[i].pid != ev.pid; i++)
-				;
-			if (i == nimg) {
-				img = erealloc(img, (nimg + 1) * sizeof(*img));
-				img[nimg] = (struct pid_image){ .pid = ev.pid, .first = nimg };
-				nimg++;
-			}
-			if (ev.type == MT_PROC) {
-				img[i].len = 0;
-				img[i].ts = ev.ts;
-			}
-			img[i].gone = ev.type == MT_EXIT;
-			if (ev.type != MT_EXIT)
-				append(&img[i].lines, &img[i].len, &img[i].cap, s, len + 1);
+		if (ev.type == MT_PROC || ev.type == MT_MAP) {
+			im = image_of(&img, &nimg, ev.pid);
+			if (!im->gone && b->carriedseq.v[li] >= im->seq)
+				trace_write(b->w, &ev);
 		} else if (ev.type == MT_LOST) {
 			count(&b->lost, ev.flags & EV_PID_NONE ? -1 : ev.pid, ev.size);
 			b->nlost += ev.size;
-		} else {
+		} else if (ev.type != MT_EXIT) {
 			trace_write(b->w, &ev);
 		}
 	}
-	put_needed_stacks(b, &p, &line, &linecap);
-	if (nimg > 1)
-		qsort(img, nimg, sizeof(*img), image_cmp);
-	for (i = 0; i < nimg; i++) {
-		for (s = img[i].lines, end = s + img[i].len; !img[i].gone && s < end; s = e + 1) {
-			e = memchr(s, '\n', (size_t)(end - s));
-			if (parse_copy(&p, s, (size_t)(e - s), &line, &linecap, &ev) == 0)
-				trace_write(b->w, &ev);
-		}
-		free(img[i].lines);
-	}
+	for (; k < nneed; k++)
+		if (parse_copy(&p, b->stacktext + need[k]->off, need[k]->len - 1, &line, &linecap,
+		    &ev) == 0)
+			trace_write(b->w, &ev);
+	free(need);
 	free(img);
 	free(line);
 	parser_free(&p);
@@ -495,6 +521,7 @@ bound_free(struct trace_bound *b)
 	for (i = 0; i < b->nframes; i++) {
 		free(b->frames[b->head + i].data);
 		free(b->frames[b->head + i].dict);
+		free(b->frames[b->head + i].dictseq.v);
 		free(b->frames[b->head + i].events.v);
 		free(b->frames[b->head + i].stacks);
 	}
@@ -503,8 +530,10 @@ bound_free(struct trace_bound *b)
 	free(b->cur.stacks);
 	free(b->frames);
 	free(b->cur.dict);
+	free(b->cur.dictseq.v);
 	free(b->cur.events.v);
 	free(b->carried);
+	free(b->carriedseq.v);
 	free(b->lost.v);
 	free(b->fmt);
 	free(b);

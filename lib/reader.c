@@ -28,6 +28,8 @@ struct mt_reader {
 	int said_crlf;		/* CRLF line ends: said once */
 	int quiet;		/* a first pass: nothing said, the second says it */
 	const struct mt_event *cur;	/* the caller's record, for a trace */
+	uint64_t nrecord;	/* binary: the records read, the line mt-decode
+				   writes the current one on */
 	char *fmt;		/* binary: the current record formatted */
 	size_t fmtcap;
 };
@@ -151,6 +153,7 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 			return 0;
 		}
 		r->cur = ev;
+		r->nrecord += ret > 0;
 		return ret;
 	}
 	for (;;) {
@@ -266,7 +269,7 @@ reader_rename(struct mt_reader *r, const char *name)
 uint64_t
 reader_lineno(const struct mt_reader *r)
 {
-	return r->binary ? 0 : r->lines.lineno;
+	return r->binary ? r->nrecord : r->lines.lineno;
 }
 
 int

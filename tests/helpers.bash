@@ -146,3 +146,42 @@ kept_lost() {
 	echo "$(mt-decode "$1" | grep -c '^alloc\|^free')" \
 	    "$(mt-decode "$1" | awk -F'\t' -v r="$2" '$1 == "lost" && $5 == r { n += $4 } END { print n + 0 }')"
 }
+
+# Every address of every stack line of trace $1 lies in a map line before
+# it: what mt-symbolize needs to name it.  Prints the first that does not.
+check_stack_maps() {
+	mt-decode "$1" | perl -F'\t' -lane '
+		no warnings "portable";
+		if ($F[0] eq "map") { push @m, [hex $F[2], hex $F[3]]; next }
+		next unless $F[0] eq "stack";
+		for my $ip (@F[2 .. $#F]) {
+			next if $ip eq "...";
+			my $a = hex $ip;
+			next if grep { $a >= $_->[0] && $a <= $_->[1] } @m;
+			print "$.: $ip outside every map before it";
+			exit;
+		}'
+}
+
+# Symbolizes trace $1: prints "allocations unnamed", the allocations with
+# a stack and those of them with a frame named ?? (no function found),
+# and writes the functions their frames name, sorted, to file $2.
+alloc_functions() {
+	mt-symbolize "$1" | LC_ALL=C awk -F'\t' -v out="$2" '
+		$1 == "sym" { if (!($2 in s)) s[$2] = $3; next }
+		$1 == "stack" { st[$2] = $0; next }
+		$1 == "alloc" && $8 != "-" { use[$8]++; n++ }
+		END {
+			for (id in use) {
+				k = split(st[id], f, "\t"); u = 0
+				for (i = 3; i <= k; i++) {
+					if (f[i] == "...") continue
+					fn = s[f[i]]
+					if (fn == "" || fn ~ /^\?\?/) u = 1; else names[fn] = 1
+				}
+				un += u * use[id]
+			}
+			print n + 0, un + 0
+			for (fn in names) print fn | "sort >" out
+		}'
+}

@@ -187,9 +187,40 @@ moved_trace() {	# new-path
 	[ "${lines[3]}" = "$(printf 'sym\t0x1500\t??+0x500\t-\t/tmp/x (deleted)')" ]
 	[ "${lines[4]}" = "$(printf 'sym\t0x9999\t??\t-\t??')" ]
 	[ "${lines[6]}" = "$(printf 'alloc\t1\t1\t1\tmalloc\t0x10\t8\t1')" ]
-	[ "$stderr" = "mt-symbolize: g.txt:3: address outside every map '0x9999'
-mt-symbolize: g.txt:4: bad address 'zz'
-mt-symbolize: g.txt:5: missing fields in 'sym'" ]
+	[ "$stderr" = "mt-symbolize: g.txt:4: bad address 'zz'
+mt-symbolize: g.txt:5: missing fields in 'sym'
+mt-symbolize: g.txt:3: address outside every map (1 such, named \"??\") '0x9999'" ]
+}
+
+@test "stacks before the maps they need (an old circular trace): said once, resolved as in order" {
+	mt-record -o in.mtr -- "$FIX/inline" 2>/dev/null
+	mt-decode in.mtr >in.txt
+	mt-symbolize in.txt >want.txt
+	# every map line moved after the first stack line
+	awk -F'\t' '$1 == "map" { m = m $0 "\n"; next }
+		$1 != "stack" && !done && seen { printf "%s", m; done = 1 }
+		$1 == "stack" { seen = 1 } { print }' in.txt >late.txt
+	first=$(awk -F'\t' '$1 == "stack" { print NR; exit }' late.txt)
+	n=$(awk -F'\t' '$1 == "map" { exit } $1 == "stack" { for (i = 3; i <= NF; i++) if ($i != "...") a[$i] = 1 }
+		END { print length(a) }' late.txt)
+	ip=$(awk -F'\t' '$1 == "stack" { print $3; exit }' late.txt)
+	# a file: its maps read ahead, the sym lines where they belong
+	run -1 --separate-stderr mt-symbolize late.txt
+	[ "$stderr" = "mt-symbolize: late.txt:$first: stack before the map of its address ($n such, resolved by the later map) '$ip'" ]
+	diff <(grep '^sym' want.txt | sort) <(echo "$output" | grep '^sym' | sort)
+	diff <(echo "$output" | grep -v '^sym') late.txt
+	awk -F'\t' '$1 == "sym" { s[$2] = 1 } $1 == "stack" { for (i = 3; i <= NF; i++) if (!($i in s)) exit 1 }' <<<"$output"
+	# standard input: written after the map that holds them
+	run -1 --separate-stderr mt-symbolize <late.txt
+	[ "$stderr" = "mt-symbolize: <stdin>:$first: stack before the map of its address ($n such, resolved by the later map) '$ip'" ]
+	diff <(grep '^sym' want.txt | sort) <(echo "$output" | grep '^sym' | sort)
+	diff <(echo "$output" | grep -v '^sym') late.txt
+	# a .mtr: the line mt-decode writes it on
+	tests=$TESTS
+	"$tests/progs/mtr-encode" late.txt >late.mtr
+	run -1 --separate-stderr mt-symbolize late.mtr
+	[ "$stderr" = "mt-symbolize: late.mtr:$first: stack before the map of its address ($n such, resolved by the later map) '$ip'" ]
+	diff <(grep '^sym' want.txt | sort) <(echo "$output" | grep '^sym' | sort)
 }
 
 @test "Rust, legacy and v0 manglings, demangled" {

@@ -2015,6 +2015,9 @@ write_header(void)
 		    (double)((unsigned __int128)1000 << 32) / (double)tsc_mult);
 	else
 		comment("# mt-record: times from CLOCK_MONOTONIC");
+	/* On disk at once: a recorder killed now leaves a trace, not 0 bytes. */
+	if (!circular)
+		trace_flush(writer);
 }
 
 static void
@@ -2986,6 +2989,8 @@ main(int argc, char *argv[])
 	if ((fd = start_collector(sockname, sizeof(sockname), output, &lfd, &pfd_path,
 	    &created)) < -1)
 		return 2;
+	if (fd >= 0)
+		start_writer(fd);
 	root_pid = forward_to = spawn(argv, lib, sockname, flags, fd == STDOUT_FILENO, &e);
 	if (root_pid < 0) {
 		fprintf(stderr, "%s: fork: %s\n", mt_progname, strerror(errno));
@@ -3000,10 +3005,11 @@ main(int argc, char *argv[])
 			;
 		return e == ENOENT ? 127 : 126;
 	}
-	if (fd < 0)
+	if (fd < 0) {
 		fd = open_default(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0],
 		    root_pid, &defname, &e);
-	start_writer(fd);
+		start_writer(fd);
+	}
 
 	for (;;) {
 		if (stop_signal)

@@ -94,6 +94,15 @@ reader_open(const char *path)
 			break;
 		got += (size_t)n;
 	}
+	/* Nothing at all is no trace: a recorder killed before its header. */
+	if (got == 0) {
+		fprintf(stderr, "%s: %s: empty: not an mt trace or event text\n", mt_progname,
+		    path);
+		mt_status = 1;
+		if (fd != STDIN_FILENO)
+			close(fd);
+		return NULL;
+	}
 	/*
 	 * Event text begins with a record name or '#'; a trace with 0x89
 	 * (whatever follows: the trace reader judges the rest).

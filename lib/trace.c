@@ -273,12 +273,19 @@ trace_writer_new(int fd, int level)
 	int i;
 
 	w->fd = fd;
+	/* The header first, on disk at once: a writer killed early leaves a
+	   file that says it is a trace. */
+	w->rawcap = FRAME_RAW_MAX + (1 << 16);
+	out_init(&w->out, fd, ZSTD_compressBound(w->rawcap));
+	memcpy(hdr, MT_TRACE_MAGIC, MT_TRACE_MAGIC_LEN);
+	hdr[8] = MT_TRACE_VERSION;
+	out_write(&w->out, hdr, sizeof(hdr));
+	out_flush(&w->out);
 	w->cctx = ZSTD_createCCtx();
 	if (!w->cctx)
 		return NULL;
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, level);
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
-	w->rawcap = FRAME_RAW_MAX + (1 << 16);
 	w->raw = emalloc(w->rawcap);
 	/* Room for a whole frame: put_heap() need not ask (untouched
 	   pages cost nothing). */
@@ -286,7 +293,6 @@ trace_writer_new(int fd, int level)
 		w->st[i].cap = FRAME_RAW_MAX + STREAM_SLACK;
 		w->st[i].p = emalloc(w->st[i].cap);
 	}
-	out_init(&w->out, fd, ZSTD_compressBound(w->rawcap));
 	w->refs = ecalloc(REF_SLOTS, sizeof(*w->refs));
 	w->threads = ecalloc(THREAD_SLOTS, sizeof(*w->threads));
 	w->gen = 1;
@@ -296,9 +302,6 @@ trace_writer_new(int fd, int level)
 	w->frame_max = FRAME_RAW_MAX;
 	w->unit = 1;
 	w->unit_inv = UINT64_MAX;
-	memcpy(hdr, MT_TRACE_MAGIC, MT_TRACE_MAGIC_LEN);
-	hdr[8] = MT_TRACE_VERSION;
-	out_write(&w->out, hdr, sizeof(hdr));
 	return w;
 }
 

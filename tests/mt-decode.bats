@@ -152,6 +152,19 @@ setup() {
 	[ "$stderr" = "mt-decode: no-such.mtr: No such file or directory" ]
 }
 
+@test "an empty file or input is not a trace: said, exit 1, for every reader" {
+	: >e.mtr
+	run -1 --separate-stderr mt-decode -c e.mtr
+	[ "$stderr" = "mt-decode: e.mtr: empty: not an mt trace or event text" ]
+	run -1 --separate-stderr mt-decode </dev/null
+	[ "$stderr" = "mt-decode: <stdin>: empty: not an mt trace or event text" ]
+	for p in mt-symbolize mt-lifetime mt-window mt-group mt-pooldiff; do
+		run --separate-stderr "$p" e.mtr
+		[ "$status" -ge 1 ] && [ "$status" -le 2 ]
+		[ "${stderr_lines[0]}" = "$p: e.mtr: empty: not an mt trace or event text" ]
+	done
+}
+
 @test "bad text lines: prog: file:line: what 'token', the rest goes on, exit 1" {
 	run -1 --separate-stderr mt-decode "$FIX/badlines.txt"
 	[ "${lines[0]}" = "$(printf 'alloc\t10\t100\t100\tmalloc\t0x10\t32\t1')" ]

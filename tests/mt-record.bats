@@ -50,6 +50,35 @@ setup() {
 	[ ! -e n.mtr ]
 }
 
+@test "mt-record SIGKILLed as it starts: the file says it is a trace, cut short, never an empty success" {
+	cd "$BATS_TEST_TMPDIR"
+	# The header is on disk before the command runs: the first frame seen
+	# holds the first line.
+	for i in 1 2 3; do
+		rm -f k.mtr
+		mt-record -o k.mtr -- sleep 5 &
+		pid=$!
+		for t in $(seq 200); do [ "$(stat -c %s k.mtr 2>/dev/null || echo 0)" -gt 16 ] && break; sleep 0.005; done
+		kill -KILL "$pid"
+		wait "$pid" || true
+		run -1 --separate-stderr mt-decode k.mtr
+		[ "${lines[0]%%$'\t'*}" = "#mt-events" ]
+		[[ $stderr == "mt-decode: k.mtr: truncated after frame "[0-9]*" (byte "* ]]
+	done
+	# at any moment: absent, or said to be no whole trace
+	for d in 0 0.001 0.002 0.005 0.01 0.02 0.05; do
+		rm -f k.mtr
+		mt-record -o k.mtr -- sleep 5 &
+		pid=$!
+		sleep "$d"
+		kill -KILL "$pid"
+		wait "$pid" || true
+		[ -e k.mtr ] || continue
+		run -1 --separate-stderr mt-decode -c k.mtr
+		[[ $stderr == "mt-decode: k.mtr: "@(empty|truncated)* ]]
+	done
+}
+
 @test "a SIGKILLed program: everything it did is kept and the trace says how it ended" {
 	run -137 --separate-stderr mt-record -o k.mtr -- "$PROGS/ends" kill
 	run -0 mt-decode --check k.mtr

@@ -790,12 +790,76 @@ emit_mapping(struct rec *r, struct proc *p)
 	}
 }
 
+/* Needs quoting for a shell: empty, or more than the letters of a path. */
+static int
+needs_quote(const char *a, size_t n)
+{
+	size_t i;
+
+	if (n == 0)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (a[i] == '\0' || !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789_@%+=:,./-", a[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * A command line from /proc/PID/cmdline (each argument ended by a NUL)
+ * as a shell would read it back: arguments joined by spaces, those that
+ * need it in single quotes, so an empty one shows as ''.  A title a
+ * process wrote over its arguments (setproctitle: one string, then NUL
+ * padding) is shown as it is, as ps shows it.
+ */
+static char *
+argv_quote(const char *args, size_t n, size_t *len)
+{
+	char *out = emalloc(n * 7 + 4), *o = out;
+	const char *a = args, *end = args + n, *z, *q;
+	size_t i, k;
+
+	z = memchr(args, '\0', n);
+	if (z && z + 1 < end && memchr(args, ' ', (size_t)(z - args))) {
+		for (q = z; q < end && *q == '\0'; q++)
+			;
+		if (q == end) {
+			memcpy(out, args, (size_t)(z - args));
+			*len = (size_t)(z - args);
+			return out;
+		}
+	}
+	for (; a < end; a += k + 1) {
+		z = memchr(a, '\0', (size_t)(end - a));
+		k = z ? (size_t)(z - a) : (size_t)(end - a);
+		if (a > args)
+			*o++ = ' ';
+		if (!needs_quote(a, k)) {
+			memcpy(o, a, k);
+			o += k;
+			continue;
+		}
+		*o++ = '\'';
+		for (i = 0; i < k; i++) {
+			if (a[i] == '\'') {
+				memcpy(o, "'\\''", 4);
+				o += 4;
+			} else {
+				*o++ = a[i];
+			}
+		}
+		*o++ = '\'';
+	}
+	*len = (size_t)(o - out);
+	return out;
+}
+
 static void
 emit_control(struct rec *r, struct proc *p)
 {
 	struct mt_event ev;
-	char *buf, *exe, *args;
-	size_t elen, i, n;
+	char *buf, *exe, *args, *quoted;
+	size_t elen, i, n, qlen;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = r->ts;
@@ -808,19 +872,15 @@ emit_control(struct rec *r, struct proc *p)
 		elen = strnlen(exe, r->len);
 		args = exe + elen + (elen < r->len);
 		n = r->len - (size_t)(args - exe);
-		buf = emalloc((elen + n) * 4 + 2);
+		quoted = argv_quote(args, n, &qlen);
+		buf = emalloc((elen + qlen) * 4 + 2);
 		ev.s1.s = buf;
 		ev.s1.len = str_escape(buf, exe, elen);
-		/* argv: NUL-separated in /proc, joined by spaces here. */
-		while (n > 0 && args[n - 1] == '\0')
-			n--;
-		for (i = 0; i < n; i++)
-			if (args[i] == '\0')
-				args[i] = ' ';
 		ev.s2.s = buf + ev.s1.len;
-		ev.s2.len = str_escape(buf + ev.s1.len, args, n);
+		ev.s2.len = str_escape(buf + ev.s1.len, quoted, qlen);
 		put(&ev);
 		free(buf);
+		free(quoted);
 		if (p && p->nspid) {
 			char line[96];
 			memset(&ev, 0, sizeof(ev));
@@ -1211,8 +1271,10 @@ hello(struct proc *p, struct mt_msg *m, int fd, char *data, size_t len, uint64_t
 	p->hello_ts = m->ts = peer_time(p, m->ts, limit);
 	nprocs_traced++;
 	if (old && old != p) {
-		/* An exec: the old image is gone, its mappings with it. */
+		/* An exec: the old image is gone, its mappings with it.  Its
+		   parent is the one that made it, though it may be ours now. */
 		old->replaced = 1;
+		p->ppid = old->ppid;
 	} else if ((m->flags & HELLO_FORKED) && (parent = proc_by_pid(m->ppid)) &&
 	    parent != p) {
 		/*

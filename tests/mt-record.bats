@@ -79,6 +79,44 @@ setup() {
 	done
 }
 
+@test "a child whose parent exited before it spoke names that parent, not mt-record" {
+	cd "$BATS_TEST_TMPDIR"
+	# 100 daemons that fork and exit at once: the parent each wrote down
+	run -0 --separate-stderr bash -c "mt-record -o d.mtr -- '$PROGS/daemon-chain' 100 >chain.txt"
+	[ "$(wc -l <chain.txt)" = 100 ]
+	mt-decode d.mtr | awk -F'\t' '$1 == "proc" { print $2, $3 }' | sort >got.txt
+	root=$(mt-decode d.mtr | awk -F'\t' '$1 == "proc" { print $2; exit }')
+	diff <(grep -v "^$root " got.txt) <(sort chain.txt)
+}
+
+@test "a program run through a symbolic link is named by the link, as ps names it; its maps by the file" {
+	cd "$BATS_TEST_TMPDIR"
+	ln -s /usr/bin/sort mysort
+	printf 'b\na\n' >in.txt
+	run -0 --separate-stderr mt-record -o s.mtr -- ./mysort in.txt
+	[ "$output" = "$(printf 'a\nb')" ]
+	mt-decode s.mtr >s.txt
+	[ "$(awk -F'\t' '$1 == "proc" { print $5 }' s.txt)" = "$PWD/mysort" ]
+	awk -F'\t' '$1 == "map" && $7 == "/usr/bin/sort"' s.txt | grep -q .
+	run -0 --separate-stderr sh -c "mt-lifetime -q s.mtr | mt-window -N '^mysort\$' | mt-group -k process -F tsv"
+	[ "$(echo "$output" | awk -F'\t' 'NR == 2 { print $1 }')" = mysort ]
+	[ "$(echo "$output" | awk -F'\t' 'NR == 2 { print $2 }')" -gt 10 ]
+	# from another directory, and its forked children that chdir keep it
+	mkdir sub
+	run -0 --separate-stderr mt-record -o f.mtr -- sh -c "cd sub && ../mysort ../in.txt && (cd / && ../../../../mysort /dev/null; true)"
+	[ "$(mt-decode f.mtr | awk -F'\t' '$1 == "proc" && $5 ~ /mysort$/ { print $5 }' | sort -u)" = "$PWD/sub/../mysort" ]
+}
+
+@test "a proc line's command line reads back in a shell: empty arguments, spaces and quotes kept" {
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr mt-record -o q.mtr -- sh -c 'exit 0' x --save '' "it's" 'a b' ''
+	line=$(mt-decode q.mtr | awk -F'\t' '$1 == "proc" { print $6 }')
+	[ "$line" = "sh -c 'exit 0' x --save '' 'it'\\\\''s' 'a b' ''" ]
+	# the escaped backslash undone, a shell reads back the same arguments
+	eval "set -- ${line//\\\\/\\}"
+	[ "$#" = 9 ] && [ "$6" = "" ] && [ "$9" = "" ] && [ "$7" = "it's" ] && [ "$8" = "a b" ]
+}
+
 @test "a SIGKILLed program: everything it did is kept and the trace says how it ended" {
 	run -137 --separate-stderr mt-record -o k.mtr -- "$PROGS/ends" kill
 	run -0 mt-decode --check k.mtr
@@ -895,8 +933,9 @@ lost_events() {
 	cd "$BATS_TEST_TMPDIR"
 	tree="for i in 1 2 3 4; do sh -c 'for j in 1 2 3 4; do $PROGS/many-stacks 300 100000 & done; wait' & done; wait"
 	run -0 --separate-stderr mt-record -o s.mtr -- sh -c "$tree"
-	run -0 --separate-stderr mt-record -m 256K -c -o c.mtr -- sh -c "$tree"
-	[ "$(lost_events c.mtr)" -gt 1000000 ]
+	run -0 --separate-stderr mt-record -m 128K -c -o c.mtr -- sh -c "$tree"
+	# of 3.2M events, how many fit varies with how they interleave
+	[ "$(lost_events c.mtr)" -gt 500000 ]
 	# the allocations kept are of many of the 16 many-stacks
 	[ "$(mt-decode c.mtr | awk -F'\t' '$1 == "alloc" { p[$3] = 1 } END { print length(p) }')" -ge 8 ]
 	symbolizes_as s.mtr c.mtr 0

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -671,11 +672,15 @@ static void after_fork_child(void);
  * A raw clone's child sends 0, and gets its parent's as of its hello.
  */
 static uint64_t fork_ts;
+/* The parent's pid, taken before a fork: once it has exited, the child's
+   getppid() names whoever adopted it. */
+static pid_t fork_parent;
 
 static void
 forked_unseen(void)
 {
 	fork_ts = 0;
+	fork_parent = 0;
 	*fork_canary = 1;
 	after_fork_child();
 }
@@ -1444,6 +1449,46 @@ connect_recorder(void)
 	return -1;
 }
 
+/*
+ * The path this image was executed by, as ps and top name a process: a
+ * symbolic link not followed (/usr/bin/redis-server, not the file it
+ * points to).  Made absolute when the image starts, and kept for its
+ * forked children, which may chdir; the file itself where that cannot
+ * be done (fexecve, a relative path once attached).
+ */
+static char exe_name[4096];
+static size_t exe_len;
+
+static void
+find_exe_name(void)
+{
+	const char *e = (const char *)getauxval(AT_EXECFN);
+	size_t n = 0, elen;
+	struct stat st;
+	ssize_t r;
+
+	if (e && *e && strncmp(e, "/dev/fd/", 8) != 0 && strncmp(e, "/proc/", 6) != 0 &&
+	    (e[0] == '/' || !attached)) {
+		if (e[0] != '/' && getcwd(exe_name, sizeof(exe_name) - 1)) {
+			n = strlen(exe_name);
+			if (n > 1)
+				exe_name[n++] = '/';
+			while (e[0] == '.' && e[1] == '/')
+				e += 2;
+		}
+		elen = strlen(e);
+		if ((e[0] == '/' || n > 0) && n + elen < sizeof(exe_name)) {
+			memcpy(exe_name + n, e, elen + 1);
+			if (stat(exe_name, &st) == 0) {
+				exe_len = n + elen;
+				return;
+			}
+		}
+	}
+	r = readlink("/proc/self/exe", exe_name, sizeof(exe_name) - 1);
+	exe_len = r > 0 ? (size_t)r : 0;
+}
+
 static void
 start_process(int modules)
 {
@@ -1469,13 +1514,15 @@ start_process(int modules)
 	table->used = 1;
 	table->unwinder = unwind == UNWIND_SHADOW ? 's' : unwind == UNWIND_FP ? 'p' : 'l';
 	m.pid = getpid();
-	m.ppid = getppid();
+	m.ppid = !modules && fork_parent ? fork_parent : getppid();
 	m.ts = now();
 	m.flags = (modules ? 0 : HELLO_FORKED) | (use_tsc ? HELLO_TSC : 0) |
 	    (attached ? HELLO_ATTACHED : 0);
 	m.lo = modules ? 0 : fork_ts;
-	n = readlink("/proc/self/exe", buf, 4096);
-	len = n > 0 ? (size_t)n : 0;
+	if (modules || !exe_len)
+		find_exe_name();
+	memcpy(buf, exe_name, exe_len);
+	len = exe_len;
 	buf[len++] = '\0';
 	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -1499,6 +1546,7 @@ static void
 before_fork(void)
 {
 	fork_ts = recording ? now() : 0;
+	fork_parent = getpid();
 }
 
 static void

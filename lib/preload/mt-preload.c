@@ -166,7 +166,7 @@ struct thread_state {
 	struct mt_ring *ring;
 	uint64_t head;		/* our copy of ring->head */
 	uint64_t tail;		/* the last ring->tail we read */
-	volatile int busy;	/* inside record(): do not recurse */
+	volatile int busy;	/* inside record(): do not recurse (see record) */
 	int dead;		/* the thread's ring is closed: events go late */
 	int dtor_rounds;
 	uintptr_t stack_lo, stack_hi;	/* --unwind fp: the thread's stack */
@@ -469,9 +469,13 @@ ring_open(struct thread_state *t)
 		return -1;
 	}
 	close(fd);
-	/* Only to be told when the thread ends; it may allocate. */
+	/* Only to be told when the thread ends; it may allocate, and what
+	   it allocates is ours. */
 	if (t != &late) {
+		int busy = tls.busy;
+		tls.busy = 2;
 		pthread_setspecific(thread_key, t);
+		tls.busy = busy;
 		if (unwind == UNWIND_SHADOW)
 			shadow_thread_start();
 		else if (unwind == UNWIND_FP)
@@ -791,8 +795,12 @@ record(struct mt_raw *r, struct mt_raw *before, int want_stack)
 	if (!r->ts)
 		r->ts = now();
 	if (t->busy) {
-		/* busy 1: a signal handler interrupted us; 2: our own. */
-		if (t->busy == 1) {
+		/*
+		 * busy 1: a signal handler interrupted us, its records kept
+		 * for us to write; 3: so, as we open the thread's ring; 2:
+		 * our own allocation, not the program's.
+		 */
+		if (t->busy != 2) {
 			if (before)
 				keep_nested(t, before);
 			keep_nested(t, r);
@@ -801,7 +809,7 @@ record(struct mt_raw *r, struct mt_raw *before, int want_stack)
 	}
 	t->busy = 1;
 	if (!t->ring) {
-		t->busy = 2;
+		t->busy = 3;
 		n = connection_lost ? -1 : ring_open(t);
 		if (n == -2) {
 			while (__atomic_exchange_n(&late_lock, 1, __ATOMIC_ACQUIRE))
@@ -869,6 +877,13 @@ out:
 	if (w != t)
 		__atomic_store_n(&late_lock, 0, __ATOMIC_RELEASE);
 	t->busy = 0;
+	/* A handler that ran after the drain kept its records: written now,
+	   not left for this thread's next allocation, which may never come. */
+	while (w == t && t->ring && __atomic_load_n(&t->nnested, __ATOMIC_RELAXED)) {
+		t->busy = 1;
+		drain_nested(t);
+		t->busy = 0;
+	}
 }
 
 #define RAW(type_, heap_, addr_, size_) \

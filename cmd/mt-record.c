@@ -1996,30 +1996,27 @@ find_command(const char *cmd)
 }
 
 /*
- * The command runs in a child; *exec_errno is 0 once it has exec'd, or
- * why it could not (told through a pipe that the exec closes).
+ * The command runs in a child, which waits for run_spawned() before it
+ * does (the default trace's name holds its pid, and the file must be
+ * made before the command runs); *go_fd is our end of the socket that
+ * tells it.
  */
 static pid_t
 spawn(char **cmd, const char *lib, const char *sockname, const char *flags,
-    int out_is_stdout, int *exec_errno)
+    int out_is_stdout, int *go_fd)
 {
-	char buf[64], *preload, *old;
+	char buf[64], *preload, *old, go = 0;
 	int p[2], e;
-	ssize_t n;
 	pid_t pid;
 
-	*exec_errno = 0;
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0)
 		return -1;
 	if ((pid = fork()) != 0) {
 		close(p[1]);
-		if (pid > 0) {
-			while ((n = read(p[0], &e, sizeof(e))) < 0 && errno == EINTR)
-				;
-			if (n == (ssize_t)sizeof(e))
-				*exec_errno = e;
-		}
-		close(p[0]);
+		if (pid > 0)
+			*go_fd = p[0];
+		else
+			close(p[0]);
 		return pid;
 	}
 	close(p[0]);
@@ -2042,11 +2039,36 @@ spawn(char **cmd, const char *lib, const char *sockname, const char *flags,
 	snprintf(buf, sizeof(buf), "%d", depth);
 	setenv(MT_ENV_DEPTH, buf, 1);
 	setenv(MT_ENV_FLAGS, flags, 1);
+	while (read(p[1], &go, 1) < 0 && errno == EINTR)
+		;
+	if (go != 'y')
+		_exit(126);	/* not to be run */
 	execvp(cmd[0], cmd);
 	e = errno;
 	if (write(p[1], &e, sizeof(e)) < 0)
 		fprintf(stderr, "%s: %s: %s\n", mt_progname, cmd[0], strerror(e));
 	_exit(e == ENOENT ? 127 : 126);
+}
+
+/*
+ * The spawned child runs its command, or ends without; *exec_errno is 0
+ * once it has exec'd, or why it could not (told through the socket, which
+ * the exec closes).
+ */
+static void
+run_spawned(int go_fd, int run, int *exec_errno)
+{
+	ssize_t n;
+	int e;
+
+	*exec_errno = 0;
+	if (run && send(go_fd, "y", 1, MSG_NOSIGNAL) == 1) {
+		while ((n = read(go_fd, &e, sizeof(e))) < 0 && errno == EINTR)
+			;
+		if (n == (ssize_t)sizeof(e))
+			*exec_errno = e;
+	}
+	close(go_fd);
 }
 
 static void comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -2605,7 +2627,7 @@ start_collector(char *sockname, size_t cap, const char *output, int *lfd, int *p
 	return fd;
 }
 
-/* The default trace, mt.BASE.PID.mtr, made anew; /dev/null when it cannot be. */
+/* The default trace, mt.BASE.PID.mtr, made anew; -1 when it cannot be, said. */
 static int
 open_default(const char *base, pid_t pid, char **defname, int *created)
 {
@@ -2614,13 +2636,8 @@ open_default(const char *base, pid_t pid, char **defname, int *created)
 	*defname = emalloc(strlen(base) + 32);
 	sprintf(*defname, "mt.%s.%d.mtr", base, (int)pid);
 	out_name = *defname;
-	fd = open_trace(*defname, 1, created);
-	if (fd < 0) {
-		fprintf(stderr, "%s: %s: %s: recording nothing, the program runs on\n",
-		    mt_progname, *defname, open_error(errno));
-		write_failed = errno;
-		fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	}
+	if ((fd = open_trace(*defname, 1, created)) < 0)
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, *defname, open_error(errno));
 	return fd;
 }
 
@@ -2804,8 +2821,12 @@ attach(pid_t pid, const char *output, const char *lib, const char *flags, uint64
 	if ((fd = start_collector(sockname, sizeof(sockname), output, &lfd, &pfd_path,
 	    &created)) < -1)
 		return 2;
-	if (fd < 0)
-		fd = open_default(comm[0] ? comm : "process", pid, &defname, &created);
+	if (fd < 0 &&
+	    (fd = open_default(comm[0] ? comm : "process", pid, &defname, &created)) < 0) {
+		unlink_path();
+		free(defname);
+		return 2;
+	}
 	root_pid = pid;
 	read_befores(pid);
 	/* The library's start(): the socket, the depth, the flags, each ended by a NUL. */
@@ -2888,7 +2909,7 @@ main(int argc, char *argv[])
 	struct ktrace_opts ko = { .min_order = 1 };
 	int kernel = 0;
 	char unwind = UNWIND_DEFAULT;
-	int ch, lfd, fd, no_follow = 0, busy, status, e, created = 0, pfd_path = -1;
+	int ch, lfd, fd, no_follow = 0, busy, status, e, created = 0, pfd_path = -1, go_fd;
 	long v;
 
 	mt_setprogname(argv[0]);
@@ -2996,6 +3017,11 @@ main(int argc, char *argv[])
 			    mt_progname);
 			return 2;
 		}
+		if (attach_pid) {
+			fprintf(stderr, "%s: --kernel records the kernel, not a process\n",
+			    mt_progname);
+			return 2;
+		}
 		return record_kernel(output, &ko, duration);
 	}
 	if (attach_pid && argc > 0) {
@@ -3053,24 +3079,34 @@ main(int argc, char *argv[])
 		return 2;
 	if (fd >= 0)
 		start_writer(fd);
-	root_pid = forward_to = spawn(argv, lib, sockname, flags, fd == STDOUT_FILENO, &e);
+	root_pid = forward_to = spawn(argv, lib, sockname, flags, fd == STDOUT_FILENO, &go_fd);
 	if (root_pid < 0) {
 		fprintf(stderr, "%s: fork: %s\n", mt_progname, strerror(errno));
 		return 2;
 	}
+	if (fd < 0 && (fd = open_default(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 :
+	    argv[0], root_pid, &defname, &created)) < 0) {
+		/* As a named trace that cannot be made: the command is not run. */
+		run_spawned(go_fd, 0, &e);
+		while (waitpid(root_pid, &status, 0) < 0 && errno == EINTR)
+			;
+		unlink_path();
+		free(defname);
+		return 2;
+	}
+	/* The header on disk before the command runs. */
+	if (!writer)
+		start_writer(fd);
+	run_spawned(go_fd, 1, &e);
 	if (e) {
 		/* Found, yet not run: a bad interpreter, a wrong format. */
 		fprintf(stderr, "%s: %s: %s\n", mt_progname, argv[0], strerror(e));
 		if (created)
-			unlink(output);
+			unlink(out_name);
+		free(defname);
 		while (waitpid(root_pid, &status, 0) < 0 && errno == EINTR)
 			;
 		return e == ENOENT ? 127 : 126;
-	}
-	if (fd < 0) {
-		fd = open_default(strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0],
-		    root_pid, &defname, &e);
-		start_writer(fd);
 	}
 
 	for (;;) {
@@ -3090,7 +3126,8 @@ main(int argc, char *argv[])
 		}
 		rest(lfd, pfd_path, t, busy, &last_busy);
 	}
-	if (!proc_by_pid(root_pid))
+	/* Counted, not looked up: the record of a process that has ended is let go of. */
+	if (!nprocs_traced)
 		fprintf(stderr, "%s: %s was not traced: LD_PRELOAD had no effect on it "
 		    "(a static or set-user-ID program?)\n", mt_progname, argv[0]);
 	end_trace(fd, defname);

@@ -214,6 +214,19 @@ sys.exit(5)'
 	grep -qx 'malloc: libc.so.6' err.txt
 }
 
+@test "-p where the default trace cannot be made: refused before attaching, exit 2" {
+	need_ptrace
+	start_target "$PROGS/attach-target" 200
+	# Not ours to write over: the default name is made anew.
+	echo theirs >"mt.attach-target.$TARGET.mtr"
+	run -2 --separate-stderr mt-record -p "$TARGET" -d 1s
+	[ "$stderr" = "mt-record: mt.attach-target.$TARGET.mtr: File exists" ]
+	run -1 grep -q libmt-preload "/proc/$TARGET/maps"
+	wait_target
+	counted_to 200
+	[ "$(cat "mt.attach-target.$TARGET.mtr")" = theirs ]
+}
+
 @test "-p refuses another user's process, saying why it may not" {
 	[ "$(id -u)" = 0 ] || skip "needs root to run processes as other users (id -u: $(id -u))"
 	command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"

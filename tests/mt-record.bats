@@ -8,6 +8,11 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
+# A directory a test made outside its own (which may be closed to others).
+teardown() {
+	if [ -n "${RO:-}" ]; then rmdir "$RO"; fi
+}
+
 @test "records the demo: proc, maps with build-ids, stacks, events, exit" {
 	run -0 --separate-stderr mt-record -o demo.mtr -- "$PROGS/demo"
 	has_line "$stderr" '^mt-record: \d+ events, 1 processes, \d+ bytes written to demo.mtr$'
@@ -290,6 +295,21 @@ free mmap 262144" ]
 	has_line "$stderr" ', 0 processes, '
 }
 
+@test "a command that ends before its children is not said to be untraced; a static one is" {
+	# The command's record is let go of a second after it ends, and the
+	# warning looked for it there: "sh was not traced" with 3 processes.
+	run -0 --separate-stderr mt-record -o bg.mtr -- sh -c 'sleep 1.5 & exit 0'
+	[[ $stderr =~ ^mt-record:\ [0-9]+\ events,\ 3\ processes,\ [0-9]+\ bytes\ written\ to\ bg\.mtr$ ]]
+	# A daemon's double fork: the first two exit at once.
+	run -0 --separate-stderr mt-record -o d.mtr -- sh -c '(sleep 1.5 &); exit 0'
+	[[ $stderr =~ ^mt-record:\ [0-9]+\ events,\ 4\ processes,\ [0-9]+\ bytes\ written\ to\ d\.mtr$ ]]
+	# Each of the three pids (the third exec'd sleep) ended, seen.
+	[ "$(mt-decode d.mtr | grep -c '^exit')" = 3 ]
+	run -3 --separate-stderr mt-record -o st.mtr -- "$PROGS/attach-static" 0
+	[ "$stderr" = "mt-record: $PROGS/attach-static was not traced: LD_PRELOAD had no effect on it (a static or set-user-ID program?)
+mt-record: 2 events, 0 processes, $(stat -c %s st.mtr) bytes written to st.mtr" ]
+}
+
 # The demo under a shell that ignores SIG, and SIG sent to mt-record
 # twice: the first goes to the command, the second stops mt-record with
 # its exit STATUS and the trace written, the demo in it whole.
@@ -504,6 +524,29 @@ C
 	mkdir d && cd d
 	run -0 --separate-stderr mt-record -- true
 	[ "$(stat -c %a mt.true.*.mtr)" = 600 ]
+}
+
+@test "the default trace where it cannot be made: refused before the command runs, exit 2, as -o is" {
+	# The command ran untraced; mt-record said "0 events ... written to"
+	# a file it had not made, and exited 0.
+	RO=$(mktemp -d /tmp/mt-ro.XXXXXX)
+	chmod 555 "$RO"
+	as=()
+	if [ "$(id -u)" = 0 ]; then
+		# Root writes anywhere; uid 65534 does not.
+		command -v setpriv >/dev/null ||
+			skip "root writes anywhere, and setpriv (util-linux) is not installed to be uid 65534"
+		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		"${as[@]}" sh -c 'cd "$1" && mt-record -o /dev/null -- true' - "$RO" 2>/dev/null ||
+			skip "uid 65534 cannot run $MT_BINDIR/mt-record (a directory above it closed to others?)"
+	fi
+	cd "$RO"
+	run -2 --separate-stderr "${as[@]}" mt-record -- sh -c 'echo ran'
+	[ -z "$output" ]
+	[[ $stderr =~ ^mt-record:\ mt\.sh\.[0-9]+\.mtr:\ Permission\ denied$ ]]
+	run -2 --separate-stderr "${as[@]}" mt-record -o t.mtr -- sh -c 'echo ran'
+	[ -z "$output" ]
+	[ "$stderr" = "mt-record: t.mtr: Permission denied" ]
 }
 
 @test "bad options: usage and exit 2" {
@@ -1129,13 +1172,17 @@ wait_instance() {
 	diff -u "$BATS_TEST_TMPDIR/tracefs.before" <(tracefs_state)
 }
 
-@test "--kernel: bad events, orders and a command" {
+@test "--kernel: bad events, orders, a command and a process" {
 	run -2 --separate-stderr mt-record --kernel --events kmalloc,slab
 	[ "$stderr" = "mt-record: bad events 'kmalloc,slab' (kmalloc, cache, page)" ]
 	run -2 --separate-stderr mt-record --kernel --min-order 30
 	[ "$stderr" = "mt-record: bad order '30' (0 to 20)" ]
 	run -2 --separate-stderr mt-record --kernel -- ls
 	[ "$stderr" = "mt-record: --kernel records the kernel, not a command" ]
+	# -p was ignored: the kernel recorded, exit 0.
+	run -2 --separate-stderr mt-record -k -p 1 -d 1s -o k.mtr
+	[ "$stderr" = "mt-record: --kernel records the kernel, not a process" ]
+	[ ! -e k.mtr ]
 }
 
 @test "--kernel writing to a full disk: said, recording goes on to its end, tracefs as it was" {

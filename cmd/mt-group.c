@@ -75,10 +75,41 @@ static int histogram;		/* --histogram */
 static struct mt_dict *dict;	/* processes, stacks and symbols */
 static const char *skip_pattern;
 
+/* Wide: a sum of 63-bit terms never wraps, and is narrowed where shown. */
 struct sums {
-	uint64_t count, size;	/* Size: what was allocated inside the window */
-	int64_t impact;
+	mt_wide count, size;	/* Size: what was allocated inside the window */
+	mt_wide impact;
 };
+
+/* The columns whose sums saturated where shown, said at the end. */
+enum { SAT_COUNT, SAT_SIZE, SAT_IMPACT, SAT_COUNT_CHANGE, SAT_SIZE_CHANGE,
+	SAT_IMPACT_CHANGE, SAT_SUPPRESSED, SAT_NCOLUMNS };
+static struct mt_sat sat[SAT_NCOLUMNS] = {
+	{ .column = "Count" }, { .column = "Size" }, { .column = "Impacting Size" },
+	{ .column = "the change of Count" }, { .column = "the change of Size" },
+	{ .column = "the change of Impacting Size" }, { .column = "the suppressed bytes" }
+};
+
+static int64_t
+sum_shown(mt_wide v, int column)
+{
+	return sat_narrow(v, &sat[column].hit);
+}
+
+static const char *
+sum_human(mt_wide v, int column, char *buf, size_t n)
+{
+	return sat_human(v, &sat[column].hit, buf, n);
+}
+
+static void
+say_saturated(void)
+{
+	int c;
+
+	for (c = 0; c < SAT_NCOLUMNS; c++)
+		sat_say(&sat[c]);
+}
 
 struct group {
 	char *key;		/* the key fields, TAB-separated */
@@ -468,7 +499,8 @@ path_cmp(const void *a, const void *b)
 struct rule {
 	struct mt_regex *function, *module;
 	char *where;		/* file:line */
-	uint64_t count, bytes;
+	uint64_t count;
+	mt_wide bytes;
 };
 static struct rule *rules;
 static size_t nrules, rulecap;
@@ -595,7 +627,8 @@ static void
 say_suppressed(void)
 {
 	FILE *to = format == F_TABLE ? stdout : stderr;
-	uint64_t n = 0, bytes = 0;
+	uint64_t n = 0;
+	mt_wide bytes = 0;
 	size_t i;
 	char h[32];
 	int first;
@@ -608,7 +641,7 @@ say_suppressed(void)
 		return;
 	fflush(stdout);
 	fprintf(to, "%s: suppressed %" PRIu64 " lifetimes never freed, %s (",
-	    to == stdout ? "note" : mt_progname, n, mt_human((int64_t)bytes, h, sizeof(h)));
+	    to == stdout ? "note" : mt_progname, n, sum_human(bytes, SAT_SUPPRESSED, h, sizeof(h)));
 	for (i = 0, first = 1; i < nrules; i++)
 		if (rules[i].count) {
 			fprintf(to, "%s%s %" PRIu64, first ? "" : ", ", rules[i].where,
@@ -900,8 +933,9 @@ write_groups(void)
 		tsv_header("count\tsize\timpact");
 		for (i = 0; i < n; i++) {
 			char *e = shorten == 1 ? shortened(all[i]->key) : NULL;
-			printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n", e ? e : all[i]->key,
-			    all[i]->s.count, all[i]->s.size, all[i]->s.impact);
+			printf("%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n", e ? e : all[i]->key,
+			    sum_shown(all[i]->s.count, SAT_COUNT), sum_shown(all[i]->s.size, SAT_SIZE),
+			    sum_shown(all[i]->s.impact, SAT_IMPACT));
 			free(e);
 		}
 		return;
@@ -913,8 +947,9 @@ write_groups(void)
 			split(copy, f, K_NKEYS);
 			printf("%s\n  {", i ? "," : "");
 			json_keys(f);
-			printf("\"count\": %" PRIu64 ", \"size\": %" PRIu64 ", \"impact\": %" PRId64 "}",
-			    all[i]->s.count, all[i]->s.size, all[i]->s.impact);
+			printf("\"count\": %" PRId64 ", \"size\": %" PRId64 ", \"impact\": %" PRId64 "}",
+			    sum_shown(all[i]->s.count, SAT_COUNT), sum_shown(all[i]->s.size, SAT_SIZE),
+			    sum_shown(all[i]->s.impact, SAT_IMPACT));
 			free(copy);
 		}
 		printf("%s]\n", n ? "\n" : "");
@@ -935,10 +970,10 @@ write_groups(void)
 				w[k] = strlen(e);
 			free(e);
 		}
-		snprintf(a, sizeof(a), "%" PRIu64, all[i]->s.count);
+		snprintf(a, sizeof(a), "%" PRId64, sum_shown(all[i]->s.count, SAT_COUNT));
 		if (strlen(a) > w[nkeys])
 			w[nkeys] = strlen(a);
-		if (strlen(mt_human((int64_t)all[i]->s.size, b, sizeof(b))) > w[nkeys + 1])
+		if (strlen(sum_human(all[i]->s.size, SAT_SIZE, b, sizeof(b))) > w[nkeys + 1])
 			w[nkeys + 1] = strlen(b);
 		free(copy);
 	}
@@ -968,9 +1003,10 @@ write_groups(void)
 			printf("  ");
 			free(e);
 		}
-		printf("%*" PRIu64 "  %*s  %*s\n", (int)w[nkeys], all[i]->s.count,
-		    (int)w[nkeys + 1], mt_human((int64_t)all[i]->s.size, a, sizeof(a)),
-		    (int)w[nkeys + 2], mt_human(all[i]->s.impact, b, sizeof(b)));
+		printf("%*" PRId64 "  %*s  %*s\n", (int)w[nkeys],
+		    sum_shown(all[i]->s.count, SAT_COUNT),
+		    (int)w[nkeys + 1], sum_human(all[i]->s.size, SAT_SIZE, a, sizeof(a)),
+		    (int)w[nkeys + 2], sum_human(all[i]->s.impact, SAT_IMPACT, b, sizeof(b)));
 		free(copy);
 	}
 }
@@ -1058,11 +1094,10 @@ read_old(const char *path)
 	return bad;
 }
 
-static int64_t
+static mt_wide
 sums_key(const struct sums *s)
 {
-	return sort_by == S_COUNT ? (int64_t)s->count : sort_by == S_SIZE ? (int64_t)s->size :
-	    s->impact;
+	return sort_by == S_COUNT ? s->count : sort_by == S_SIZE ? s->size : s->impact;
 }
 
 /* The change first by the --sort key, biggest growth first, then by name. */
@@ -1071,7 +1106,7 @@ by_change(const void *a, const void *b)
 {
 	const struct group *x = *(const struct group *const *)a;
 	const struct group *y = *(const struct group *const *)b;
-	int64_t dx = sums_key(&x->s) - sums_key(&x->old), dy = sums_key(&y->s) - sums_key(&y->old);
+	mt_wide dx = sums_key(&x->s) - sums_key(&x->old), dy = sums_key(&y->s) - sums_key(&y->old);
 
 	if (dx != dy)
 		return dx < dy ? 1 : -1;
@@ -1084,16 +1119,17 @@ diff_state(const struct group *g)
 	return g->in == 1 ? "new" : g->in == 2 ? "gone" : "changed";
 }
 
-/* A change for people: "+1.5 MiB", "-3", "0". */
+/* A change for people: "+1.5 MiB", "-3", "0"; saturated, ">=8.0 EiB". */
 static const char *
-change(int64_t d, int bytes, char *buf, size_t size)
+change(mt_wide d, int column, char *buf, size_t size)
 {
 	char h[32];
 
-	if (bytes)
-		snprintf(buf, size, "%s%s", d > 0 ? "+" : "", mt_human(d, h, sizeof(h)));
+	if (column == SAT_COUNT_CHANGE)
+		snprintf(buf, size, "%+" PRId64, sum_shown(d, column));
 	else
-		snprintf(buf, size, "%+" PRId64, d);
+		snprintf(buf, size, "%s%s", d > 0 && d <= SAT_MAX ? "+" : "",
+		    sum_human(d, column, h, sizeof(h)));
 	return buf;
 }
 
@@ -1147,16 +1183,20 @@ write_diff(void)
 		copy = estrdup(g->key);
 		split(copy, f, K_NKEYS);
 		if (format == F_TSV) {
-			printf("%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\t%" PRIu64 "\t%" PRIu64
-			    "\t%" PRId64 "\t%s\n", g->key, g->s.count, g->s.size, g->s.impact,
-			    g->old.count, g->old.size, g->old.impact, diff_state(g));
+			printf("%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64
+			    "\t%" PRId64 "\t%s\n", g->key, sum_shown(g->s.count, SAT_COUNT),
+			    sum_shown(g->s.size, SAT_SIZE), sum_shown(g->s.impact, SAT_IMPACT),
+			    sum_shown(g->old.count, SAT_COUNT), sum_shown(g->old.size, SAT_SIZE),
+			    sum_shown(g->old.impact, SAT_IMPACT), diff_state(g));
 		} else if (format == F_JSON) {
 			printf("%s\n  {", i ? "," : "");
 			json_keys(f);
-			printf("\"count\": %" PRIu64 ", \"size\": %" PRIu64 ", \"impact\": %" PRId64
-			    ", \"old-count\": %" PRIu64 ", \"old-size\": %" PRIu64 ", \"old-impact\": %"
-			    PRId64 ", \"state\": \"%s\"}", g->s.count, g->s.size, g->s.impact,
-			    g->old.count, g->old.size, g->old.impact, diff_state(g));
+			printf("\"count\": %" PRId64 ", \"size\": %" PRId64 ", \"impact\": %" PRId64
+			    ", \"old-count\": %" PRId64 ", \"old-size\": %" PRId64 ", \"old-impact\": %"
+			    PRId64 ", \"state\": \"%s\"}", sum_shown(g->s.count, SAT_COUNT),
+			    sum_shown(g->s.size, SAT_SIZE), sum_shown(g->s.impact, SAT_IMPACT),
+			    sum_shown(g->old.count, SAT_COUNT), sum_shown(g->old.size, SAT_SIZE),
+			    sum_shown(g->old.impact, SAT_IMPACT), diff_state(g));
 		} else {
 			for (k = 0; k < nkeys; k++) {
 				char *e = shown_name(f[k]);
@@ -1164,12 +1204,13 @@ write_diff(void)
 				printf("  ");
 				free(e);
 			}
-			printf("%8" PRIu64 " %8s  %10s %11s  %14s %11s%s%s\n", g->s.count,
-			    change((int64_t)(g->s.count - g->old.count), 0, a[0], sizeof(a[0])),
-			    mt_human((int64_t)g->s.size, a[1], sizeof(a[1])),
-			    change((int64_t)(g->s.size - g->old.size), 1, a[2], sizeof(a[2])),
-			    mt_human(g->s.impact, a[3], sizeof(a[3])),
-			    change(g->s.impact - g->old.impact, 1, a[4], sizeof(a[4])),
+			printf("%8" PRId64 " %8s  %10s %11s  %14s %11s%s%s\n",
+			    sum_shown(g->s.count, SAT_COUNT),
+			    change(g->s.count - g->old.count, SAT_COUNT_CHANGE, a[0], sizeof(a[0])),
+			    sum_human(g->s.size, SAT_SIZE, a[1], sizeof(a[1])),
+			    change(g->s.size - g->old.size, SAT_SIZE_CHANGE, a[2], sizeof(a[2])),
+			    sum_human(g->s.impact, SAT_IMPACT, a[3], sizeof(a[3])),
+			    change(g->s.impact - g->old.impact, SAT_IMPACT_CHANGE, a[4], sizeof(a[4])),
 			    g->in == 3 ? "" : "  ", g->in == 3 ? "" : diff_state(g));
 		}
 		free(copy);
@@ -1194,7 +1235,8 @@ write_folded(void)
 	int64_t v;
 
 	for (i = 0; i < nall; i++) {
-		v = weight_impact ? all[i]->s.impact : (int64_t)all[i]->s.size;
+		v = weight_impact ? sum_shown(all[i]->s.impact, SAT_IMPACT) :
+		    sum_shown(all[i]->s.size, SAT_SIZE);
 		if (v > 0)
 			printf("%s %" PRId64 "\n", all[i]->key, v);
 		else if (v < 0)
@@ -1253,24 +1295,27 @@ row_begin(const char *name, const char *level, const struct sums *s, size_t dept
 			printf("%" PRIu64 "\t", parent);
 		else
 			printf("-\t");
-		printf("%s\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRId64 "\n", level, shown,
-		    s->count, s->size, s->impact);
+		printf("%s\t%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n", level, shown,
+		    sum_shown(s->count, SAT_COUNT), sum_shown(s->size, SAT_SIZE),
+		    sum_shown(s->impact, SAT_IMPACT));
 		break;
 	case F_JSON:
 		printf("%s\n%*s{\"level\": ", first ? "" : ",", (int)depth, "");
 		json_str(level, strlen(level));
 		printf(", \"name\": ");
 		json_str(shown, strlen(shown));
-		printf(", \"count\": %" PRIu64 ", \"size\": %" PRIu64 ", \"impact\": %" PRId64,
-		    s->count, s->size, s->impact);
+		printf(", \"count\": %" PRId64 ", \"size\": %" PRId64 ", \"impact\": %" PRId64,
+		    sum_shown(s->count, SAT_COUNT), sum_shown(s->size, SAT_SIZE),
+		    sum_shown(s->impact, SAT_IMPACT));
 		break;
 	default:
 		/* A deep node's name keeps 20 columns; a longer one is cut in
 		   its middle, so that the numbers stay in line to 60 levels. */
 		printf("%*s", (int)depth * 2, "");
 		put_cell(shown, depth < 20 ? 60 - depth * 2 : 20, 1);
-		printf(" %10" PRIu64 " %12s %14s\n", s->count,
-		    mt_human((int64_t)s->size, a, sizeof(a)), mt_human(s->impact, b, sizeof(b)));
+		printf(" %10" PRId64 " %12s %14s\n", sum_shown(s->count, SAT_COUNT),
+		    sum_human(s->size, SAT_SIZE, a, sizeof(a)),
+		    sum_human(s->impact, SAT_IMPACT, b, sizeof(b)));
 		break;
 	}
 	free(shown);
@@ -1613,6 +1658,7 @@ main(int argc, char *argv[])
 			return 2;
 		changed = write_diff();
 		say_suppressed();
+		say_saturated();
 		return (mt_close_stdout() | status | mt_status | old) ? 2 : changed;
 	}
 	if (tree)
@@ -1622,5 +1668,6 @@ main(int argc, char *argv[])
 	else
 		write_groups();
 	say_suppressed();
+	say_saturated();
 	return (mt_close_stdout() | status | mt_status) ? 1 : 0;
 }

@@ -57,12 +57,14 @@ static const char options[] =
     "does, 2 on trouble.\n";
 
 #define NONE INT64_MIN		/* a counter the source does not have: '-' */
+#define NONE_W (-((mt_wide)1 << 100))	/* the same among wide values: below any sum */
 enum { C_ALLOCS, C_FREES, C_DIFF, C_BYTES, NCOUNTERS };
 
 struct tag {
 	char *name, *type;	/* as written: no blanks */
-	int64_t cur[NCOUNTERS], prev[NCOUNTERS];
+	mt_wide cur[NCOUNTERS], prev[NCOUNTERS];	/* wide: sums of events */
 	int in_cur, in_prev;
+	unsigned clamped;	/* SAT_UP, SAT_DOWN: Bytes in at[] narrowed */
 	/* Bytes from each snapshot where they changed on (absent: 0), in
 	   order: a churning tag set over 20,000 snapshots once took 2.35 GB,
 	   a counter a snapshot for every tag, and a stream cut at 1 ns
@@ -75,7 +77,7 @@ struct tag {
 	   2 ms trace at --interval 1ns take 250 MB). */
 	struct mt_steps ch;
 	size_t cursor;
-	int64_t live[3];	/* --live: allocs, frees, bytes so far */
+	mt_wide live[3];	/* --live: allocs, frees, bytes so far */
 	struct tag *next;	/* hash chain */
 };
 
@@ -90,6 +92,23 @@ static size_t ntags;
 static struct snap *snaps;
 static size_t nsnaps, snapcap;
 static int trouble;		/* exit 2 */
+
+/* The columns whose values or changes stopped at 63 bits where shown. */
+enum { SAT_PER_ALLOC = NCOUNTERS, SAT_GROWTH, SAT_PER_HOUR, SAT_NCOLUMNS };
+static struct mt_sat sat[SAT_NCOLUMNS] = {
+	{ .column = "Allocs" }, { .column = "Frees" }, { .column = "Diff" },
+	{ .column = "Bytes" }, { .column = "PerAlloc" }, { .column = "Growth" },
+	{ .column = "PerHour" }
+};
+
+static void
+say_saturated(void)
+{
+	int c;
+
+	for (c = 0; c < SAT_NCOLUMNS; c++)
+		sat_say(&sat[c]);
+}
 
 /* Options. */
 enum tagby { T_FUNCTION, T_HEAP, T_MODULE, T_STACK };
@@ -133,7 +152,7 @@ tag_get(const char *name, size_t nlen, const char *type, size_t tlen)
 	t->name = estrndup(name, nlen);
 	t->type = estrndup(type, tlen);
 	for (i = 0; i < NCOUNTERS; i++)
-		t->cur[i] = t->prev[i] = NONE;
+		t->cur[i] = t->prev[i] = NONE_W;
 	t->next = *head;
 	*head = t;
 	tags = erealloc(tags, (ntags + 1) * sizeof(*tags));
@@ -205,13 +224,13 @@ snapshot_begin(int64_t t, const char *host)
 }
 
 static void
-snapshot_row(struct tag *t, const int64_t c[NCOUNTERS])
+snapshot_row(struct tag *t, const mt_wide c[NCOUNTERS])
 {
 	size_t n = nsnaps;
 
 	memcpy(t->cur, c, sizeof(t->cur));
 	t->in_cur = 1;
-	bytes_set(t, n - 1, c[C_BYTES] == NONE ? 0 : c[C_BYTES]);
+	bytes_set(t, n - 1, c[C_BYTES] == NONE_W ? 0 : sat_narrow(c[C_BYTES], &t->clamped));
 }
 
 /* Bytes of t in snapshot i (0 where the tag was absent). */
@@ -310,12 +329,14 @@ srow_add(const char *tag, size_t tlen, const char *type, int64_t diff, int64_t b
 	for (i = srow_first; i < nsrows; i++)
 		if (!strcmp(srows[i].type, type) && strlen(srows[i].tag) == tlen &&
 		    !memcmp(srows[i].tag, tag, tlen)) {
-			if (__builtin_add_overflow(srows[i].c[C_DIFF], diff, &srows[i].c[C_DIFF]) ||
-			    __builtin_add_overflow(srows[i].c[C_BYTES], bytes, &srows[i].c[C_BYTES])) {
-				fprintf(stderr, "%s: %.*s: its sum is out of range\n", mt_progname,
-				    (int)tlen, tag);
+			unsigned hit = 0;
+
+			srows[i].c[C_DIFF] = sat_add(srows[i].c[C_DIFF], diff, &hit);
+			srows[i].c[C_BYTES] = sat_add(srows[i].c[C_BYTES], bytes, &hit);
+			if (hit) {
+				fprintf(stderr, "%s: %s: its sum is out of range\n", mt_progname,
+				    mt_shown(tag, tlen));
 				trouble = 1;
-				srows[i].c[C_BYTES] = INT64_MAX;
 			}
 			return;
 		}
@@ -531,7 +552,9 @@ read_allocinfo(int quiet)
 	while (proc_line(f, line, sizeof(line), &lineno, path)) {
 		if (!strncmp(line, "allocinfo -", 11) || line[strspn(line, " ")] == '#')
 			continue;
-		if (sscanf(line, "%lld %lld %511s", &bytes, &calls, tag) != 3) {
+		/* Both unsigned in the kernel: -2^63 of them once divided by -1. */
+		if (sscanf(line, "%lld %lld %511s", &bytes, &calls, tag) != 3 || bytes < 0 ||
+		    calls < 0) {
 			bad_line(path, lineno, "bad allocinfo line", line);
 			continue;
 		}
@@ -775,7 +798,8 @@ static void
 log_row(const char *file, uint64_t lineno, const char *line, size_t len)
 {
 	char buf[4096], *f[8], *save;
-	int64_t c[NCOUNTERS];
+	int64_t v;
+	mt_wide c[NCOUNTERS];
 	size_t n = 0, i;
 	struct tag *t;
 
@@ -803,11 +827,12 @@ log_row(const char *file, uint64_t lineno, const char *line, size_t len)
 	}
 	for (i = 0; i < NCOUNTERS; i++) {
 		if (!strcmp(f[2 + i], "-"))
-			c[i] = NONE;
-		else if (parse_i64(f[2 + i], &c[i]) < 0) {
+			c[i] = NONE_W;
+		else if (parse_i64(f[2 + i], &v) < 0) {
 			bad_line(file, lineno, "bad counter", f[2 + i]);
 			return;
-		}
+		} else
+			c[i] = v;
 	}
 	if (pending.on) {
 		pending.on = 0;
@@ -826,7 +851,8 @@ static void
 pool_record(const struct mt_event *ev)
 {
 	static int64_t cur = NONE;
-	int64_t t = (trace_start == NONE ? 0 : trace_start) + (int64_t)ev->ts, c[NCOUNTERS];
+	int64_t t = (trace_start == NONE ? 0 : trace_start) + (int64_t)ev->ts;
+	mt_wide c[NCOUNTERS];
 	char tag[4096];
 
 	if (t != cur || !nsnaps) {
@@ -834,10 +860,10 @@ pool_record(const struct mt_event *ev)
 		cur = t;
 	}
 	saw_log = 1;
-	c[C_ALLOCS] = (int64_t)ev->count[0];
-	c[C_FREES] = (int64_t)ev->count[1];
+	c[C_ALLOCS] = ev->count[0];
+	c[C_FREES] = ev->count[1];
 	c[C_DIFF] = c[C_ALLOCS] - c[C_FREES];
-	c[C_BYTES] = (int64_t)ev->count[2];
+	c[C_BYTES] = ev->count[2];
 	tag_escape(ev->heap.s, ev->heap.len, tag, sizeof(tag));
 	snapshot_row(tag_get(tag, strlen(tag), ev->s1.s, ev->s1.len), c);
 }
@@ -863,38 +889,11 @@ bucket_of(uint64_t t)
 	return SIZE_MAX;
 }
 
-/* A counter that does not fit in 63 bits: said once. */
-static void
-overflowed(void)
-{
-	static int said;
-
-	if (!said++) {
-		fprintf(stderr, "%s: a counter is out of range (more than 2^63)\n", mt_progname);
-		trouble = 1;
-	}
-}
-
-/* a += v, or said once and left at its limit when it would not fit. */
-static void
-sum_add(int64_t *a, int64_t v)
-{
-	if (__builtin_add_overflow(*a, v, a)) {
-		*a = v < 0 ? INT64_MIN + 1 : INT64_MAX;
-		overflowed();
-	}
-}
-
 static void
 delta_add(struct tag *t, size_t b, int which, int64_t v)
 {
-	uint64_t before = t->ch.overflow;
-
-	if (b == SIZE_MAX)
-		return;
-	steps_add(&t->ch, b, which, v);
-	if (t->ch.overflow != before)
-		overflowed();
+	if (b != SIZE_MAX)
+		steps_add(&t->ch, b, which, v);
 }
 
 static size_t nbuckets;
@@ -955,8 +954,8 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 		delta_add(t, b, 2, sz);
 		nbuckets = b + 1 > nbuckets ? b + 1 : nbuckets;
 		if (live && b != SIZE_MAX) {
-			sum_add(&t->live[0], 1);
-			sum_add(&t->live[2], sz);
+			t->live[0] += 1;
+			t->live[2] += sz;
 		}
 	}
 	if (tf != UINT64_MAX) {
@@ -965,8 +964,8 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 		delta_add(t, b, 2, -sz);
 		nbuckets = b + 1 > nbuckets ? b + 1 : nbuckets;
 		if (live && b != SIZE_MAX) {
-			sum_add(&t->live[1], 1);
-			sum_add(&t->live[2], -sz);
+			t->live[1] += 1;
+			t->live[2] -= sz;
 		}
 	}
 }
@@ -1001,11 +1000,21 @@ static void live_end(void);
 static void print_table(void);
 static size_t live_closed;	/* --live: intervals whose snapshot is made */
 
+/* A snapshot's row of the sums of allocs, frees and bytes. */
+static void
+counters(mt_wide c[NCOUNTERS], const mt_wide sum[3])
+{
+	c[C_ALLOCS] = sum[0];
+	c[C_FREES] = sum[1];
+	c[C_DIFF] = sum[0] - sum[1];
+	c[C_BYTES] = sum[2];
+}
+
 /* --live: a snapshot at time t of the counts so far. */
 static void
 live_snapshot(int64_t t)
 {
-	int64_t c[NCOUNTERS];
+	mt_wide c[NCOUNTERS];
 	size_t i;
 
 	snapshot_begin(t, trace_host);
@@ -1013,10 +1022,7 @@ live_snapshot(int64_t t)
 		struct tag *tg = tags[i];
 		if (!tg->live[0] && !tg->live[1])
 			continue;
-		c[C_ALLOCS] = tg->live[0];
-		c[C_FREES] = tg->live[1];
-		c[C_DIFF] = tg->live[0] - tg->live[1];
-		c[C_BYTES] = tg->live[2];
+		counters(c, tg->live);
 		snapshot_row(tg, c);
 	}
 }
@@ -1153,11 +1159,12 @@ read_input(const char *path)
 static void
 snapshots_from_events(void)
 {
-	int64_t c[NCOUNTERS], sum[3];
+	mt_wide c[NCOUNTERS];
 	size_t k, i;
+	int j;
 	struct tag *t;
 	int64_t base = trace_start == NONE ? 0 : trace_start;
-	int64_t (*run)[3] = ecalloc(ntags ? ntags : 1, sizeof(*run));
+	mt_wide (*run)[3] = ecalloc(ntags ? ntags : 1, sizeof(*run));
 
 	/*
 	 * A short last interval joins the whole one before it, whose snapshot
@@ -1168,8 +1175,6 @@ snapshots_from_events(void)
 	 */
 	for (i = 0; i < ntags; i++) {
 		steps_merge(&tags[i]->ch);
-		if (tags[i]->ch.overflow)
-			overflowed();
 		tags[i]->cursor = 0;
 	}
 	partial_last = nbuckets && stream_end < nbuckets * interval;
@@ -1187,18 +1192,12 @@ snapshots_from_events(void)
 		    trace_host);
 		for (i = 0; i < ntags; i++) {
 			t = tags[i];
-			for (; t->cursor < t->ch.n && t->ch.d[t->cursor].k <= upto; t->cursor++) {
-				sum_add(&run[i][0], t->ch.d[t->cursor].v[0]);
-				sum_add(&run[i][1], t->ch.d[t->cursor].v[1]);
-				sum_add(&run[i][2], t->ch.d[t->cursor].v[2]);
-			}
-			memcpy(sum, run[i], sizeof(sum));
-			if (!sum[0] && !sum[1])
+			for (; t->cursor < t->ch.n && t->ch.d[t->cursor].k <= upto; t->cursor++)
+				for (j = 0; j < 3; j++)
+					run[i][j] += t->ch.d[t->cursor].v[j];
+			if (!run[i][0] && !run[i][1])
 				continue;
-			c[C_ALLOCS] = sum[0];
-			c[C_FREES] = sum[1];
-			c[C_DIFF] = sum[0] - sum[1];
-			c[C_BYTES] = sum[2];
+			counters(c, run[i]);
 			snapshot_row(t, c);
 		}
 	}
@@ -1223,36 +1222,45 @@ selected(const struct tag *t)
 }
 
 /* The value shown now: absent tags hold 0 of what they had. */
-static int64_t
+static mt_wide
 value(const struct tag *t, int c)
 {
 	if (t->in_cur)
 		return t->cur[c];
-	return t->prev[c] == NONE ? NONE : 0;
+	return t->prev[c] == NONE_W ? NONE_W : 0;
 }
 
-static int64_t
+static mt_wide
 change(const struct tag *t, int c)
 {
-	int64_t now = value(t, c), before;
+	mt_wide now = value(t, c), before;
 
-	if (nsnaps < 2 || now == NONE)
-		return NONE;
+	if (nsnaps < 2 || now == NONE_W)
+		return NONE_W;
 	before = t->in_prev ? t->prev[c] : 0;
-	return before == NONE ? NONE : now - before;
+	return before == NONE_W ? NONE_W : now - before;
+}
+
+/* Bytes a block; NONE_W without both. */
+static mt_wide
+per_alloc(mt_wide diff, mt_wide bytes)
+{
+	return diff == NONE_W || bytes == NONE_W ? NONE_W : diff > 0 ? bytes / diff : 0;
 }
 
 static int
 by_sort(const void *a, const void *b)
 {
 	const struct tag *x = *(const struct tag *const *)a, *y = *(const struct tag *const *)b;
-	int64_t vx, vy;
+	mt_wide vx, vy;
 	int c;
 
 	if (sort_key >= 0) {
-		if (sort_key == NCOUNTERS) {	/* per alloc */
-			vx = value(x, C_DIFF) > 0 ? value(x, C_BYTES) / value(x, C_DIFF) : NONE;
-			vy = value(y, C_DIFF) > 0 ? value(y, C_BYTES) / value(y, C_DIFF) : NONE;
+		if (sort_key == NCOUNTERS) {	/* per alloc; none without allocations */
+			vx = value(x, C_DIFF) > 0 ? per_alloc(value(x, C_DIFF), value(x, C_BYTES)) :
+			    NONE_W;
+			vy = value(y, C_DIFF) > 0 ? per_alloc(value(y, C_DIFF), value(y, C_BYTES)) :
+			    NONE_W;
 		} else if (by_change) {
 			vx = change(x, sort_key);
 			vy = change(y, sort_key);
@@ -1298,37 +1306,29 @@ tag_show(const char *name, char *buf, size_t size)
 	return buf;
 }
 
+/* A value of column c, or its change in parentheses; NONE_W: '-'. */
 static void
-cell(char *buf, size_t size, int64_t v)
+cell(char *buf, size_t size, mt_wide v, int c, int paren)
 {
-	if (v == NONE)
-		snprintf(buf, size, "-");
+	if (v == NONE_W)
+		snprintf(buf, size, paren ? "(-)" : "-");
 	else
-		snprintf(buf, size, "%" PRId64, v);
+		snprintf(buf, size, paren ? "(%+" PRId64 ")" : "%" PRId64,
+		    sat_narrow(v, &sat[c].hit));
 }
 
 static void
-cell_change(char *buf, size_t size, int64_t v)
-{
-	if (v == NONE)
-		snprintf(buf, size, "(-)");
-	else
-		snprintf(buf, size, "(%+" PRId64 ")", v);
-}
-
-static void
-print_row(const char *name, const char *type, const int64_t v[NCOUNTERS],
-    const int64_t d[NCOUNTERS])
+print_row(const char *name, const char *type, const mt_wide v[NCOUNTERS],
+    const mt_wide d[NCOUNTERS])
 {
 	char a[4][32], ch[4][32], per[32], shown[TAG_WIDTH + 8];
 	int i;
 
 	for (i = 0; i < NCOUNTERS; i++) {
-		cell(a[i], sizeof(a[i]), v[i]);
-		cell_change(ch[i], sizeof(ch[i]), d[i]);
+		cell(a[i], sizeof(a[i]), v[i], i, 0);
+		cell(ch[i], sizeof(ch[i]), d[i], i, 1);
 	}
-	cell(per, sizeof(per), v[C_DIFF] == NONE || v[C_BYTES] == NONE ? NONE :
-	    v[C_DIFF] > 0 ? v[C_BYTES] / v[C_DIFF] : 0);
+	cell(per, sizeof(per), per_alloc(v[C_DIFF], v[C_BYTES]), SAT_PER_ALLOC, 0);
 	printf("%-32s %-14s %10s %-9s %10s %-9s %10s %-9s %14s %-12s %10s\n",
 	    tag_show(name, shown, sizeof(shown)), type,
 	    a[0], ch[0], a[1], ch[1], a[2], ch[2], a[3], ch[3], per);
@@ -1338,13 +1338,13 @@ static void
 print_table(void)
 {
 	struct tag **shown = emalloc((ntags ? ntags : 1) * sizeof(*shown));
-	int64_t v[NCOUNTERS], d[NCOUNTERS], tv[NCOUNTERS], td[NCOUNTERS];
+	mt_wide v[NCOUNTERS], d[NCOUNTERS], tv[NCOUNTERS], td[NCOUNTERS];
 	char when[64], before[64];
 	size_t i, n = 0;
 	int c;
 
 	for (c = 0; c < NCOUNTERS; c++)
-		tv[c] = td[c] = NONE;
+		tv[c] = td[c] = NONE_W;
 	for (i = 0; i < ntags; i++)
 		if ((tags[i]->in_cur || tags[i]->in_prev) && selected(tags[i]))
 			shown[n++] = tags[i];
@@ -1367,16 +1367,17 @@ print_table(void)
 		for (c = 0; c < NCOUNTERS; c++) {
 			v[c] = value(shown[i], c);
 			d[c] = change(shown[i], c);
-			if (v[c] != NONE)
-				tv[c] = (tv[c] == NONE ? 0 : tv[c]) + v[c];
-			if (d[c] != NONE)
-				td[c] = (td[c] == NONE ? 0 : td[c]) + d[c];
+			if (v[c] != NONE_W)
+				tv[c] = (tv[c] == NONE_W ? 0 : tv[c]) + v[c];
+			if (d[c] != NONE_W)
+				td[c] = (td[c] == NONE_W ? 0 : td[c]) + d[c];
 		}
 		print_row(shown[i]->name, shown[i]->type, v, d);
 	}
 	if (totals)
 		print_row("TOTAL", "-", tv, td);
 	free(shown);
+	say_saturated();
 }
 
 struct verdict {
@@ -1436,7 +1437,7 @@ print_growth(int live_pass)
 		b1 = bytes_at(t, last);
 		if ((size_t)grew >= k && b1 > b0)
 			v[nv++] = (struct verdict){ t, grew, b0, b1,
-				hours > 0 ? (double)(b1 - b0) / hours : 0 };
+				hours > 0 ? ((double)b1 - (double)b0) / hours : 0 };
 	}
 	if (live_pass && !nv) {
 		free(v);
@@ -1453,16 +1454,20 @@ print_growth(int live_pass)
 	for (i = 0; i < nv; i++) {
 		char grew[32], shown[TAG_WIDTH + 8], rate[32];
 		snprintf(grew, sizeof(grew), "%ld/%zu", v[i].grew, n);
-		/* One field for awk: "+1.5MiB", no blank. */
-		mt_human((int64_t)v[i].per_hour, rate + 1, sizeof(rate) - 1);
+		/* One field for awk: "+1.5MiB", no blank; the rate of snapshots a
+		   nanosecond apart can be past 2^63 bytes an hour. */
+		sat_human(v[i].per_hour >= 0x1p63 ? (mt_wide)SAT_MAX + 1 : (mt_wide)v[i].per_hour,
+		    &sat[SAT_PER_HOUR].hit, rate + 1, sizeof(rate) - 1);
 		rate[0] = '+';
 		if (strchr(rate, ' '))
 			memmove(strchr(rate, ' '), strchr(rate, ' ') + 1, strlen(strchr(rate, ' ')));
 		printf("%-32s %-14s %7s %14" PRId64 " %14" PRId64 " %+14" PRId64 " %14s\n",
 		    tag_show(v[i].t->name, shown, sizeof(shown)), v[i].t->type, grew, v[i].first,
-		    v[i].last, v[i].last - v[i].first, v[i].per_hour < 0 ? rate + 1 : rate);
+		    v[i].last, sat_sub(v[i].last, v[i].first, &sat[SAT_GROWTH].hit),
+		    v[i].per_hour < 0 || rate[1] == '>' ? rate + 1 : rate);
 	}
 	for (i = 0; i < nv; i++) {
+		sat[C_BYTES].hit |= v[i].t->clamped;
 		printf("\n#evidence %s %s\n", v[i].t->name, v[i].t->type);
 		for (j = first; j <= last; j++) {
 			time_label(snaps[j].t, when, sizeof(when));
@@ -1471,10 +1476,11 @@ print_growth(int live_pass)
 				printf("%-24s %14" PRId64 "\n", when, b1);
 			else
 				printf("%-24s %14" PRId64 " (%+" PRId64 ")\n", when, b1,
-				    b1 - bytes_at(v[i].t, j - 1));
+				    sat_sub(b1, bytes_at(v[i].t, j - 1), &sat[SAT_GROWTH].hit));
 		}
 	}
 	free(v);
+	say_saturated();
 	return nv > 0;
 }
 

@@ -304,43 +304,60 @@ series_find(const struct mt_event *ev)
 	return s;
 }
 
-static int64_t
-sat_add(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_add_overflow(a, b, &r))
-		return b < 0 ? INT64_MIN + 1 : INT64_MAX;
-	return r;
-}
+/*
+ * The running sums over the buckets are wide, narrowed in the samples.
+ * Changes at one nanosecond whose sum would not fit stay apart; merged
+ * into coarser buckets, they stop at 63 bits.
+ */
+static struct mt_sat sat_bytes = { .column = "a sample's bytes" };
+static struct mt_sat sat_count = { .column = "a sample's count" };
 
 /* b, then a, in time order (b after a): the sum's rise and dip exact. */
 static void
 change_then(struct change *a, const struct change *b)
 {
-	int64_t up = sat_add(a->bytes, b->rise), down = sat_add(a->bytes, b->dip);
+	int64_t up = sat_add(a->bytes, b->rise, &sat_bytes.hit);
+	int64_t down = sat_add(a->bytes, b->dip, &sat_bytes.hit);
 
 	a->rise = up > a->rise ? up : a->rise;
 	a->dip = down < a->dip ? down : a->dip;
-	a->bytes = sat_add(a->bytes, b->bytes);
-	a->count = sat_add(a->count, b->count);
+	a->bytes = sat_add(a->bytes, b->bytes, &sat_bytes.hit);
+	a->count = sat_add(a->count, b->count, &sat_count.hit);
 }
 
-/* Two changes of one bucket whose order is unknown. */
-static void
+/* Two changes of one bucket whose order is unknown: 0 when kept apart. */
+static int
 change_with(struct change *a, const struct change *b)
 {
-	a->bytes = sat_add(a->bytes, b->bytes);
-	a->count = sat_add(a->count, b->count);
+	unsigned apart = 0;
+	int64_t bytes, count;
+
 	if (resolution == 1) {	/* at the same nanosecond: one change */
+		bytes = sat_add(a->bytes, b->bytes, &apart);
+		count = sat_add(a->count, b->count, &apart);
+		if (apart)
+			return 0;
+		a->bytes = bytes;
+		a->count = count;
 		a->rise = a->bytes > 0 ? a->bytes : 0;
 		a->dip = a->bytes < 0 ? a->bytes : 0;
-		return;
+		return 1;
 	}
+	a->bytes = sat_add(a->bytes, b->bytes, &sat_bytes.hit);
+	a->count = sat_add(a->count, b->count, &sat_count.hit);
 	/* Interleaved, any prefix is one of each's: their sum bounds it. */
-	a->rise = sat_add(a->rise, b->rise);
-	a->dip = sat_add(a->dip, b->dip);
+	a->rise = sat_add(a->rise, b->rise, &sat_bytes.hit);
+	a->dip = sat_add(a->dip, b->dip, &sat_bytes.hit);
 	bounds = 1;
+	return 1;
+}
+
+/* A sample's bytes or count, none past 2^63-1; a minimum below 0 is a
+   bound, and every lifetime rose before it fell: 0. */
+static uint64_t
+sample_value(mt_wide v, struct mt_sat *sat)
+{
+	return v < 0 ? 0 : (uint64_t)sat_narrow(v, &sat->hit);
 }
 
 static int
@@ -361,9 +378,7 @@ series_merge(struct series *s)
 		return;
 	qsort(s->c, s->n, sizeof(*s->c), change_cmp);
 	for (i = 0; i < s->n; i++) {
-		if (j && s->c[j - 1].k == s->c[i].k)
-			change_with(&s->c[j - 1], &s->c[i]);
-		else
+		if (!(j && s->c[j - 1].k == s->c[i].k && change_with(&s->c[j - 1], &s->c[i])))
 			s->c[j++] = s->c[i];
 		if (!s->c[j - 1].bytes && !s->c[j - 1].count && !s->c[j - 1].rise &&
 		    !s->c[j - 1].dip)
@@ -479,7 +494,7 @@ series_write(uint64_t end)
 	}
 	for (i = 0; i < nseries; i++) {
 		struct series *s = &series[i];
-		int64_t b = 0, c = 0, hi, lo;
+		mt_wide b = 0, c = 0, hi, lo;
 		size_t j = 0;
 
 		series_merge(s);
@@ -487,26 +502,24 @@ series_write(uint64_t end)
 			/* The step (t0 + (k-1)step, t0 + k step]: its buckets. */
 			hi = lo = b;
 			for (; j < s->n && s->c[j].k <= k * per; j++) {
-				int64_t up = sat_add(b, s->c[j].rise), down = sat_add(b, s->c[j].dip);
+				mt_wide up = b + s->c[j].rise, down = b + s->c[j].dip;
 				hi = up > hi ? up : hi;
 				lo = down < lo ? down : lo;
-				b = sat_add(b, s->c[j].bytes);
-				c = sat_add(c, s->c[j].count);
+				b += s->c[j].bytes;
+				c += s->c[j].count;
 			}
 			if (k == 0)	/* the first sample is an instant */
 				hi = lo = b;
-			if (lo < 0)	/* a bound: every lifetime rose before it fell */
-				lo = 0;
 			memset(&ev, 0, sizeof(ev));
 			ev.type = MT_SAMPLE;
 			ev.flags = EV_RANGE;
 			ev.ts = t0 + k * step;
 			ev.pid = s->pid;
 			ev.heap = (struct mt_str){ s->heap, s->heaplen };
-			ev.size = (uint64_t)b;
-			ev.stack = (uint64_t)c;
-			ev.count[0] = (uint64_t)hi;
-			ev.count[1] = (uint64_t)lo;
+			ev.size = sample_value(b, &sat_bytes);
+			ev.stack = sample_value(c, &sat_count);
+			ev.count[0] = sample_value(hi, &sat_bytes);
+			ev.count[1] = sample_value(lo, &sat_bytes);
 			sink_put(&out, &ev);
 		}
 	}
@@ -524,24 +537,25 @@ series_peaks(void)
 
 	for (i = 0; i < nseries; i++) {
 		struct series *s = &series[i];
-		int64_t b = 0, c = 0;
+		mt_wide b = 0, c = 0, peak_b = 0, peak_c = 0;
 
 		series_merge(s);
 		s->peak_t = t0;
-		s->peak_b = INT64_MIN;
 		for (j = 0; j < s->n; j++) {
-			int64_t top = sat_add(b, s->c[j].rise);
+			mt_wide top = b + s->c[j].rise;
 
-			b = sat_add(b, s->c[j].bytes);
-			c = sat_add(c, s->c[j].count);
-			if (top > s->peak_b) {
-				s->peak_b = top;
-				s->peak_c = c;
+			b += s->c[j].bytes;
+			c += s->c[j].count;
+			if (top > peak_b || j == 0) {
+				peak_b = top;
+				peak_c = c;
 				s->peak_t = t0 + s->c[j].k * resolution;
 			}
 		}
-		if (s->peak_b < 0)
-			s->peak_b = s->peak_c = 0;
+		if (peak_b < 0)
+			peak_b = peak_c = 0;
+		s->peak_b = (int64_t)sample_value(peak_b, &sat_bytes);
+		s->peak_c = (int64_t)sample_value(peak_c, &sat_count);
 		free(s->c);
 		s->c = NULL;
 		s->n = s->cap = s->sorted = 0;
@@ -911,5 +925,7 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	say_times();
+	sat_say(&sat_bytes);
+	sat_say(&sat_count);
 	return status | mt_status;
 }

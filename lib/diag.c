@@ -1,5 +1,6 @@
 /* Diagnostics in the one greppable form, and allocation helpers that exit. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,28 @@ mt_warn_at(const char *file, uint64_t line, const char *what,
 	else
 		fprintf(stderr, "%s: %s:%llu: %s\n", mt_progname, file,
 		    (unsigned long long)line, what);
+	mt_status = 1;
+}
+
+/*
+ * Each way a column's sums stopped, said once: the value shown is then
+ * a bound of the true one, and the exit status says something was lost.
+ */
+void
+sat_say(struct mt_sat *s)
+{
+	unsigned now = s->hit & ~s->said;
+
+	if (!now)
+		return;
+	fflush(stdout);
+	if (now & SAT_UP)
+		fprintf(stderr, "%s: %s saturated at %" PRId64 " (more than 2^63-1: read it as "
+		    "at least that)\n", mt_progname, s->column, (int64_t)SAT_MAX);
+	if (now & SAT_DOWN)
+		fprintf(stderr, "%s: %s saturated at %" PRId64 " (less than -(2^63-1): read it "
+		    "as at most that)\n", mt_progname, s->column, -(int64_t)SAT_MAX);
+	s->said |= now;
 	mt_status = 1;
 }
 

@@ -60,6 +60,53 @@ int parse_size(const char *s, uint64_t *bytes);
 uint64_t eduration(const char *opt, const char *s, int zero_ok);	/* parse_duration, or exit 2 */
 uint64_t esize(const char *opt, const char *s);		/* parse_size, or exit 2 */
 
+/*
+ * Sums that never wrap.  A sum stops at +-(2^63-1), where every number
+ * of the text format fits, and a column's struct mt_sat remembers which
+ * way; sat_say() (diag.c) says it once and sets mt_status.  A sum whose
+ * terms have both signs is kept wide (mt_wide) and narrowed only where
+ * it is shown, for one stopped early would lose what the other sign
+ * takes back.
+ */
+#define SAT_MAX INT64_MAX
+#define SAT_UP 1		/* a sum stopped at SAT_MAX */
+#define SAT_DOWN 2		/* at -SAT_MAX */
+typedef __int128 mt_wide;
+struct mt_sat {
+	const char *column;	/* as the output names it: "Size" */
+	unsigned hit, said;	/* SAT_UP, SAT_DOWN: reached, and said */
+};
+void sat_say(struct mt_sat *s);	/* what was hit and not said yet */
+
+static inline int64_t
+sat_narrow(mt_wide v, unsigned *hit)
+{
+	if (v > SAT_MAX) {
+		*hit |= SAT_UP;
+		return SAT_MAX;
+	}
+	if (v < -SAT_MAX) {
+		*hit |= SAT_DOWN;
+		return -SAT_MAX;
+	}
+	return (int64_t)v;
+}
+
+static inline int64_t
+sat_add(int64_t a, int64_t b, unsigned *hit)
+{
+	return sat_narrow((mt_wide)a + b, hit);
+}
+
+static inline int64_t
+sat_sub(int64_t a, int64_t b, unsigned *hit)
+{
+	return sat_narrow((mt_wide)a - b, hit);
+}
+
+/* mt_human's, or past SAT_MAX ">=8.0 EiB" (and "<=-8.0 EiB"), hit said. */
+const char *sat_human(mt_wide v, unsigned *hit, char *buf, size_t n);
+
 /* A string that points into a buffer the reader owns. */
 struct mt_str {
 	const char *s;
@@ -458,16 +505,18 @@ const char *proc_name(const char *path, size_t len, size_t *n);
 const char *dict_task(struct mt_dict *d, int64_t tid);	/* a #task comm, or NULL */
 const char *mt_human(int64_t v, char *buf, size_t n);	/* units.c: "1.5 MiB" */
 
-/* steps.c: changes at the steps where something changed, merged by step. */
+/*
+ * steps.c: changes at the steps where something changed, merged by step;
+ * two at one step where their sum would not fit in 63 bits.
+ */
 #define MT_STEP_VALUES 3
 struct mt_step {
 	uint64_t k;
 	int64_t v[MT_STEP_VALUES];
 };
 struct mt_steps {
-	struct mt_step *d;	/* sorted, one a step, after steps_merge */
+	struct mt_step *d;	/* sorted by step after steps_merge */
 	size_t n, cap;
-	uint64_t overflow;	/* sums that did not fit in 63 bits */
 };
 void steps_add(struct mt_steps *s, uint64_t k, int which, int64_t v);
 void steps_merge(struct mt_steps *s);

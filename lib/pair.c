@@ -542,6 +542,15 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 	uint64_t ta = ev->flags & EV_TS_NONE ? UINT64_MAX : ev->ts;
 
 	if (p->range_heap[heap]) {
+		/* Its end would wrap to the bottom, where no free finds it. */
+		if (ev->size > UINT64_MAX - ev->addr) {
+			char tok[64];
+			int n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " of %" PRIu64 " bytes",
+			    ev->addr, ev->size);
+			mt_warn_at(reader_name(p->input), reader_lineno(p->input),
+			    "mapping ending past 2^64-1", tok, (size_t)n);
+			return;
+		}
 		r = (struct range){ ev->addr, ev->addr + ev->size, ta,
 		    ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
 		    (int32_t)ev->pid, (int32_t)ev->tid, (uint16_t)heap, 0 };
@@ -603,7 +612,7 @@ free_event(struct mt_pairer *p, const struct mt_event *ev)
 
 	if (p->range_heap[heap]) {
 		lo = ev->addr;
-		hi = ev->size ? ev->addr + ev->size : 0;
+		hi = !ev->size ? 0 : ev->size > UINT64_MAX - lo ? UINT64_MAX : lo + ev->size;
 		/* Only this process's ranges of this heap: together in the
 		   array, though within them a mapping made over another can
 		   leave them out of order. */

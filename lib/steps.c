@@ -2,8 +2,8 @@
  * steps.c: changes at numbered steps (samples of a series, intervals of
  * a stream), kept only for the steps where something changed: appended
  * in any order, sorted and merged when their array fills.  Memory for the
- * steps that change, never one per step.  Sums saturate at 63 bits and
- * say so in the overflow count.
+ * steps that change, never one per step.  Changes whose sum would not
+ * fit in 63 bits stay apart, two at one step: a reader sums them wide.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +18,20 @@ step_cmp(const void *a, const void *b)
 	return x->k < y->k ? -1 : x->k > y->k;
 }
 
-static void
-step_sum(struct mt_steps *s, int64_t *a, int64_t v)
+/* b added to a, when every sum fits: 1, else 0 and a as it was. */
+static int
+step_sum(struct mt_step *a, const struct mt_step *b)
 {
-	if (__builtin_add_overflow(*a, v, a)) {
-		*a = v < 0 ? INT64_MIN + 1 : INT64_MAX;
-		s->overflow++;
-	}
+	unsigned hit = 0;
+	int64_t v[MT_STEP_VALUES];
+	int c;
+
+	for (c = 0; c < MT_STEP_VALUES; c++)
+		v[c] = sat_add(a->v[c], b->v[c], &hit);
+	if (hit)
+		return 0;
+	memcpy(a->v, v, sizeof(v));
+	return 1;
 }
 
 void
@@ -36,10 +43,7 @@ steps_merge(struct mt_steps *s)
 	if (s->n > 1)
 		qsort(s->d, s->n, sizeof(*s->d), step_cmp);
 	for (i = 0; i < s->n; i++) {
-		if (j && s->d[j - 1].k == s->d[i].k)
-			for (c = 0; c < MT_STEP_VALUES; c++)
-				step_sum(s, &s->d[j - 1].v[c], s->d[i].v[c]);
-		else
+		if (!(j && s->d[j - 1].k == s->d[i].k && step_sum(&s->d[j - 1], &s->d[i])))
 			s->d[j++] = s->d[i];
 		for (c = 0; c < MT_STEP_VALUES && !s->d[j - 1].v[c]; c++)
 			;
@@ -52,10 +56,11 @@ steps_merge(struct mt_steps *s)
 void
 steps_add(struct mt_steps *s, uint64_t k, int which, int64_t v)
 {
-	if (s->n && s->d[s->n - 1].k == k) {
-		step_sum(s, &s->d[s->n - 1].v[which], v);
+	struct mt_step one = { .k = k };
+
+	one.v[which] = v;
+	if (s->n && s->d[s->n - 1].k == k && step_sum(&s->d[s->n - 1], &one))
 		return;
-	}
 	if (s->n == s->cap) {
 		steps_merge(s);
 		/* Room for 2 first: a million series that change once are common. */
@@ -64,7 +69,5 @@ steps_add(struct mt_steps *s, uint64_t k, int which, int64_t v)
 			s->d = erealloc(s->d, s->cap * sizeof(*s->d));
 		}
 	}
-	memset(&s->d[s->n], 0, sizeof(*s->d));
-	s->d[s->n].k = k;
-	step_sum(s, &s->d[s->n++].v[which], v);
+	s->d[s->n++] = one;
 }

@@ -133,6 +133,21 @@ mt_human(int64_t v, char *buf, size_t n)
 	return buf;
 }
 
+const char *
+sat_human(mt_wide v, unsigned *hit, char *buf, size_t n)
+{
+	char h[32];
+	unsigned this = 0;
+	int64_t shown = sat_narrow(v, &this);
+
+	*hit |= this;
+	if (!this)
+		return mt_human(shown, buf, n);
+	/* Past 2^63-1: at least 2^63, which is 8.0 EiB exactly. */
+	snprintf(buf, n, "%s%s", shown > 0 ? ">=" : "<=", mt_human(shown, h, sizeof(h)));
+	return buf;
+}
+
 uint64_t
 mt_monotonic_ns(void)
 {

@@ -492,3 +492,56 @@ views_agree() {
 	mt-symbolize k.mtr | mt-lifetime -q >k.life
 	views_agree k.life
 }
+
+@test "sums past 2^63-1 saturate, Impacting Size both ways, never wrap: the bound shown, the column said, exit 1" {
+	cd "$BATS_TEST_TMPDIR"
+	M=9223372036854775807
+	{
+		printf 'proc\t10\t1\t0\t/bin/app\tapp\nstack\t1\t0x10\nsym\t0x10\tmain\ta.c:1\t/bin/app\n'
+		printf 'life\t%s\t-\t10\t10\tmalloc\t0x%s\t%s\t-\taifo\t%s\n' 1 100 $M $M 2 200 $M $M
+		printf 'life\t-\t3\t10\t10\tmmap\t0x300\t%s\t-\taofi\t-%s\n' $M $M
+		printf 'life\t-\t4\t10\t10\tmmap\t0x400\t%s\t-\taofi\t-%s\n' $M $M
+	} >big.life
+	up="(more than 2^63-1: read it as at least that)"
+	down="(less than -(2^63-1): read it as at most that)"
+	said="mt-group: Size saturated at $M $up
+mt-group: Impacting Size saturated at $M $up
+mt-group: Impacting Size saturated at -$M $down"
+	# once two lifetimes of 2^63-1 bytes made Size -2 B
+	run -1 --separate-stderr mt-group --by heap --format tsv big.life
+	[ "$output" = "$(printf 'heap\tcount\tsize\timpact\nmalloc\t2\t%s\t%s\nmmap\t2\t0\t-%s' $M $M $M)" ]
+	[ "$stderr" = "$said" ]
+	run -1 --separate-stderr mt-group --by heap --format json big.life
+	has_line "$output" "^  {\"heap\": \"malloc\", \"count\": 2, \"size\": $M, \"impact\": $M},\$"
+	has_line "$output" "^  {\"heap\": \"mmap\", \"count\": 2, \"size\": 0, \"impact\": -$M}\$"
+	[ "$stderr" = "$said" ]
+	run -1 --separate-stderr mt-group --by heap big.life
+	has_line "$output" '^malloc +2 +>=8\.0 EiB +>=8\.0 EiB$'
+	has_line "$output" '^mmap +2 +0 B +<=-8\.0 EiB$'
+	[ "$stderr" = "$said" ]
+	# kept wide until shown: what the frees took back is not lost
+	run -1 --separate-stderr mt-group --by process --format tsv big.life
+	[ "${lines[1]}" = "$(printf 'app\t4\t%s\t0' $M)" ]
+	[ "$stderr" = "mt-group: Size saturated at $M $up" ]
+	run -1 --separate-stderr mt-group --tree --by heap big.life
+	has_line "$output" '^all +4 +>=8\.0 EiB +0 B$'
+	[ "$stderr" = "$said" ]
+	run -1 --separate-stderr mt-group --format folded big.life
+	[ "$output" = "app $M" ]
+	# --diff: its changes too; trouble, as diff(1) says it
+	printf 'heap\tcount\tsize\timpact\nmalloc\t2\t0\t-%s\n' $M >old.tsv
+	run -2 --separate-stderr mt-group --by heap --diff old.tsv big.life
+	has_line "$output" '^malloc +2 +\+0 +>=8\.0 EiB +>=8\.0 EiB +>=8\.0 EiB +>=8\.0 EiB$'
+	[ "${stderr_lines[0]}" = "mt-group: 2 groups changed (1 new, 0 gone), 0 the same" ]
+	has_line "$stderr" "^mt-group: the change of Impacting Size saturated at $M \\Q$up\\E\$"
+	has_line "$stderr" "^mt-group: the change of Impacting Size saturated at -$M \\Q$down\\E\$"
+	# what the suppressions kept out
+	printf 'function ^main$\n' >main.supp
+	{
+		head -n 3 big.life
+		printf 'life\t%s\t-\t10\t10\tmalloc\t0x%s\t%s\t1\taifo\t%s\n' 5 500 $M $M 6 600 $M $M
+	} >sup.life
+	run -1 --separate-stderr mt-group --suppress main.supp --format tsv sup.life
+	[ "$stderr" = "mt-group: suppressed 2 lifetimes never freed, >=8.0 EiB (main.supp:1 2); --no-suppress shows them
+mt-group: the suppressed bytes saturated at $M $up" ]
+}

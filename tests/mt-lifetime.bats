@@ -340,3 +340,16 @@ PY
 	[ "$stderr" = "mt-lifetime: 600000 lifetimes; 0 survivors leaked at exit, 0 alive at the end; 0 frees of blocks allocated before recording; 0 double frees" ]
 	diff <(sort expected) <(printf '%s\n' "$output" | awk -F'\t' '$1 == "life" { print $2, $3 }' | sort)
 }
+
+@test "a mapping whose end would wrap past 2^64-1: said with file:line, left out, exit 1; an munmap's length past it ends what is there" {
+	printf 'proc\t1\t0\t0\t/bin/x\tx\n' >wrap.txt
+	printf 'alloc\t%s\t1\t1\tmmap\t0x%s\t%s\t-\n' 1 fffffffffffff000 8192 2 ffffffffffff0000 65536 \
+		3 ffffffffffffe000 4096 >>wrap.txt
+	printf 'free\t4\t1\t1\tmmap\t0xffffffffffffe000\t-\t1000000\nfree\t5\t1\t1\tmmap\t0xfffffffffffff000\t-\n' >>wrap.txt
+	run -1 --separate-stderr mt-lifetime wrap.txt
+	# once kept to the end, their end below their start, never to be freed
+	[ "$output" = "$(printf 'proc\t1\t0\t0\t/bin/x\tx\nlife\t3\t4\t1\t1\tmmap\t0xffffffffffffe000\t4096\t-\taifi\t0\nlife\t-\t5\t1\t1\tmmap\t0xfffffffffffff000\t-\t-\taofi\t0')" ]
+	[ "$stderr" = "mt-lifetime: wrap.txt:2: mapping ending past 2^64-1 '0xfffffffffffff000 of 8192 bytes'
+mt-lifetime: wrap.txt:3: mapping ending past 2^64-1 '0xffffffffffff0000 of 65536 bytes'
+mt-lifetime: 2 lifetimes; 0 survivors leaked at exit, 0 alive at the end; 1 frees of blocks allocated before recording; 0 double frees" ]
+}

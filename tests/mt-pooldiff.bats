@@ -288,7 +288,7 @@ make_log() {
 		3000 64 9223372036854775000 >>big.txt
 	run -2 --separate-stderr timeout 60 mt-pooldiff --interval 50ms --tag heap big.txt
 	[ "${stderr_lines[0]}" = "mt-pooldiff: a time of 9223372036854775806 ns is more than 10000000 intervals in: a longer --interval (what lies there is not counted)" ]
-	[ "${stderr_lines[1]}" = "mt-pooldiff: a counter is out of range (more than 2^63)" ]
+	[ "${stderr_lines[1]}" = "mt-pooldiff: Bytes saturated at 9223372036854775807 (more than 2^63-1: read it as at least that)" ]
 	run -0 awk '!/^#/ && $9 < 0' <<<"$output"
 	[ -z "$output" ]
 	# times and counters of a log
@@ -357,4 +357,42 @@ make_log() {
 	has_line "$output" '^#mt-pooldiff growth: 0 of 1 tags grew'
 	run -2 --separate-stderr mt-pooldiff --live live.txt
 	[ "$stderr" = "mt-pooldiff: --live needs --interval" ]
+}
+
+@test "sums past 2^63-1: exact where they fit again, saturated where shown, the column said, exit 2; a log's changes, totals, growth" {
+	cd "$BATS_TEST_TMPDIR"
+	M=9223372036854775807
+	up="(more than 2^63-1: read it as at least that)"
+	A=6000000000000000000
+	# two blocks of 6e18 bytes in the first interval, one freed in the next
+	printf '#mt-events\t1\tstart=0\thost=h\n' >ev.txt
+	printf 'alloc\t%s\t5\t5\tmalloc\t0x%s\t%s\t-\n' 10000000 10 $A 20000000 20 $A 30000000 30 100 >>ev.txt
+	printf 'free\t60000000\t5\t5\tmalloc\t0x10\t-\nalloc\t100000000\t5\t5\tmalloc\t0x40\t8\t-\n' >>ev.txt
+	# the first snapshot's 2^64 bytes once stopped at 2^63-1: the second said 3223372036854775815
+	run -0 --separate-stderr mt-pooldiff --interval 50ms --tag heap ev.txt
+	has_line "$output" '^malloc +malloc +4 \(\+1\) +1 \(\+1\) +3 \(\+0\) +6000000000000000108 \(-5999999999999999992\) 2000000000000000036$'
+	[ -z "$stderr" ]
+	run -2 --separate-stderr mt-pooldiff --interval 50ms --tag heap --live ev.txt
+	has_line "$output" "^malloc +malloc +3 \(-\) +0 \(-\) +3 \(-\) +$M \(-\) +4000000000000000033$"
+	has_line "$output" '^malloc +malloc +3 \(\+0\) +1 \(\+1\) +2 \(-1\) +6000000000000000100 \(-6000000000000000000\) 3000000000000000050$'
+	[ "$stderr" = "mt-pooldiff: Bytes saturated at $M $up" ]
+	# a log's values fit; their changes, totals and growth may not
+	printf '#mt-pool 1 time=2026-11-22T00:00:00Z host=h\nx slab 1 0 1 -9000000000000000000 1\ny slab 1 0 1 9000000000000000000 1\n' >c.log
+	printf '#mt-pool 1 time=2026-11-22T00:05:00Z host=h\nx slab 1 0 1 9000000000000000000 1\ny slab 1 0 1 9000000000000000000 1\n' >>c.log
+	run -2 --separate-stderr mt-pooldiff --totals c.log
+	has_line "$output" "^x +slab .* 9000000000000000000 \(\+$M\) 9000000000000000000\$"
+	has_line "$output" "^TOTAL +- +2 \(\+0\) +0 \(\+0\) +2 \(\+0\) +$M \(\+$M\) 9000000000000000000\$"
+	[ "$stderr" = "mt-pooldiff: Bytes saturated at $M $up" ]
+	run -2 --separate-stderr mt-pooldiff --growth c.log
+	has_line "$output" "^x +slab +1/1 -9000000000000000000 9000000000000000000 \+$M +>=8\.0EiB\$"
+	has_line "$output" "^2026-11-22T00:05:00Z +9000000000000000000 \(\+$M\)\$"
+	[ "$stderr" = "mt-pooldiff: Growth saturated at $M $up
+mt-pooldiff: PerHour saturated at $M $up" ]
+	# /proc/allocinfo's counts are unsigned: -2^63 bytes in -1 calls once divided to a crash
+	mkdir -p p/proc
+	printf 'MemTotal: 1000 kB\n' >p/proc/meminfo
+	printf -- '-9223372036854775808 -1 mm/x.c:1 func:f\n5 1 mm/y.c:2 func:g\n' >p/proc/allocinfo
+	run -2 --separate-stderr mt-pooldiff --snapshot --proc p/proc allocinfo
+	[ "$stderr" = "mt-pooldiff: p/proc/allocinfo:1: bad allocinfo line '-9223372036854775808 -1 mm/x.c:1 func:f'
+mt-pooldiff: no snapshot written" ]
 }

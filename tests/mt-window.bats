@@ -406,3 +406,21 @@ near() {
 	grep -q 'fill-opacity' p.svg
 	run -2 "$TESTS/../share/mt-plot" -n x -o p.svg p.txt
 }
+
+@test "--series and --at peak: bytes outstanding past 2^63-1 saturate, the sums kept wide, the field said, exit 1" {
+	cd "$BATS_TEST_TMPDIR"
+	M=9223372036854775807
+	# two blocks of 2^63-1 bytes from the same nanosecond, freed apart
+	printf 'life\t1\t%s\t10\t10\tmalloc\t0x%s\t%s\t-\taifi\t0\n' 5 100 $M 6 200 $M >big.life
+	said="mt-window: a sample's bytes saturated at $M (more than 2^63-1: read it as at least that)"
+	run -1 --separate-stderr mt-window --series 1ns big.life
+	# once 0 bytes at 5 with a block of 2^63-1 live, and 2^64-2^63+1 at 6
+	[ "$output" = "$(printf 'sample\t%s\t10\tmalloc\t%s\t%s\t%s\t%s\n' \
+		0 0 0 0 0  1 $M 2 $M 0  2 $M 2 $M $M  3 $M 2 $M $M  4 $M 2 $M $M \
+		5 $M 1 $M $M  6 0 0 $M 0)" ]
+	[ "$stderr" = "$said" ]
+	run -1 --separate-stderr mt-window --at peak big.life
+	[ "${lines[1]}" = "$(printf 'sample\t1\t10\tmalloc\t%s\t2' $M)" ]
+	[ "$(printf '%s\n' "$output" | grep -c '^life')" = 2 ]
+	[ "$stderr" = "$said" ]
+}

@@ -515,6 +515,7 @@ static int
 parse_rules(const char *text, const char *name)
 {
 	char *copy = estrdup(text), *line, *next, *save, *kind, *re, where[512];
+	struct mt_regex *m;
 	size_t lineno = 0;
 	int bad = 0;
 
@@ -537,10 +538,14 @@ parse_rules(const char *text, const char *name)
 				bad = 1;
 				break;
 			}
+			if (!(m = re_compile_at(re, name, lineno))) {
+				bad = 1;
+				break;
+			}
 			if (kind[0] == 'f')
-				r.function = re_compile(re);
+				r.function = m;
 			else
-				r.module = re_compile(re);
+				r.module = m;
 		}
 		if (kind)
 			continue;
@@ -619,14 +624,12 @@ suppressed_by(const struct mt_event *ev)
 }
 
 /*
- * One line at the end: what the rules kept out, and by which: under the
- * table, or on standard error after TSV, JSON and folded stacks, whose
- * readers expect only their rows.
+ * One line at the end, on standard error whatever the format: what the
+ * rules kept out, and by which.  Under a table it was read as a row.
  */
 static void
 say_suppressed(void)
 {
-	FILE *to = format == F_TABLE ? stdout : stderr;
 	uint64_t n = 0;
 	mt_wide bytes = 0;
 	size_t i;
@@ -640,15 +643,15 @@ say_suppressed(void)
 	if (!n)
 		return;
 	fflush(stdout);
-	fprintf(to, "%s: suppressed %" PRIu64 " lifetimes never freed, %s (",
-	    to == stdout ? "note" : mt_progname, n, sum_human(bytes, SAT_SUPPRESSED, h, sizeof(h)));
+	fprintf(stderr, "%s: suppressed %" PRIu64 " lifetimes never freed, %s (",
+	    mt_progname, n, sum_human(bytes, SAT_SUPPRESSED, h, sizeof(h)));
 	for (i = 0, first = 1; i < nrules; i++)
 		if (rules[i].count) {
-			fprintf(to, "%s%s %" PRIu64, first ? "" : ", ", rules[i].where,
+			fprintf(stderr, "%s%s %" PRIu64, first ? "" : ", ", rules[i].where,
 			    rules[i].count);
 			first = 0;
 		}
-	fprintf(to, "); --no-suppress shows them\n");
+	fprintf(stderr, "); --no-suppress shows them\n");
 }
 
 static void

@@ -654,6 +654,8 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct stat st;
+	char *dir;
 	size_t len;
 	int ch, i, status = 0;
 
@@ -667,11 +669,20 @@ main(int argc, char *argv[])
 			 * its debug path from the binary's directory, and a
 			 * relative -s found nothing, without a word.
 			 */
-			symdirs = erealloc(symdirs, (nsymdirs + 1) * sizeof(*symdirs));
-			if (!(symdirs[nsymdirs++] = realpath(optarg, NULL))) {
-				fprintf(stderr, "%s: %s: %s\n", mt_progname, optarg, strerror(errno));
+			/* A file there was never looked in, without a word. */
+			if ((dir = realpath(optarg, NULL)) && stat(dir, &st) == 0 &&
+			    !S_ISDIR(st.st_mode)) {
+				free(dir);
+				dir = NULL;
+				errno = ENOTDIR;
+			}
+			if (!dir) {
+				fprintf(stderr, "%s: %s: %s\n", mt_progname,
+				    mt_shown(optarg, strlen(optarg)), strerror(errno));
 				return 2;
 			}
+			symdirs = erealloc(symdirs, (nsymdirs + 1) * sizeof(*symdirs));
+			symdirs[nsymdirs++] = dir;
 			break;
 		case 'I':
 			no_inline = 1;

@@ -51,7 +51,7 @@ static size_t npids;
 static char **heaps;
 static size_t nheaps;
 static struct mt_regex *match_re, *exclude_re, *process_re;
-static int spooled;		/* stdin, kept in a temporary file */
+static int spool = -1;		/* stdin, kept in a temporary file to read twice */
 static struct mt_sink out;
 
 static uint64_t nlife, nraw, nkept, input_end;	/* what the input held */
@@ -604,14 +604,31 @@ end_after(const struct mt_event *ev, uint64_t end)
 	return end;
 }
 
+/* The input, once more: a copy of stdin is still named stdin. */
+static struct mt_reader *
+open_input(const char *path)
+{
+	int fd;
+
+	if (spool < 0)
+		return reader_open(path);
+	if (lseek(spool, 0, SEEK_SET) < 0 || (fd = dup(spool)) < 0) {
+		fprintf(stderr, "%s: spooled stdin: %s\n", mt_progname, strerror(errno));
+		mt_status = 1;
+		return NULL;
+	}
+	return reader_open_fd(fd, "<stdin>");
+}
+
 /* The end of the trace: the last time any record carries, plus one. */
 static uint64_t
-last_time(const char *path)
+last_time(const char *path, int *unread)
 {
-	struct mt_reader *r = reader_open(path);
+	struct mt_reader *r = open_input(path);
 	struct mt_event ev;
 	uint64_t end = 0;
 
+	*unread = !r;
 	if (!r)
 		return 0;
 	reader_quiet(r);	/* the pass that writes says what is wrong, once */
@@ -642,10 +659,8 @@ window(const char *path, int peaks)
 	uint64_t ta, tf;
 	int ai, fi, first = 1;
 
-	if (!(r = reader_open(path)))
+	if (!(r = open_input(path)))
 		return 1;
-	if (spooled)
-		reader_rename(r, "<stdin>");
 	if (peaks)
 		reader_quiet(r);	/* the pass that writes says what is wrong */
 	while (reader_next(r, &ev)) {
@@ -786,7 +801,7 @@ main(int argc, char *argv[])
 	const char *tmpdir = getenv("TMPDIR");
 	const char *input = NULL;
 	uint64_t end = 0;
-	int ch, status = 0, fd, binary = 0;
+	int ch, status = 0, binary = 0, unread = 0;
 	long v;
 
 	mt_setprogname(argv[0]);
@@ -864,25 +879,19 @@ main(int argc, char *argv[])
 	/* The end of the trace is needed first: read it twice, stdin spooled. */
 	if (last_opt != NONE || to_opt == NONE) {
 		if (!input || strcmp(input, "-") == 0) {
-			char buf[1 << 16];
-			ssize_t n;
 			snprintf(tmpname, sizeof(tmpname), "%s/mt-window.XXXXXX",
 			    tmpdir && *tmpdir ? tmpdir : "/tmp");
-			if ((fd = mkstemp(tmpname)) < 0) {
+			if ((spool = mkstemp(tmpname)) < 0) {
 				fprintf(stderr, "%s: %s: %s\n", mt_progname, tmpname, strerror(errno));
 				return 2;
 			}
 			unlink(tmpname);
-			while ((n = read(STDIN_FILENO, buf, sizeof(buf))) > 0)
-				if (write(fd, buf, (size_t)n) != n) {
-					fprintf(stderr, "%s: spooling stdin: %s\n", mt_progname, strerror(errno));
-					return 2;
-				}
-			snprintf(tmpname, sizeof(tmpname), "/dev/fd/%d", fd);
-			input = tmpname;
-			spooled = 1;
+			if ((status = reader_spool(spool)))
+				return status;
 		}
-		end = last_time(input);
+		end = last_time(input, &unread);
+		if (unread)	/* said once: the second pass would say it again */
+			return 1;
 	}
 	if (last_opt != NONE) {
 		t1 = end;

@@ -98,12 +98,52 @@ parser_free(struct mt_parser *p)
 }
 
 static int
-fail(struct mt_parser *p, const char *what, const char *tok)
+fail_n(struct mt_parser *p, const char *what, const char *tok, size_t len)
 {
 	p->what = what;
 	p->tok = tok;
-	p->toklen = tok ? strlen(tok) : 0;
+	p->toklen = len;
 	return -1;
+}
+
+static int
+fail(struct mt_parser *p, const char *what, const char *tok)
+{
+	return fail_n(p, what, tok, tok ? strlen(tok) : 0);
+}
+
+/* A record's name: [a-z][a-z0-9_-]*. */
+static int
+record_word(const char *s)
+{
+	if (*s < 'a' || *s > 'z')
+		return 0;
+	for (s++; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+		    *s == '-'))
+			return 0;
+	return 1;
+}
+
+#define STRING_(x) #x
+#define STRING(x) STRING_(x)
+
+/*
+ * A header of another version than ours: its records may mean something
+ * else (mt-events(5)), so it is not read as ours without a word.  Its
+ * version, of *vlen bytes; NULL for ours or any other comment.
+ */
+static const char *
+bad_header(const char *line, size_t len, size_t *vlen)
+{
+	static const char ours[] = STRING(MT_EVENTS_VERSION);
+	const char *v = line + 10;
+
+	if (len < 10 || memcmp(line, "#mt-events", 10) || (len > 10 && *v != '\t'))
+		return NULL;
+	v += len > 10;
+	*vlen = strcspn(v, "\t");
+	return *vlen == sizeof(ours) - 1 && !memcmp(v, ours, *vlen) ? NULL : v;
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -289,6 +329,7 @@ int
 event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 {
 	char **f, *end = line + len;
+	const char *v;
 	size_t n, i;
 
 	event_clear(ev);
@@ -296,6 +337,8 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 	if (len == 0)
 		return fail(p, "empty line", NULL);
 	if (line[0] == '#') {
+		if ((v = bad_header(line, len, &i)))
+			return fail_n(p, "unknown version", v, i);
 		ev->type = MT_COMMENT;
 		ev->s1.s = line;
 		ev->s1.len = len;
@@ -306,8 +349,9 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 	p->nfield = n;
 	ev->type = type_from_name(f[0], (size_t)(n > 1 ? f[1] - 1 - f[0] : end - f[0]));
 	if (ev->type == MT_UNKNOWN) {
-		/* A record of a newer version: passed through, never an error. */
-		if (f[0][0] < 'a' || f[0][0] > 'z')
+		/* A record of a newer version: passed through, never an error;
+		   a name that is no lower-case word is no record at all. */
+		if (!record_word(f[0]))
 			return fail(p, "bad record", f[0]);
 		for (i = 1; i < n; i++)
 			f[i][-1] = '\t';
@@ -385,6 +429,8 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 	case MT_LIFE:
 		OPT(1, EV_TS_NONE, NUM(1, ev->ts, "time"));
 		OPT(2, EV_TS2_NONE, NUM(2, ev->ts2, "time"));
+		if (!(ev->flags & (EV_TS_NONE | EV_TS2_NONE)) && ev->ts2 < ev->ts)
+			return fail(p, "free before its allocation", f[2]);
 		PID(3, ev->pid, "pid");
 		OPT(4, EV_TID_NONE, PID(4, ev->tid, "tid"));
 		FSTR(5, ev->heap);

@@ -57,9 +57,10 @@ lines_next(struct mt_lines *l, size_t *len)
 		if (l->eof || lines_fill(l) == 0) {
 			if (l->end == l->start)
 				return NULL;
-			/* A last line without its newline still counts. */
+			/* A last line without its newline: the reader says so. */
 			line = l->buf + l->start;
 			nl = l->buf + l->end;
+			l->cut = 1;
 			break;
 		}
 	}

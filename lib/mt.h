@@ -239,6 +239,7 @@ struct mt_lines {
 	int fd;
 	int eof;
 	int error;
+	int cut;		/* the line returned last had no newline */
 	char *buf;
 	size_t cap, start, end;
 	uint64_t lineno;
@@ -278,6 +279,8 @@ hash_bytes(const void *p, size_t n)
 /* regex.c: PCRE2 patterns for the filters (programs link libpcre2-8) */
 struct mt_regex;
 struct mt_regex *re_compile(const char *pattern);	/* exits 2 when bad */
+/* A pattern read from file:line (file NULL: none): NULL when bad, said. */
+struct mt_regex *re_compile_at(const char *pattern, const char *file, uint64_t line);
 int re_match(const struct mt_regex *re, const char *s, size_t len);
 
 /* map.c: 64-bit keys to pointers (a NULL value is an empty slot) */
@@ -440,6 +443,10 @@ void trace_reader_free(struct trace_reader *r);
 /* reader.c: one event reader for every program: text or .mtr, path or stdin */
 struct mt_reader;
 struct mt_reader *reader_open(const char *path);	/* NULL or "-": stdin; NULL return: warned */
+/* An open descriptor, closed by reader_close(); messages name it name. */
+struct mt_reader *reader_open_fd(int fd, const char *name);
+/* Standard input copied to fd: 0, or 1 when it is no input, 2 on an I/O error (said). */
+int reader_spool(int fd);
 /* The named inputs that cannot be read, said once each and dropped from
    argv; 0 when some were named and none is left. */
 int reader_inputs(int *argc, char **argv);
@@ -459,7 +466,6 @@ void reader_write(struct mt_reader *r, struct mt_out *o);
 /* Lines that are not records come back as MT_UNKNOWN, unwarned (logs). */
 void reader_keep_bad(struct mt_reader *r);
 void reader_quiet(struct mt_reader *r);	/* a first pass: bad input not said */
-void reader_rename(struct mt_reader *r, const char *name);
 const char *reader_name(const struct mt_reader *r);
 uint64_t reader_lineno(const struct mt_reader *r);
 int reader_close(struct mt_reader *r);	/* 0, or 1 if anything was wrong */

@@ -491,6 +491,40 @@ free_unknown(struct mt_pairer *p, const struct mt_event *ev, unsigned heap)
 	    ev->size ? ev->size : UINT64_MAX, UINT64_MAX, NULL);
 }
 
+/*
+ * The end at ts of a block made at ta, never before it was made: a
+ * survivor's at its image's end (a process's memory ends at its exit, and
+ * the old image's at an exec), or one allocated again at an earlier time.
+ */
+static uint64_t
+image_end(uint64_t ta, uint64_t ts)
+{
+	return ts != UINT64_MAX && ta != UINT64_MAX && ta > ts ? ta : ts;
+}
+
+/*
+ * The time a block allocated at ta ends at a free at ev->ts.  A free
+ * timed before its allocation (lines out of time order) is said, once a
+ * free, and ends the block as it began: no lifetime has a negative length.
+ */
+static uint64_t
+free_time(struct mt_pairer *p, const struct mt_event *ev, uint64_t addr, uint64_t ta,
+    int *said)
+{
+	char tok[96];
+	int n;
+
+	if (ta == UINT64_MAX || ev->ts >= ta)
+		return ev->ts;
+	if (!(*said)++) {
+		n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
+		    ", freed at %" PRIu64, addr, ta, ev->ts);
+		mt_warn_at(reader_name(p->input), reader_lineno(p->input),
+		    "free before its allocation", tok, (size_t)n);
+	}
+	return ta;
+}
+
 /* The cache line an allocation or free will probe, asked for early. */
 void
 pairer_prefetch(struct mt_pairer *p, const struct mt_event *ev)
@@ -591,8 +625,8 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 			mt_warn_at(reader_name(p->input), reader_lineno(p->input),
 			    "allocation of a live block", tok, (size_t)n);
 		}
-		emit(p, old->ts, ev->ts, t->pid, old->tid, old->heap, old->addr, old->size,
-		    old->stack, NULL);
+		emit(p, old->ts, image_end(old->ts, ev->ts), t->pid, old->tid, old->heap,
+		    old->addr, old->size, old->stack, NULL);
 	} else {
 		t->n++;
 	}
@@ -606,9 +640,9 @@ free_event(struct mt_pairer *p, const struct mt_event *ev)
 	struct btable *t;
 	struct block *b;
 	struct freed *f;
-	uint64_t lo, hi, a, z;
+	uint64_t lo, hi, a, z, tf;
 	size_t i, j;
-	int found = 0;
+	int found = 0, said = 0;
 
 	if (p->range_heap[heap]) {
 		lo = ev->addr;
@@ -626,7 +660,8 @@ free_event(struct mt_pairer *p, const struct mt_event *ev)
 				continue;
 			a = r.lo > lo ? r.lo : lo;
 			z = r.hi < hi ? r.hi : hi;
-			emit(p, r.ts, ev->ts, r.pid, r.tid, heap, a, z - a, r.stack, NULL);
+			emit(p, r.ts, free_time(p, ev, a, r.ts, &said), r.pid, r.tid, heap, a,
+			    z - a, r.stack, NULL);
 			found = 1;
 			/* What is left of the range lives on, in one or two pieces. */
 			if (r.lo < a && r.hi > z) {
@@ -662,10 +697,11 @@ free_event(struct mt_pairer *p, const struct mt_event *ev)
 		struct last_alloc *la = last_alloc(p, ev->pid, ev->tid);
 		p->temporary = la->addr == b->addr && la->ts == b->ts && la->heap == heap;
 	}
-	emit(p, b->ts, ev->ts, t->pid, b->tid, heap, b->addr, b->size, b->stack, NULL);
+	tf = free_time(p, ev, b->addr, b->ts, &said);
+	emit(p, b->ts, tf, t->pid, b->tid, heap, b->addr, b->size, b->stack, NULL);
 	p->temporary = 0;
 	f = freed_slot(p, t->pid, b->addr);
-	*f = (struct freed){ b->addr, b->ts, ev->ts, t->pid, (uint16_t)heap, 1 };
+	*f = (struct freed){ b->addr, b->ts, tf, t->pid, (uint16_t)heap, 1 };
 	block_delete(t, b);
 	if (t->crowded)
 		block_rehome(t, 1);
@@ -680,16 +716,6 @@ pairer_free(struct mt_pairer *p, const struct mt_event *ev)
 		p->free_stack = ev->stack;
 	free_event(p, ev);
 	p->free_stack = UINT64_MAX;
-}
-
-/*
- * A survivor's end: its image's (a process's memory ends at its exit, and
- * the old image's at an exec), never before it was made.
- */
-static uint64_t
-image_end(uint64_t ta, uint64_t ts)
-{
-	return ts != UINT64_MAX && ta != UINT64_MAX && ta > ts ? ta : ts;
 }
 
 void

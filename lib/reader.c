@@ -62,73 +62,120 @@ reader_inputs(int *argc, char **argv)
 	return had == 0 || n > 0;
 }
 
+/* Up to n bytes, fewer only at the end of the input; -1 on an error. */
+static ssize_t
+read_head(int fd, uint8_t *b, size_t n)
+{
+	size_t got = 0;
+	ssize_t k;
+
+	while (got < n) {
+		k = read(fd, b + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+/*
+ * Event text begins with a record name or '#'; a trace with 0x89
+ * (whatever follows: the trace reader judges the rest).  Anything else,
+ * or nothing, is no input of ours, said here: 0.
+ */
+static int
+head_ok(const char *name, const uint8_t *b, size_t n)
+{
+	if (n > 0 && (b[0] == 0x89 || b[0] == '#' || (b[0] >= 'a' && b[0] <= 'z')))
+		return 1;
+	/* Nothing at all is no trace either: a recorder killed before its
+	   header. */
+	fprintf(stderr, "%s: %s: %s\n", mt_progname, name,
+	    n == 0 ? "empty: not an mt trace or event text" :
+	    "not an mt trace or event text (bad magic)");
+	mt_status = 1;
+	return 0;
+}
+
 struct mt_reader *
-reader_open(const char *path)
+reader_open_fd(int fd, const char *name)
 {
 	struct mt_reader *r;
 	uint8_t magic[MT_TRACE_MAGIC_LEN];
-	size_t got = 0;
-	ssize_t n;
-	int fd;
+	ssize_t got = read_head(fd, magic, sizeof(magic));
 
-	if (!path || strcmp(path, "-") == 0) {
-		fd = STDIN_FILENO;
-		path = "<stdin>";
-	} else if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, path, strerror(errno));
-		mt_status = 1;
-		return NULL;
-	}
-	while (got < sizeof(magic)) {
-		n = read(fd, magic + got, sizeof(magic) - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			fprintf(stderr, "%s: %s: %s\n", mt_progname, path, strerror(errno));
-			mt_status = 1;
-			if (fd != STDIN_FILENO)
-				close(fd);
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	/* Nothing at all is no trace: a recorder killed before its header. */
-	if (got == 0) {
-		fprintf(stderr, "%s: %s: empty: not an mt trace or event text\n", mt_progname,
-		    path);
-		mt_status = 1;
-		if (fd != STDIN_FILENO)
-			close(fd);
-		return NULL;
-	}
-	/*
-	 * Event text begins with a record name or '#'; a trace with 0x89
-	 * (whatever follows: the trace reader judges the rest).
-	 */
-	if (got > 0 && magic[0] != 0x89 && magic[0] != '#' &&
-	    !(magic[0] >= 'a' && magic[0] <= 'z')) {
-		fprintf(stderr, "%s: %s: not an mt trace or event text (bad magic)\n",
-		    mt_progname, path);
+	if (got < 0)
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, name, strerror(errno));
+	if (got < 0 || !head_ok(name, magic, (size_t)got)) {
 		mt_status = 1;
 		if (fd != STDIN_FILENO)
 			close(fd);
 		return NULL;
 	}
 	r = ecalloc(1, sizeof(*r));
-	r->name = path;
+	r->name = name;
 	r->fd = fd;
 	if (got > 0 && magic[0] == 0x89) {
 		r->binary = 1;
-		r->trace = trace_reader_new(fd, magic, got);
+		r->trace = trace_reader_new(fd, magic, (size_t)got);
 	} else {
 		lines_init(&r->lines, fd);
-		memcpy(r->lines.buf, magic, got);
-		r->lines.end = got;
+		memcpy(r->lines.buf, magic, (size_t)got);
+		r->lines.end = (size_t)got;
 		parser_init(&r->parser);
 	}
 	return r;
+}
+
+struct mt_reader *
+reader_open(const char *path)
+{
+	int fd;
+
+	if (!path || strcmp(path, "-") == 0)
+		return reader_open_fd(STDIN_FILENO, "<stdin>");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, path, strerror(errno));
+		mt_status = 1;
+		return NULL;
+	}
+	return reader_open_fd(fd, path);
+}
+
+/*
+ * For a program that reads its input twice.  The first bytes are judged
+ * before anything is copied: what is no input (/dev/zero) would fill the
+ * disk without a word.
+ */
+int
+reader_spool(int fd)
+{
+	uint8_t buf[1 << 16];
+	ssize_t n = read_head(STDIN_FILENO, buf, MT_TRACE_MAGIC_LEN), w;
+
+	if (n >= 0 && !head_ok("<stdin>", buf, (size_t)n))
+		return 1;
+	while (n != 0) {
+		if (n < 0 && errno == EINTR) {
+			n = read(STDIN_FILENO, buf, sizeof(buf));
+			continue;
+		}
+		if (n < 0) {
+			fprintf(stderr, "%s: <stdin>: %s\n", mt_progname, strerror(errno));
+			return 2;
+		}
+		if ((w = write(fd, buf, (size_t)n)) != n) {
+			fprintf(stderr, "%s: spooling stdin: %s\n", mt_progname,
+			    w < 0 ? strerror(errno) : strerror(ENOSPC));
+			return 2;
+		}
+		n = read(STDIN_FILENO, buf, sizeof(buf));
+	}
+	return 0;
 }
 
 int
@@ -185,6 +232,14 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 				fprintf(stderr, "%s: %s:%" PRIu64 ": note: CRLF line ends read as LF\n",
 				    mt_progname, r->name, r->lines.lineno);
 		}
+		/* Its last field may be cut too: a size of 32 that was 320. */
+		if (r->lines.cut) {
+			if (!r->quiet)
+				mt_warn_at(r->name, r->lines.lineno, "line cut short", r->line,
+				    r->linelen);
+			r->bad = 1;
+			continue;
+		}
 		/* A NUL cut every string at it, and freed a name still used. */
 		if (memchr(r->line, '\0', r->linelen)) {
 			if (!r->quiet)
@@ -195,7 +250,8 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 		}
 		if (event_parse(&r->parser, r->line, r->linelen, ev) == 0)
 			return 1;
-		if (r->keep_bad) {
+		/* A bad header is said here, never handed on as a log's row. */
+		if (r->keep_bad && r->line[0] != '#') {
 			for (size_t i = 1; i < r->parser.nfield; i++)
 				r->parser.field[i][-1] = '\t';
 			r->parser.nfield = 0;
@@ -266,13 +322,6 @@ const char *
 reader_name(const struct mt_reader *r)
 {
 	return r->name;
-}
-
-/* The name messages give the input (a copy of stdin is still stdin). */
-void
-reader_rename(struct mt_reader *r, const char *name)
-{
-	r->name = name;
 }
 
 uint64_t

@@ -1,5 +1,5 @@
 /*
- * PCRE2 for the filters: compile or exit 2 with the reason; match.  A
+ * PCRE2 for the filters: compile (or exit 2) with the reason; match.  A
  * match that fails with an error (a match limit hit, invalid UTF-8 under
  * (*UTF)) is no match, said once with the pattern, counted, and said
  * again at exit with the count; the exit status is then 1: --exclude
@@ -54,7 +54,7 @@ say_counts(void)
 }
 
 struct mt_regex *
-re_compile(const char *pattern)
+re_compile_at(const char *pattern, const char *file, uint64_t line)
 {
 	int err;
 	PCRE2_SIZE off;
@@ -65,9 +65,15 @@ re_compile(const char *pattern)
 
 	if (!code) {
 		pcre2_get_error_message(err, msg, sizeof(msg));
-		fprintf(stderr, "%s: bad regular expression '%s': %s at %zu\n",
-		    mt_progname, pattern, (char *)msg, (size_t)off);
-		exit(2);
+		fflush(stdout);
+		if (file)
+			fprintf(stderr, "%s: %s:%llu: bad regular expression '%s': %s at %zu\n",
+			    mt_progname, file, (unsigned long long)line, pattern, (char *)msg,
+			    (size_t)off);
+		else
+			fprintf(stderr, "%s: bad regular expression '%s': %s at %zu\n",
+			    mt_progname, pattern, (char *)msg, (size_t)off);
+		return NULL;
 	}
 	if (!md) {
 		md = pcre2_match_data_create(4, NULL);
@@ -79,6 +85,16 @@ re_compile(const char *pattern)
 	re->err = ecalloc(1, sizeof(*re->err));
 	re->next = all;
 	all = re;
+	return re;
+}
+
+struct mt_regex *
+re_compile(const char *pattern)
+{
+	struct mt_regex *re = re_compile_at(pattern, NULL, 0);
+
+	if (!re)
+		exit(2);
 	return re;
 }
 

@@ -236,3 +236,53 @@ bounded() {
 	run -0 mt-pooldiff --interval 1ns --tag stack deep.life
 	run -0 mt-symbolize deep.life
 }
+
+@test "/dev/zero, on stdin or named: every reader says bad magic once, naming it, and ends" {
+	mkdir spool
+	for p in mt-decode mt-symbolize mt-lifetime mt-window mt-group mt-pooldiff; do
+		for in in '<stdin>' /dev/zero; do
+			if [ "$in" = '<stdin>' ]; then
+				run --separate-stderr env TMPDIR="$PWD/spool" timeout 10 "$p" </dev/zero
+			else
+				run --separate-stderr timeout 10 "$p" /dev/zero
+			fi
+			[ "$status" = 1 ] || [ "$p$status" = mt-pooldiff2 ]
+			[ "${stderr_lines[0]}" = "$p: $in: not an mt trace or event text (bad magic)" ]
+			[ "$(grep -c 'bad magic' <<<"$stderr")" = 1 ]
+		done
+	done
+	[ -z "$(ls -A spool)" ]
+}
+
+@test "text that is not the format: another version, a name that is no word, a free before its allocation, a line cut short -- said with file:line, the rest read, exit 1" {
+	printf '#mt-events\t2\tstart=0\thost=h\nalloc\t1\t10\t10\tmalloc\t0x10\t8\t-\nroot:x:0:0:root:/root:/bin/bash\nnewer_record-2\tpasses\nfree\t5\t10\t10\tmalloc\t0x10\t-\nexit\t9\t10\t0' >ev.txt
+	good=$(printf 'alloc\t1\t10\t10\tmalloc\t0x10\t8\t-\nnewer_record-2\tpasses\nfree\t5\t10\t10\tmalloc\t0x10\t-')
+	for p in mt-decode mt-symbolize mt-lifetime; do
+		run -1 --separate-stderr "$p" ev.txt
+		[ "$(printf '%s\n' "${stderr_lines[@]:0:3}")" = "$p: ev.txt:1: unknown version '2'
+$p: ev.txt:3: bad record 'root:x:0:0:root:/root:/bin/bash'
+$p: ev.txt:6: line cut short 'exit?9?10?0'" ]
+	done
+	run -1 --separate-stderr mt-decode ev.txt
+	[ "$output" = "$good" ]
+	run -1 --separate-stderr mt-symbolize ev.txt
+	[ "$output" = "$good" ]
+	run -1 --separate-stderr mt-lifetime -q ev.txt
+	[ "$output" = "$(printf 'newer_record-2\tpasses\nlife\t1\t5\t10\t10\tmalloc\t0x10\t8\t-\taifi\t0\t-\t-\ttemporary')" ]
+	printf '#mt-events\tbanana\nlife\t1\t5\t10\t10\tmalloc\t0x10\t8\t-\taifi\t0\n/etc/passwd\nlife\t9\t3\t10\t10\tmalloc\t0x20\t8\t-\taifi\t0\nlife\t1\t6\t10\t10\tmalloc\t0x30\t8\t-\taifi\t0' >l.txt
+	said() {
+		printf '%s\n' "$1: $2:1: unknown version 'banana'" "$1: $2:3: bad record '/etc/passwd'" \
+			"$1: $2:4: free before its allocation '3'" \
+			"$1: $2:5: line cut short 'life?1?6?10?10?malloc?0x30?8?-?aifi?0'"
+	}
+	for p in mt-window mt-group; do
+		run -1 --separate-stderr "$p" l.txt
+		[ "$stderr" = "$(said "$p" l.txt)" ]
+		run -1 --separate-stderr "$p" <l.txt
+		[ "$stderr" = "$(said "$p" '<stdin>')" ]
+	done
+	run -1 --separate-stderr mt-window l.txt
+	[ "$output" = "$(printf 'window\t0\t6\nlife\t1\t5\t10\t10\tmalloc\t0x10\t8\t-\taifo\t8')" ]
+	run -1 --separate-stderr mt-group --format tsv --by heap l.txt
+	[ "$output" = "$(printf 'heap\tcount\tsize\timpact\nmalloc\t1\t8\t0')" ]
+}

@@ -470,6 +470,23 @@ views_agree() {
 	diff peaks most
 }
 
+@test "the suppression note on standard error in every format, stdout the rows alone; a bad pattern in --suppress said with its file:line" {
+	printf 'proc\t10\t1\t0\t/bin/x\tx\nstack\t1\t0x1000\nsym\t0x1000\t_IO_file_doallocate\t-\t/lib/libc.so.6\nstack\t2\t0x2000\nsym\t0x2000\tmain\tx.c:3\t/bin/x\nlife\t1\t-\t10\t10\tmalloc\t0x10\t1024\t1\taifo\t1024\tend\nlife\t2\t-\t10\t10\tmalloc\t0x20\t16\t2\taifo\t16\tend\n' >stdio.life
+	for f in "--format table" "--format tsv" "--format json" "--format folded" "--tree" "--histogram"; do
+		run -0 --separate-stderr mt-group $f stdio.life
+		[[ $stderr =~ ^mt-group:\ suppressed\ 1\ lifetimes\ never\ freed,\ 1\.0\ KiB\ \(mt-suppress:[0-9]+\ 1\)\;\ --no-suppress\ shows\ them$ ]]
+		[[ $output != *suppress* ]]
+		[[ $output == *main* || $f == --histogram ]]
+	done
+	run -0 --separate-stderr mt-group --format tsv stdio.life
+	[ "$output" = "$(printf 'process\theap\ttype\tfunction\tcount\tsize\timpact\nx\tmalloc\timpacting\tmain\t1\t16\t16')" ]
+	printf 'function ok\nfunction (\nmodule [z-a] function x\nfunction fine\n' >re.supp
+	run -2 --separate-stderr mt-group --suppress re.supp stdio.life
+	[ -z "$output" ]
+	[ "$stderr" = "mt-group: re.supp:2: bad regular expression '(': missing closing parenthesis at 1
+mt-group: re.supp:3: bad regular expression '[z-a]': range out of order in character class at 3" ]
+}
+
 @test "every view on a multi-process trace (make -j2), python3, and a kernel trace" {
 	cd "$BATS_TEST_TMPDIR"
 	PYTHONMALLOC=malloc mt-record -o py.mtr -- /usr/bin/python3 -c \

@@ -125,6 +125,18 @@ moved_trace() {	# new-path
 	[ "$stderr" = "mt-symbolize: nosuch: No such file or directory" ]
 }
 
+@test "-y names a file, not a directory: said, exit 2, as one that does not exist" {
+	touch syms.txt
+	run -2 --separate-stderr mt-symbolize -y syms.txt </dev/null
+	[ -z "$output" ]
+	[ "$stderr" = "mt-symbolize: syms.txt: Not a directory" ]
+	run -2 --separate-stderr mt-symbolize --symbols no-such </dev/null
+	[ "$stderr" = "mt-symbolize: no-such: No such file or directory" ]
+	mkdir syms
+	run -0 --separate-stderr mt-symbolize -y syms </dev/null
+	[ -z "$stderr" ]
+}
+
 @test "a map path that names a FIFO, a build-id that is not hex: ?? without hanging" {
 	# mt-symbolize opened the FIFO and waited in open for ever.
 	mkfifo fifo

@@ -94,6 +94,26 @@ sums() {
 	[ "$stderr" = "mt-plot: no sample lines (mt-window --series STEP makes them)" ]
 }
 
+@test "mt-plot: /dev/zero, a trace, a directory judged before awk reads them: said, exit 1" {
+	for in in /dev/zero wpa.mtr; do
+		run -1 --separate-stderr timeout 10 "$TESTS/../share/mt-plot" -o z.png "$in"
+		[ "$stderr" = "mt-plot: $in: not event text (bad magic)" ]
+	done
+	run -1 --separate-stderr timeout 10 "$TESTS/../share/mt-plot" -o z.png </dev/zero
+	[ "$stderr" = "mt-plot: <stdin>: not event text (bad magic)" ]
+	mkdir -p dir
+	run -1 --separate-stderr "$TESTS/../share/mt-plot" -o z.png dir
+	[ "$stderr" = "mt-plot: dir: Is a directory" ]
+	run -1 --separate-stderr "$TESTS/../share/mt-plot" -o z.png no-such
+	[ "$stderr" = "mt-plot: no-such: No such file or directory" ]
+	[ ! -e z.png ]
+	# the byte judged is put back: stdin draws what the file draws
+	mt-window --series 5ms wpa.life >s.txt
+	"$TESTS/../share/mt-plot" -o f.svg s.txt
+	run -0 "$TESTS/../share/mt-plot" -o i.svg <s.txt
+	cmp f.svg i.svg
+}
+
 @test "--series: many processes and heaps, lifetimes interleaved, against python's own sums, maxima and minima" {
 	python3 - <<'PY'
 import random
@@ -240,6 +260,31 @@ exited_child() {
 	[ "$stderr" = "mt-window: <stdin>:2: missing fields in 'life'" ]
 	run -2 --separate-stderr env TMPDIR=/nonexistent mt-window <bad.life
 	[[ "$stderr" == "mt-window: /nonexistent/mt-window."*": No such file or directory" ]]
+}
+
+@test "/dev/zero on stdin: judged by its first bytes, nothing kept in TMPDIR, said once as stdin's" {
+	mkdir -p spool
+	rm -f spool/*
+	run -1 --separate-stderr env TMPDIR="$PWD/spool" timeout 10 mt-window </dev/zero
+	[ -z "$output" ]
+	[ "$stderr" = "mt-window: <stdin>: not an mt trace or event text (bad magic)" ]
+	[ -z "$(ls -A spool)" ]
+	# what it read of stdin: the 8 bytes of a magic, not 64 MiB spooled
+	truncate -s 64M zeros
+	run -1 --separate-stderr sh -c 'TMPDIR="$1" timeout 10 mt-window --at peak; r=$?
+		sed -n "s/^pos:[[:space:]]*/read /p" /proc/$$/fdinfo/0; exit $r' sh "$PWD/spool" <zeros
+	[ "$output" = "read 8" ]
+	[ "$stderr" = "mt-window: <stdin>: not an mt trace or event text (bad magic)" ]
+	rm zeros
+	# a file named: said once, by its name, though it is read twice
+	run -1 --separate-stderr timeout 10 mt-window /dev/zero
+	[ "$stderr" = "mt-window: /dev/zero: not an mt trace or event text (bad magic)" ]
+	printf '\x89MTQ\r\n\x1a\n\x01\0\0\0\0\0\0\0' >bad.mtr
+	run -1 --separate-stderr mt-window <bad.mtr
+	[ "$stderr" = "mt-window: <stdin>: not an mt trace (bad magic)" ]
+	# a good stdin is kept and read twice, as before
+	run -0 --separate-stderr mt-window <wpa.life
+	[ "$output" = "$(mt-window wpa.life)" ]
 }
 
 @test "a regular expression that fails to match (match limit, invalid UTF-8): said with the pattern, counted, exit 1" {

@@ -708,7 +708,7 @@ socket quiet" ]
 	    unshare --pid --fork --mount-proc sh -c "echo hi; $PROGS/demo >/dev/null"
 	[ "$output" = hi ]
 	mt-decode ns.mtr >ns.txt
-	sh_pid=$(awk -F'\t' '$1 == "proc" && $5 == "/usr/bin/dash" { print $2 }' ns.txt)
+	sh_pid=$(awk -F'\t' '$1 == "proc" && $5 ~ /\/sh$/ { print $2 }' ns.txt)
 	demo_pid=$(awk -F'\t' '$1 == "proc" && $5 ~ /progs\/demo$/ { print $2 }' ns.txt)
 	[ "$sh_pid" -gt 2 ]
 	[ "$demo_pid" -gt 2 ]

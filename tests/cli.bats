@@ -152,10 +152,14 @@ help_letters() {
 	[ -z "$output" ]
 	run -1 --separate-stderr bash -c "mt-decode d.mtr | mt-group --format tsv"
 	[ "$stderr" = "mt-group: no life records: run mt-lifetime first" ]
-	# Lifetimes, or nothing at all, are fine.
+	# Lifetimes, or a stream with none, are fine; nothing at all is no
+	# stream.
 	run -0 --separate-stderr bash -c "mt-lifetime -q d.mtr | mt-group"
 	[ -z "$stderr" ]
-	run -0 --separate-stderr mt-group /dev/null
+	printf '#mt-events\t1\n' >h.txt
+	run -0 --separate-stderr mt-group h.txt
+	run -1 --separate-stderr mt-group /dev/null
+	[ "$stderr" = "mt-group: /dev/null: empty: not an mt trace or event text" ]
 }
 
 @test "times: a unit is asked for; past the end and empty windows warn; a series too long is refused" {
@@ -168,7 +172,8 @@ help_letters() {
 	run -2 --separate-stderr mt-record -k -d 30
 	[ "$stderr" = "mt-record: --duration '30' needs a unit: ns, us, ms, s, m or h" ]
 	# Zero needs none.
-	run -0 --separate-stderr mt-window --from 0 /dev/null
+	printf '#mt-events\t1\n' >h.txt
+	run -0 --separate-stderr mt-window --from 0 h.txt
 	# A trace of 2 s: lifetimes from 0.5 s to 1.5 s and one to 2 s.
 	printf 'life\t500000000\t1500000000\t1\t1\tmalloc\t0x10\t8\t-\taifi\t0\n' >t.life
 	printf 'life\t600000000\t2000000000\t1\t1\tmalloc\t0x20\t8\t-\taifi\t0\n' >>t.life

@@ -133,7 +133,8 @@ moved_trace() {	# new-path
 	run -2 --separate-stderr mt-symbolize --symbols no-such </dev/null
 	[ "$stderr" = "mt-symbolize: no-such: No such file or directory" ]
 	mkdir syms
-	run -0 --separate-stderr mt-symbolize -y syms </dev/null
+	printf '#mt-events\t1\n' >h.txt
+	run -0 --separate-stderr mt-symbolize -y syms <h.txt
 	[ -z "$stderr" ]
 }
 

@@ -1212,6 +1212,16 @@ proc_stat(pid_t pid, char *buf, size_t len)
 	return (buf = strrchr(buf, ')')) ? buf + 1 : NULL;
 }
 
+/* Alive, not a zombie waiting to be reaped. */
+static int
+still_running(pid_t pid)
+{
+	char buf[512], *s, state;
+
+	return (s = proc_stat(pid, buf, sizeof(buf))) && sscanf(s, " %c", &state) == 1 &&
+	    state != 'Z' && state != 'X';
+}
+
 static void
 peer_pids(int fd, struct mt_msg *m, pid_t *nspid)
 {
@@ -2326,6 +2336,12 @@ finish(void)
 			continue;
 		if (p->runs_on) {
 			comment("# mt-record: detached from pid %d: it runs on", (int)p->pid);
+			continue;
+		}
+		/* Recording stopped first (a signal, -d): no exit, so its
+		   memory is still live at the end, not freed here. */
+		if (still_running(p->pid)) {
+			comment("# mt-record: pid %d still ran when recording stopped", (int)p->pid);
 			continue;
 		}
 		/* Neither we nor a traced parent reaped it. */

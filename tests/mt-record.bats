@@ -327,6 +327,16 @@ second_signal_stops() {	# SIG STATUS NAME
 	run -0 --separate-stderr mt-decode -c t.mtr
 	demo=$(mt-decode t.mtr | awk -F'\t' '$1 == "proc" && $5 ~ /progs\/demo$/ { print $2 }')
 	[ "$(mt-decode t.mtr | awk -F'\t' -v p="$demo" '$1 == "alloc" && $3 == p' | wc -l)" = 9 ]
+	# The shell still runs: no exit line as if it ended when recording
+	# stopped, and its blocks are alive at the end, not freed by an exit.
+	sh=$(mt-decode t.mtr | awk -F'\t' '$1 == "proc" { print $2; exit }')
+	pkill -P "$sh" sleep || true
+	[ -z "$(mt-decode t.mtr | awk -F'\t' -v p="$sh" '$1 == "exit" && $3 == p')" ]
+	mt-decode t.mtr | grep -qx "# mt-record: pid $sh still ran when recording stopped"
+	run -0 --separate-stderr mt-lifetime t.mtr
+	[ "$(echo "$output" | awk -F'\t' -v p="$sh" '$1 == "life" && $4 == p && $12 == "exit"' | wc -l)" = 0 ]
+	[ "$(echo "$output" | awk -F'\t' -v p="$sh" '$1 == "life" && $4 == p && $3 == "-" && $12 == "end"' | wc -l)" -gt 0 ]
+	[ "$(echo "$output" | awk -F'\t' -v p="$demo" '$1 == "life" && $4 == p && $12 == "end"' | wc -l)" = 0 ]
 }
 
 @test "killable: a second SIGTERM stops mt-record though the command ignores it, the trace written" {

@@ -73,9 +73,15 @@ duration_ns() {
 		printf "%.0f\n", n * m[u] }'
 }
 
+# mandoc's output without its overstriking (bold, underline) and tabs:
+# col -bx, which a new Debian has not (bsdextrautils).
+plain() {
+	perl -CS -pe '1 while s/[^\x08]\x08//g; 1 while s/\t/" " x (8 - length($`) % 8)/e'
+}
+
 # The EXAMPLES section of man page $1 as a terminal shows it.
 examples_text() {
-	mandoc -Tascii -Owidth=1000 "$1" | col -bx |
+	mandoc -Tascii -Owidth=1000 "$1" | plain |
 		awk '/^[A-Z]/ { on = ($0 == "EXAMPLES"); next } on'
 }
 
@@ -362,7 +368,7 @@ run_page() {
 	for page in "$TESTS"/../man/*.[0-9]; do
 		# A quote opened inside a quote: '.Pq Ql a , Ql b' nests.
 		# A flag that is an English word: '.Fl d , or' goes on as flags.
-		if mandoc -Tutf8 -Owidth=1000 "$page" | col -bx |
+		if mandoc -Tutf8 -Owidth=1000 "$page" | plain |
 			grep -nE '‘[^’]*‘|(^|[ (])-(or|and|none|the|at|to|in|of|on|when|with|for|by)([ ,;:.)]|$)'; then
 			echo "in $page"
 			bad=1

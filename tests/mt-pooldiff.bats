@@ -187,7 +187,8 @@ make_log() {
 	[ "$stderr" = "mt-pooldiff: events need --interval to make snapshots" ]
 	: >empty.txt
 	run -2 --separate-stderr mt-pooldiff empty.txt
-	[ "$stderr" = "mt-pooldiff: no snapshots in the input" ]
+	[ "$stderr" = "mt-pooldiff: empty.txt: empty: not an mt trace or event text
+mt-pooldiff: no snapshots in the input" ]
 	run -2 --separate-stderr mt-pooldiff --interval 0 e.txt
 	[ "$stderr" = "mt-pooldiff: bad duration for --interval '0'" ]
 	run -2 --separate-stderr mt-pooldiff --interval 5 e.txt

@@ -66,6 +66,7 @@ teardown() {
 		for t in $(seq 200); do [ "$(stat -c %s k.mtr 2>/dev/null || echo 0)" -gt 16 ] && break; sleep 0.005; done
 		kill -KILL "$pid"
 		wait "$pid" || true
+		rm -f /tmp/mt-record-*-"$pid"	# its socket's path, left
 		run -1 --separate-stderr mt-decode k.mtr
 		[ "${lines[0]%%$'\t'*}" = "#mt-events" ]
 		[[ $stderr == "mt-decode: k.mtr: truncated after frame "[0-9]*" (byte "* ]]
@@ -78,6 +79,7 @@ teardown() {
 		sleep "$d"
 		kill -KILL "$pid"
 		wait "$pid" || true
+		rm -f /tmp/mt-record-*-"$pid"
 		[ -e k.mtr ] || continue
 		run -1 --separate-stderr mt-decode -c k.mtr
 		[[ $stderr == "mt-decode: k.mtr: "@(empty|truncated)* ]]

@@ -331,17 +331,18 @@ exited_child() {
 			$7 == peak { n++ }
 			END { if (n < 1) { print "no peak"; exit 1 } }'
 	done
-	# at 1s both whole steps held a spike although no sample instant did
+	# at 1s both whole steps held a spike, whether a sample instant fell
+	# in one or not (a spike's length is the machine's: 100-200 ms)
 	run -0 bash -c "mt-window --series 1s s.life | grep '^sample' | sed -n 2,3p"
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$7 == 11 * 1048576 && $5 < 11 * 1048576' | wc -l)" = 2 ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$7 == 11 * 1048576' | wc -l)" = 2 ]
 	mt-record -o m.mtr -- "$PROGS/spikes" mmap >/dev/null 2>&1
 	run -0 bash -c "mt-lifetime -q m.mtr | mt-window --series 1s --heap mmap | grep '^sample'"
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$7 == 10 * 1048576' | wc -l)" -ge 2 ]
-	# reserve and commit, as VirtualAlloc's users do: at 1 s nothing is
-	# committed at the instants, 10 MiB within each step
+	# reserve and commit, as VirtualAlloc's users do: at 1 s 10 MiB
+	# committed within each step
 	mt-record -o r.mtr -- "$PROGS/spikes" reserve >/dev/null 2>&1
 	run -0 bash -c "mt-lifetime -q r.mtr | mt-window --series 1s --heap mmap | grep '^sample' | sed -n 2,3p"
-	[ "$(printf '%s\n' "$output" | awk -F'\t' '$5 == 0 && $7 == 10 * 1048576' | wc -l)" = 2 ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$7 == 10 * 1048576' | wc -l)" = 2 ]
 }
 
 @test "--series: more changes than it keeps at the nanosecond: bounds, said, and no spike lost" {

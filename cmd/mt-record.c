@@ -210,6 +210,7 @@ static int unwind_check;	/* --unwind check */
 static const char *out_name;
 static int write_failed;
 static uint64_t dropped;	/* events not written after a write error */
+static uint64_t lost;		/* events the trace's lost lines count */
 static uint64_t late;		/* events that arrived after the watermark */
 static uint64_t last_emitted;
 static uint64_t next_stack_id = 1;
@@ -928,6 +929,7 @@ emit_control(struct rec *r, struct proc *p)
 		put(&ev);
 		break;
 	case CTL_LOST:
+		lost += r->size;
 		ev.type = MT_LOST;
 		ev.size = r->size;
 		ev.s1.s = r->status == LOST_CORRUPT ? "corrupt" : "undelivered";
@@ -2759,6 +2761,9 @@ end_trace(int fd, char *defname)
 	if (dropped)
 		fprintf(stderr, "%s: %llu events were not written\n", mt_progname,
 		    (unsigned long long)dropped);
+	if (lost)
+		fprintf(stderr, "%s: %llu events lost: the trace's lost lines say where\n",
+		    mt_progname, (unsigned long long)lost);
 	say_bound();
 	if (bound)
 		bound_free(bound);

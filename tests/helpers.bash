@@ -1,5 +1,7 @@
 # Shared by every tests/*.bats.  MT_BINDIR points the tests at another
 # build, the installed tools say.
+# bats's run, given flags, sets a global i (its version check): a loop
+# around run or a helper that calls it counts with another name.
 bats_require_minimum_version 1.5.0
 
 TESTS=$(cd "$BATS_TEST_DIRNAME" && pwd)

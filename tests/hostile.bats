@@ -74,16 +74,16 @@ survives() {
 	cp "$root"/slabinfo "$root"/vmallocinfo "$root"/allocinfo .
 	cp "$root"/4242/smaps .
 	variants 1 40 a.log slabinfo vmallocinfo allocinfo smaps
-	for i in $(seq 0 39); do
-		survives mt-pooldiff "v$i.a.log"
-		survives mt-pooldiff --growth 1/1 "v$i.a.log"
-		mkdir -p "p$i/proc/4242" "p$i/sys"
-		cp "$root"/meminfo "p$i/proc/"
-		cp "v$i.slabinfo" "p$i/proc/slabinfo"
-		cp "v$i.vmallocinfo" "p$i/proc/vmallocinfo"
-		cp "v$i.allocinfo" "p$i/proc/allocinfo"
-		cp "v$i.smaps" "p$i/proc/4242/smaps"
-		survives mt-pooldiff --snapshot --proc "p$i/proc" -s bytes slab vmalloc allocinfo pid:4242
+	for v in $(seq 0 39); do
+		survives mt-pooldiff "v$v.a.log"
+		survives mt-pooldiff --growth 1/1 "v$v.a.log"
+		mkdir -p "p$v/proc/4242" "p$v/sys"
+		cp "$root"/meminfo "p$v/proc/"
+		cp "v$v.slabinfo" "p$v/proc/slabinfo"
+		cp "v$v.vmallocinfo" "p$v/proc/vmallocinfo"
+		cp "v$v.allocinfo" "p$v/proc/allocinfo"
+		cp "v$v.smaps" "p$v/proc/4242/smaps"
+		survives mt-pooldiff --snapshot --proc "p$v/proc" -s bytes slab vmalloc allocinfo pid:4242
 	done
 }
 
@@ -93,16 +93,16 @@ survives() {
 	mt-symbolize d.txt >s.txt
 	mt-lifetime -q s.txt >l.txt
 	variants 2 40 d.txt s.txt l.txt
-	for i in $(seq 0 39); do
-		survives mt-symbolize "v$i.d.txt"
-		survives mt-lifetime "v$i.s.txt"
-		survives mt-window "v$i.l.txt"
-		survives mt-window --series 1ms "v$i.l.txt"
-		survives mt-group --by process,heap,type,function,file,module,stack,free-stack,task "v$i.l.txt"
-		survives mt-group --tree "v$i.l.txt"
-		survives mt-group --format json "v$i.l.txt"
-		survives mt-group --format folded --weight impact "v$i.l.txt"
-		survives mt-pooldiff --interval 1ms "v$i.l.txt"
+	for v in $(seq 0 39); do
+		survives mt-symbolize "v$v.d.txt"
+		survives mt-lifetime "v$v.s.txt"
+		survives mt-window "v$v.l.txt"
+		survives mt-window --series 1ms "v$v.l.txt"
+		survives mt-group --by process,heap,type,function,file,module,stack,free-stack,task "v$v.l.txt"
+		survives mt-group --tree "v$v.l.txt"
+		survives mt-group --format json "v$v.l.txt"
+		survives mt-group --format folded --weight impact "v$v.l.txt"
+		survives mt-pooldiff --interval 1ms "v$v.l.txt"
 	done
 }
 

@@ -154,13 +154,13 @@ teardown() {
 }
 
 @test "ordering holds over several runs under contention" {
-	for i in 1 2 3; do
-		mt-record -o th$i.mtr -- "$PROGS/threads" >/dev/null 2>&1
-		run -0 check_order th$i.mtr
+	for v in 1 2 3; do
+		mt-record -o th$v.mtr -- "$PROGS/threads" >/dev/null 2>&1
+		run -0 check_order th$v.mtr
 		[ -z "$output" ]
 		# No honest time is taken for a lie (one read before its ring's
 		# head was read once was).
-		run -1 grep -q 'carried a time later' <(mt-decode th$i.mtr)
+		run -1 grep -q 'carried a time later' <(mt-decode th$v.mtr)
 	done
 }
 
@@ -277,6 +277,23 @@ free mmap 262144" ]
 	lost=$(mt-decode s.mtr | awk -F'\t' '$1 == "lost" { n += $4 } END { print n + 0 }')
 	[ "$((ma + mf + lost))" = "$((pa + 1 + pf))" ]
 	[ "$(mt-decode s.mtr | grep -c $'\t77\t')" -ge 100 ]
+}
+
+@test "a handler that runs thousands of times while the recorder is stopped: none of its allocations lost" {
+	# The recorder stopped, the ring fills and malloc waits for room; the
+	# handler runs again and again inside that one malloc.
+	timeout 60 mt-record -o s.mtr -- "$PROGS/signal" 6000 >out 2>err &
+	sleep 0.3
+	rec=$(pgrep -P $! -x mt-record)
+	kill -STOP "$rec"
+	sleep 1
+	kill -CONT "$rec"
+	wait
+	has_line "$(cat out)" '^allocs=(\d+) frees=\1 handled=\d+$'
+	handled=$(sed 's/.*handled=//' out)
+	[ "$(mt-decode s.mtr | awk -F '\t' '$1 == "alloc" && $7 == 77' | wc -l)" = "$handled" ]
+	! grep -q lost err
+	! mt-decode s.mtr | grep -q '^lost'
 }
 
 @test "a full disk: recording stops with a message, the program runs on" {

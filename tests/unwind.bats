@@ -91,9 +91,17 @@ same_under_check() {
 @test "signals stopping the trampoline, 10 runs: the program never loses its way back" {
 	# A handler that walked through a trampoline it had stopped once
 	# dropped the entry being popped: the return had nowhere to go.
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		run -0 --separate-stderr timeout 60 mt-record --unwind shadow -o s$i.mtr -- "$PROGS/signal"
-		has_line "$output" '^allocs=\d+ frees=\d+ handled=2\d\d$'
+	# A handler may run many times within one malloc (one waiting for room
+	# in a full ring): more than 200 signals is no fault; each handled
+	# signal's allocation in the trace, none lost, is what counts.
+	for k in 1 2 3 4 5 6 7 8 9 10; do
+		run -0 --separate-stderr timeout 60 mt-record --unwind shadow -o s$k.mtr -- "$PROGS/signal"
+		has_line "$output" '^allocs=(\d+) frees=\1 handled=\d+$'
+		handled=${output##*handled=} allocs=${output#allocs=}
+		allocs=${allocs%% *}
+		[ "$handled" -ge 200 ]
+		run -0 mt-decode s$k.mtr
+		[ "$(echo "$output" | awk -F '\t' '$1 == "alloc" { n[$7]++ } END { print n[77] + 0, n[32] + 0 }')" = "$handled $((allocs - handled))" ]
 	done
 }
 

@@ -59,7 +59,10 @@ void *memalign(size_t, size_t);
 void *pvalloc(size_t);
 #define MAX_DEPTH 1024
 #define SKIP_FRAMES 2		/* record() and the interposed function */
-#define NESTED_MAX 256
+/* A signal handler's records kept while we are busy: chunks mapped as
+   they fill, never moved, as a handler may add while we drain. */
+#define NESTED_CHUNK 256
+#define NESTED_CHUNKS 64
 #define MAPS_MAX 4096
 
 extern void *__libc_malloc(size_t);
@@ -172,10 +175,11 @@ struct thread_state {
 	uintptr_t stack_lo, stack_hi;	/* --unwind fp: the thread's stack */
 	unsigned nnested;
 	/*
-	 * Mapped at the first nesting, not kept here: the thread-local block
-	 * stays small enough for the static TLS a dlopen may take (attaching).
+	 * The chunks' directory, mapped at the first nesting, not kept here:
+	 * the thread-local block stays small enough for the static TLS a
+	 * dlopen may take (attaching).
 	 */
-	struct mt_raw *nested;
+	struct mt_raw **nested;
 };
 
 static __thread struct thread_state tls __attribute__((tls_model("initial-exec")));
@@ -484,6 +488,8 @@ ring_open(struct thread_state *t)
 	return 0;
 }
 
+static void nested_free(struct thread_state *);
+
 /*
  * Called at thread exit.  Other keys' destructors may still free memory
  * after ours, so the ring stays open for two more rounds.
@@ -498,10 +504,8 @@ thread_end(void *arg)
 		return;
 	}
 	shadow_thread_end();
-	if (t->nested && !t->nnested) {
-		syscall(SYS_munmap, t->nested, NESTED_MAX * sizeof(*t->nested));
-		t->nested = NULL;
-	}
+	if (t->nested && !t->nnested)
+		nested_free(t);
 	if (t->ring) {
 		__atomic_store_n(&t->ring->closed, 1, __ATOMIC_RELEASE);
 		syscall(SYS_munmap, t->ring, MT_RING_BYTES);
@@ -629,37 +633,81 @@ drain_nested(struct thread_state *t)
 {
 	unsigned i, n;
 
-	for (i = 0;; i++) {
+	/* A handler may add one between our look and the swap: the swap then
+	   fails, and the next round pushes it. */
+	for (i = 0;;) {
 		n = __atomic_load_n(&t->nnested, __ATOMIC_RELAXED);
-		if (i == n && __atomic_compare_exchange_n(&t->nnested, &n, 0, 0,
-		    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		if (i < n) {
+			push(t, &t->nested[i / NESTED_CHUNK][i % NESTED_CHUNK]);
+			i++;
+		} else if (__atomic_compare_exchange_n(&t->nnested, &n, 0, 0,
+		    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
 			break;
-		if (i < n)
-			push(t, &t->nested[i]);
+		}
 	}
 }
 
+static void *
+map_anon(size_t len)
+{
+	void *p = (void *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Maps *slot once: two handlers, one interrupting the other, may race. */
+static void *
+map_once(void **slot, size_t len)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE), *expect = NULL;
+
+	if (p || !(p = map_anon(len)))
+		return p;
+	if (!__atomic_compare_exchange_n(slot, &expect, p, 0, __ATOMIC_ACQ_REL,
+	    __ATOMIC_ACQUIRE)) {
+		syscall(SYS_munmap, p, len);
+		p = expect;
+	}
+	return p;
+}
+
+/*
+ * Called from a signal handler: only mmap, which is async-signal-safe.
+ * A handler may run thousands of times while we wait for room in a full
+ * ring; beyond the last chunk its records are counted lost.  The slot's
+ * chunk is mapped before the slot is taken, and the slot taken before it
+ * is written: another signal's handler may interrupt this one anywhere.
+ */
 static void
 keep_nested(struct thread_state *t, struct mt_raw *r)
 {
-	unsigned idx = t->nnested;
+	unsigned idx, c;
 
-	if (!t->nested) {
-		void *p = (void *)syscall(SYS_mmap, NULL, NESTED_MAX * sizeof(*r),
-		    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p == MAP_FAILED) {
+	do {
+		idx = __atomic_load_n(&t->nnested, __ATOMIC_RELAXED);
+		c = idx / NESTED_CHUNK;
+		if (c >= NESTED_CHUNKS ||
+		    !map_once((void **)&t->nested, NESTED_CHUNKS * sizeof(*t->nested)) ||
+		    !map_once((void **)&t->nested[c], NESTED_CHUNK * sizeof(*r))) {
 			count_lost(1);
 			return;
 		}
-		t->nested = p;
-	}
-	if (idx >= NESTED_MAX) {
-		count_lost(1);
-		return;
-	}
+	} while (!__atomic_compare_exchange_n(&t->nnested, &idx, idx + 1, 0,
+	    __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	r->stack = MT_STACK_NONE;
-	t->nested[idx] = *r;
-	__atomic_store_n(&t->nnested, idx + 1, __ATOMIC_RELAXED);
+	t->nested[c][idx % NESTED_CHUNK] = *r;
+}
+
+static void
+nested_free(struct thread_state *t)
+{
+	unsigned c;
+
+	for (c = 0; c < NESTED_CHUNKS && t->nested[c]; c++)
+		syscall(SYS_munmap, t->nested[c], NESTED_CHUNK * sizeof(**t->nested));
+	syscall(SYS_munmap, t->nested, NESTED_CHUNKS * sizeof(*t->nested));
+	t->nested = NULL;
 }
 
 /*

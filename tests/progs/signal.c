@@ -1,7 +1,9 @@
 /*
  * A signal handler that allocates, interrupting a program that allocates:
- * every allocation must be recorded, none may deadlock.
+ * every allocation must be recorded, none may deadlock.  An argument: run
+ * until that many signals were handled, however many allocations it takes.
  */
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +26,13 @@ on_alarm(int sig)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	struct itimerval it = { { 0, 200 }, { 0, 200 } };
 	struct sigaction sa;
 	sigset_t block;
-	long i, n = 0;
+	long i, n = 0, limit = argc > 1 ? LONG_MAX : 2000000;
+	int want = argc > 1 ? atoi(argv[1]) : 200;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
@@ -43,7 +46,7 @@ main(void)
 	 */
 	__libc_free(sink = __libc_malloc(32));
 	setitimer(ITIMER_REAL, &it, NULL);
-	for (i = 0; i < 2000000 && handled < 200; i++) {
+	for (i = 0; i < limit && handled < want; i++) {
 		free(sink = malloc(32));
 		n++;
 	}

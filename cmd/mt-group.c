@@ -124,11 +124,18 @@ static struct u64map groups;	/* hash of key -> chain */
 static struct group **all;
 static size_t nall, allcap;
 
+/*
+ * WPA's Impacting Type; and ours, leaked: outstanding at the window's
+ * end because its process ended without freeing it (the fate exit), so
+ * that it is told from what was still live when the trace ended.
+ */
 static const char *
-type_of(struct mt_str cls)
+type_of(struct mt_str cls, struct mt_str fate)
 {
 	if (cls.len == 4 && !memcmp(cls.s, "aifi", 4))
 		return "transient";
+	if (fate.len == 4 && !memcmp(fate.s, "exit", 4) && cls.len == 4 && cls.s[3] == 'o')
+		return "leaked";
 	if (cls.len == 4 && !memcmp(cls.s, "aofo", 4))
 		return "outstanding";
 	return "impacting";
@@ -290,7 +297,7 @@ key_value(enum key k, const struct mt_event *ev, struct mt_stackinfo *si,
 		*len = ev->heap.len;
 		return ev->heap.s;
 	case K_TYPE:
-		s = type_of(ev->s1);
+		s = type_of(ev->s1, ev->s2);
 		break;
 	case K_CLASS:
 		*len = ev->s1.len;

@@ -748,6 +748,15 @@ window(const char *path, int peaks)
 			if (ta > at || (tf != NONE && tf <= at))
 				continue;
 		}
+		/*
+		 * A block its process never freed (the fate exit) is, in a
+		 * table, outstanding for ever, as in WPA, where an exit writes
+		 * no free; the graph and --at still see it end with its
+		 * process.
+		 */
+		if (!step && !at_peak && at_opt == NONE && ev.s2.len == 4 &&
+		    !memcmp(ev.s2.s, "exit", 4))
+			tf = NONE;
 		/* In the window iff it began before its end and ended after its start. */
 		if (!((ev.flags & EV_TS_NONE) || ta < t1) || !(tf == NONE || tf > t0))
 			continue;
@@ -755,10 +764,7 @@ window(const char *path, int peaks)
 			continue;
 		nkept++;
 		ai = !(ev.flags & EV_TS_NONE) && ta >= t0;
-		/* A window to the trace's end ends at its last instant, t1 - 1:
-		   what ends there, as the blocks of the program whose exit ended
-		   the trace, was outstanding until the end. */
-		fi = tf != NONE && tf < (to_opt == NONE && at_opt == NONE && !at_peak ? t1 - 1 : t1);
+		fi = tf != NONE && tf < t1;
 		if (at_peak || at_opt != NONE)
 			fi = 0;		/* outstanding at the instant */
 		if (ev.flags & EV_SIZE_NONE)

@@ -16,7 +16,8 @@ setup() {
 	run -0 bash -c "mt-window wpa.life | mt-group --by process,heap,type,function --format tsv"
 	[ "${lines[0]}" = "$(printf 'process\theap\ttype\tfunction\tcount\tsize\timpact')" ]
 	has_line "$output" "^memtestapp\tmmap\ttransient\tcommit\t12\t$((120 * MiB))\t0$"
-	has_line "$output" '^memtestapp\tmalloc\timpacting\tInnerLoopOperation\t250\t10000\t10000$'
+	# the leak: never freed when memtestapp ended, which ended the trace
+	has_line "$output" '^memtestapp\tmalloc\tleaked\tInnerLoopOperation\t250\t10000\t10000$'
 }
 
 @test "the last four spikes: transient, Count 4, Size 40 MiB, impact 0, main -> Operation1 -> ManipulateTemporaryBuffer" {
@@ -285,8 +286,8 @@ assert (app["level"], app["name"], app["count"]) == ("process", "app", 7)'
 	[ -n "$theirs" ] && [ -n "$lost" ]
 	mt-record -o d.mtr -- "$PROGS/demo" 2>/dev/null
 	run -0 bash -c "mt-symbolize d.mtr | mt-lifetime -q | mt-window | mt-group --by type,function,line --format tsv"
-	# the impacting row: its function, its line's file name and number, its bytes
-	row=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "impacting"')
+	# the leaked row: its function, its line's file name and number, its bytes
+	row=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "leaked"')
 	[ "$(printf '%s\n' "$row" | wc -l)" = 1 ]
 	fn=$(printf '%s' "$row" | cut -f2)
 	line=$(printf '%s' "$row" | cut -f3)
@@ -420,18 +421,18 @@ assert (d[0]["count"], d[0]["old-count"], d[0]["state"]) == (3000, 1000, "change
 	mt-record -o l.mtr -- "$PROGS/leak-cxx" >/dev/null 2>&1
 	mt-symbolize l.mtr | mt-lifetime -q >l.life
 	run -0 --separate-stderr mt-group --by type --format tsv l.life
-	ours=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "impacting" { print $4, $2 }')
+	ours=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "leaked" { print $4, $2 }')
 	[ "$ours" = "$theirs" ]
 	has_line "$stderr" '^mt-group: suppressed 2 lifetimes never freed, 75\.0 KiB \(mt-suppress:[0-9]+ 1, mt-suppress:[0-9]+ 1\); --no-suppress shows them$'
 	run -0 --separate-stderr mt-group --no-suppress --by type --format tsv l.life
 	[ -z "$stderr" ]
-	has_line "$output" "^impacting\t5\t"
+	has_line "$output" "^leaked\t5\t"
 	# C's leak and the walkthrough's stay: the list hides no leak of ours
 	for p in demo memtestapp poolleak; do
 		mt-record -o p.mtr -- "$PROGS/$p" >/dev/null 2>&1
 		mt-symbolize p.mtr | mt-lifetime -q >p.life
-		a=$(mt-group --by type,function --format tsv p.life 2>/dev/null | grep -vP '^impacting\t(__GI_)?_IO_file_doallocate\t')
-		b=$(mt-group --no-suppress --by type,function --format tsv p.life | grep -vP '^impacting\t(__GI_)?_IO_file_doallocate\t')
+		a=$(mt-group --by type,function --format tsv p.life 2>/dev/null | grep -vP '^leaked\t(__GI_)?_IO_file_doallocate\t')
+		b=$(mt-group --no-suppress --by type,function --format tsv p.life | grep -vP '^leaked\t(__GI_)?_IO_file_doallocate\t')
 		[ "$a" = "$b" ]
 	done
 	# rules of one's own: a function anywhere in the stack, the allocating module

@@ -182,7 +182,7 @@ exited_child() {
 	printf 'exit\t1100000000\t100\t0\n'
 }
 
-@test "an exited process holds nothing after its exit: series, windows, the whole run" {
+@test "an exited process holds nothing after its exit in a series; its leak is outstanding in every window" {
 	exited_child | mt-lifetime >e.life 2>/dev/null
 	# leak1's blocks end at its exit, still leaked at exit
 	[ "$(awk -F'\t' '$1 == "life" && $4 == 200 && $3 == 117000000 && $12 == "exit"' e.life | wc -l)" = 100 ]
@@ -191,18 +191,24 @@ exited_child() {
 	[ "$(awk -F'\t' '$3 == 200 && $2 >= 200000000 && $5 != 0' s.txt | wc -l)" = 0 ]
 	[ "$(awk -F'\t' '$3 == 200 && $2 >= 200000000' s.txt | wc -l)" = 10 ]
 	[ "$(awk -F'\t' '$3 == 100 && $2 == 1000000000 { print $5 }' s.txt)" = 4096 ]
-	# a window after its exit: none of its blocks
+	# --at after its exit: nothing of it
+	run -0 mt-window --at 0.3s e.life
+	[ "$(echo "$output" | awk -F'\t' '$1 == "life" && $4 == 200' | wc -l)" = 0 ]
+	# a window after its exit: its leak is the baseline, as in WPA, where
+	# an exit writes no free
 	mt-window --from 0.3s --to 0.5s e.life >w.txt
-	[ "$(awk -F'\t' '$1 == "life" && $4 == 200' w.txt | wc -l)" = 0 ]
-	[ "$(awk -F'\t' '$1 == "life" { print $4, $10, $11 }' w.txt)" = "100 aofo 0" ]
-	# a window over its exit: allocated and gone inside, transient
+	[ "$(awk -F'\t' '$1 == "life" && $4 == 200 && $10 == "aofo" && $11 == 0' w.txt | wc -l)" = 100 ]
+	[ "$(awk -F'\t' '$1 == "life" && $4 == 100 { print $10, $11 }' w.txt)" = "aofo 0" ]
+	# a window over its exit: allocated inside and never freed, impacting
 	mt-window --from 0.05s --to 0.5s e.life >w.txt
-	[ "$(awk -F'\t' '$1 == "life" && $4 == 200 && $10 == "aifi" && $11 == 0' w.txt | wc -l)" = 100 ]
-	# the whole run: the child's leak ended with it; the root's, whose
-	# exit ends the trace, is outstanding at the end
+	[ "$(awk -F'\t' '$1 == "life" && $4 == 200 && $10 == "aifo" && $11 == 1000' w.txt | wc -l)" = 100 ]
+	run -0 mt-group --by pid,type w.txt
+	has_line "$output" '^200 +leaked +100 +97.7 KiB +97.7 KiB$'
+	# the whole run as a window: the same as no window
 	mt-window e.life >w.txt
-	[ "$(awk -F'\t' '$1 == "life" && $4 == 200 && $10 == "aifi"' w.txt | wc -l)" = 100 ]
+	[ "$(awk -F'\t' '$1 == "life" && $4 == 200 && $10 == "aifo" && $11 == 1000' w.txt | wc -l)" = 100 ]
 	[ "$(awk -F'\t' '$1 == "life" && $4 == 100 && $8 == 4096 { print $10, $11 }' w.txt)" = "aifo 4096" ]
+	diff <(mt-group --format tsv w.txt) <(mt-group --format tsv e.life)
 }
 
 @test "recorded: no process holds memory at a sample at or after its exit, nor after an exec" {

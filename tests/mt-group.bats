@@ -278,6 +278,29 @@ assert (app["level"], app["name"], app["count"]) == ("process", "app", 7)'
 	has_line "$output" '^      a +4 '
 }
 
+@test "a child's leak is leaked, with a window or without, as valgrind's memcheck counts it" {
+	cd "$BATS_TEST_TMPDIR"
+	valgrind --leak-check=full "$PROGS/demo" 2>vg.txt >/dev/null
+	lost=$(sed -n 's/.* \([0-9,]*\) bytes in \([0-9]*\) blocks are definitely lost.*/\2 \1/p' vg.txt | tr -d ,)
+	[ -n "$lost" ]
+	# the child ends long before the shell that ends the trace
+	mt-record -o c.mtr -- sh -c "$PROGS/demo >/dev/null & sleep 0.3; ls >/dev/null; wait" 2>/dev/null
+	mt-symbolize c.mtr | mt-lifetime -q >c.life
+	run -0 bash -c "mt-window c.life | mt-group --by process,type --format tsv"
+	windowed=$output
+	run -0 mt-group --by process,type --format tsv c.life
+	[ "$output" = "$windowed" ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "demo" && $2 == "leaked" { print $3, $4 }')" = "$lost" ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "demo" && $2 == "transient" { n++ } END { print n + 0 }')" -le 1 ]
+	# a window after the child's exit: its leak still held, the baseline
+	end=$(mt-decode c.mtr | awk -F'\t' '$1 == "proc" && $5 ~ /demo$/ { p = $2 } $1 == "exit" && $3 == p { print $2 }')
+	run -0 bash -c "mt-window --from $((end + 1000))ns c.life | mt-group --by process,type --format tsv"
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "demo" { print $2, $3, $5 }')" = "leaked ${lost% *} 0" ]
+	# the graph: nothing of it after its exit
+	run -0 mt-window --at $((end + 1000))ns c.life
+	[ "$(printf '%s\n' "$output" | awk -F'\t' -v p="$(mt-decode c.mtr | awk -F'\t' '$1 == "proc" && $5 ~ /demo$/ { print $2 }')" '$1 == "life" && $4 == p' | wc -l)" = 0 ]
+}
+
 @test "from leak to line: --by function,line names the line valgrind's memcheck names for the leak" {
 	cd "$BATS_TEST_TMPDIR"
 	valgrind --leak-check=full "$PROGS/demo" 2>vg.txt

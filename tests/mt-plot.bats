@@ -121,6 +121,11 @@ png() {
 	mt-plot -f 200ms --gnuplot f.gp -o f.png s.txt
 	[ "$(sed -n "s/^set object 1 rect from first $(x 200000000 f.gp), graph 0 to first \([0-9.]*\),.*/\1/p" f.gp)" = \
 	  "$(sed -n 's/^set xrange \[.*:\(.*\)\]/\1/p' f.gp)" ]
+	# a window after the last sample: said, none drawn
+	run -0 --separate-stderr mt-plot --from 100s --gnuplot p.gp -o p.png s.txt
+	[[ $stderr == "mt-plot: warning: --from is past the last sample ("*"): no window drawn" ]]
+	! grep -q '^set object' p.gp
+	! grep -q '^set label' p.gp
 	# no window asked: none drawn
 	mt-plot --gnuplot n.gp -o n.png s.txt
 	! grep -q '^set object' n.gp

@@ -495,25 +495,41 @@ series_write(uint64_t end)
 	for (i = 0; i < nseries; i++) {
 		struct series *s = &series[i];
 		mt_wide b = 0, c = 0, hi, lo;
+		uint64_t thi, tlo;
 		size_t j = 0;
 
 		series_merge(s);
 		for (k = 0; k < kmax; k++) {
-			/* The step (t0 + (k-1)step, t0 + k step]: its buckets. */
+			/* The step (t0 + (k-1)step, t0 + k step]: its buckets,
+			   and the first instant each extreme was reached (a
+			   bucket's end: the nanosecond while exact). */
 			hi = lo = b;
+			thi = tlo = k ? t0 + (k - 1) * step : t0;
 			for (; j < s->n && s->c[j].k <= k * per; j++) {
 				mt_wide up = b + s->c[j].rise, down = b + s->c[j].dip;
-				hi = up > hi ? up : hi;
-				lo = down < lo ? down : lo;
+				uint64_t tc = t0 + s->c[j].k * resolution;
+
+				if (up > hi) {
+					hi = up;
+					thi = tc;
+				}
+				if (down < lo) {
+					lo = down;
+					tlo = tc;
+				}
 				b += s->c[j].bytes;
 				c += s->c[j].count;
 			}
-			if (k == 0)	/* the first sample is an instant */
+			if (k == 0) {	/* the first sample is an instant */
 				hi = lo = b;
+				thi = tlo = t0;
+			}
 			memset(&ev, 0, sizeof(ev));
 			ev.type = MT_SAMPLE;
-			ev.flags = EV_RANGE;
+			ev.flags = EV_RANGE | EV_INSTANTS;
 			ev.ts = t0 + k * step;
+			ev.ts2 = thi;
+			ev.count[2] = tlo;
 			ev.pid = s->pid;
 			ev.heap = (struct mt_str){ s->heap, s->heaplen };
 			ev.size = sample_value(b, &sat_bytes);

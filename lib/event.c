@@ -499,6 +499,11 @@ event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 			NUM(7, ev->count[1], "size");
 			ev->flags |= EV_RANGE;
 		}
+		if (n > 9) {	/* and when each was first reached */
+			NUM(8, ev->ts2, "time");
+			NUM(9, ev->count[2], "time");
+			ev->flags |= EV_INSTANTS;
+		}
 		break;
 	case MT_POOL:
 		NUM(1, ev->ts, "time");
@@ -760,6 +765,11 @@ event_format(const struct mt_event *ev, char *buf, size_t bufsize)
 			TAB(p);
 			p = put_u64(p, ev->count[0]); TAB(p);
 			p = put_u64(p, ev->count[1]);
+		}
+		if (ev->flags & EV_INSTANTS) {
+			TAB(p);
+			p = put_u64(p, ev->ts2); TAB(p);
+			p = put_u64(p, ev->count[2]);
 		}
 		break;
 	case MT_POOL:

@@ -143,6 +143,7 @@ enum mt_type {
 #define EV_STACK2	0x80	/* life: the free's stack, in stack2 */
 #define EV_TEMP		0x200	/* life: temporary (freed before its thread allocated again) */
 #define EV_RANGE	0x100	/* sample: the step's most and least bytes in count[0], count[1] */
+#define EV_INSTANTS	0x400	/* sample: the instants of those in ts2, count[2] */
 
 /* Exit status in an exit record: a code 0..255, or a signal. */
 #define MT_STATUS_NONE	(-1)
@@ -157,7 +158,7 @@ struct mt_event {
 	enum mt_type type;
 	unsigned flags;
 	uint64_t ts;		/* alloc/free/exit/lost/proc/sample/pool; life alloc; window from */
-	uint64_t ts2;		/* life free; window to */
+	uint64_t ts2;		/* life free; window to; sample: its maximum's instant */
 	int64_t pid, ppid, tid;
 	uint64_t addr;		/* alloc/free/life; map lo; sym ip */
 	uint64_t size;		/* alloc/life; map hi; sample bytes; lost events */
@@ -165,7 +166,7 @@ struct mt_event {
 	uint64_t stack2;	/* life: the free's stack id, with EV_STACK2 */
 	int64_t impact;		/* life */
 	int status;		/* exit */
-	uint64_t count[3];	/* pool allocs, frees, bytes; sample max, min bytes */
+	uint64_t count[3];	/* pool allocs, frees, bytes; sample max, min bytes, min's instant */
 	struct mt_str heap;	/* heap; pool tag */
 	struct mt_str s1, s2, s3;	/* proc exe,argv; map build-id,path; sym function,file:line,module;
 					   lost reason; life class; pool type; comment/unknown whole line */

@@ -63,7 +63,7 @@ setup() {
 @test "mt-plot is installed on PATH with its man page; the completions complete in an interactive bash" {
 	run -0 make -s -C "$top" install PREFIX="$PWD/p"
 	run -0 env PATH="$PWD/p/bin:/usr/bin:/bin" mt-plot --help
-	[ "${lines[0]}" = "usage: mt-plot [-o file.png|file.svg] [-L title] [-n count] [file]" ]
+	[ "${lines[0]}" = "usage: mt-plot [-o file.png|file.svg] [-L title] [-n count] [-f time] [--to time] [--gnuplot script] [file]" ]
 	mandoc -Tascii p/share/man/man1/mt-plot.1 | grep -q "draw memory outstanding over time"
 	comp=$PWD/p/share/bash-completion/completions
 	for p in mt-record mt-decode mt-symbolize mt-lifetime mt-window mt-group mt-pooldiff mt-plot; do

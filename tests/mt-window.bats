@@ -95,10 +95,11 @@ sums() {
 }
 
 @test "mt-plot: /dev/zero, a trace, a directory judged before awk reads them: said, exit 1" {
-	for in in /dev/zero wpa.mtr; do
-		run -1 --separate-stderr timeout 10 "$TESTS/../share/mt-plot" -o z.png "$in"
-		[ "$stderr" = "mt-plot: $in: not event text (bad magic)" ]
-	done
+	run -1 --separate-stderr timeout 10 "$TESTS/../share/mt-plot" -o z.png /dev/zero
+	[ "$stderr" = "mt-plot: /dev/zero: not event text (bad magic)" ]
+	# a trace is read as mt-window -b's stream is, and has no samples
+	run -1 --separate-stderr timeout 10 "$TESTS/../share/mt-plot" -o z.png wpa.mtr
+	[ "$stderr" = "mt-plot: no sample lines (mt-window --series STEP makes them)" ]
 	run -1 --separate-stderr timeout 10 "$TESTS/../share/mt-plot" -o z.png </dev/zero
 	[ "$stderr" = "mt-plot: <stdin>: not event text (bad magic)" ]
 	mkdir -p dir
@@ -114,7 +115,7 @@ sums() {
 	cmp f.svg i.svg
 }
 
-@test "--series: many processes and heaps, lifetimes interleaved, against python's own sums, maxima and minima" {
+@test "--series: many processes and heaps, lifetimes interleaved, against python's own sums, maxima and minima, and their instants" {
 	python3 - <<'PY'
 import random
 random.seed(3)
@@ -139,9 +140,14 @@ for pid, heap in sorted(set((l[0], l[1]) for l in lives)):
         t = k * step
         on = [l for l in mine if l[2] <= t and (l[3] is None or t < l[3])]
         # every instant of (t - step, t]: where it starts, and each change in it
-        seen = [at(t)] if k == 0 else [at(t - step)] + [at(c) for c in changes if t - step < c <= t]
-        exp.append('sample\t%d\t%d\t%s\t%d\t%d\t%d\t%d' % (t, pid, heap, sum(l[4] for l in on), len(on),
-            max(seen), min(seen)))
+        # (the bytes then, the instant), in time order
+        seen = [(at(t), t)] if k == 0 else [(at(t - step), t - step)] + \
+            [(at(c), c) for c in changes if t - step < c <= t]
+        hi, lo = max(v for v, _ in seen), min(v for v, _ in seen)
+        # the first instant each was reached
+        thi, tlo = next(c for v, c in seen if v == hi), next(c for v, c in seen if v == lo)
+        exp.append('sample\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d' % (t, pid, heap, sum(l[4] for l in on),
+            len(on), hi, lo, thi, tlo))
 open('l.txt', 'w').write('\n'.join(out) + '\n')
 open('expect', 'w').write('\n'.join(sorted(exp)) + '\n')
 PY
@@ -332,7 +338,7 @@ exited_child() {
 		# each line: bytes within [min, max]; the highest max is the peak,
 		# 1 MiB held and 10 MiB at once; no step after the first misses one
 		printf '%s\n' "$output" | awk -F'\t' -v peak=$((11 * 1048576)) '
-			NF != 8 || $7 < $5 || $8 > $5 { print "bad: " $0; exit 1 }
+			NF != 10 || $7 < $5 || $8 > $5 { print "bad: " $0; exit 1 }
 			$7 > peak { print "over the peak: " $0; exit 1 }
 			$7 == peak { n++ }
 			END { if (n < 1) { print "no peak"; exit 1 } }'
@@ -341,6 +347,15 @@ exited_child() {
 	# in one or not (a spike's length is the machine's: 100-200 ms)
 	run -0 bash -c "mt-window --series 1s s.life | grep '^sample' | sed -n 2,3p"
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$7 == 11 * 1048576' | wc -l)" = 2 ]
+	# each peak's instant is when a spike's 10 MiB was allocated, by
+	# its life line, or the step's start when a spike was live then
+	run -0 bash -c "mt-window --series 1s s.life | grep '^sample'"
+	[ "$(awk -F'\t' -v peak=$((11 * 1048576)) '
+		FNR == NR { if ($1 == "life" && $8 == 10485760) spike[$2] = 1; next }
+		$7 == peak { all++ }
+		$7 == peak && ($9 in spike && $9 > $2 - 1e9 && $9 <= $2 || $9 == $2 - 1e9 && was == peak) { n++ }
+		{ was = $5 }
+		END { print (n == all && all >= 2) }' s.life - <<<"$output")" = 1 ]
 	mt-record -o m.mtr -- "$PROGS/spikes" mmap >/dev/null 2>&1
 	run -0 bash -c "mt-lifetime -q m.mtr | mt-window --series 1s --heap mmap | grep '^sample'"
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$7 == 10 * 1048576' | wc -l)" -ge 2 ]
@@ -358,9 +373,10 @@ exited_child() {
 		print "life\t6000002\t6000003\t1\t1\tmalloc\t0x10\t1000\t-\taifi\t0" }' >b.life
 	run -0 --separate-stderr bash -c "mt-window --series 1ms b.life"
 	has_line "$output" '^#mt-window: a sample.s maximum and minimum are bounds at '
-	printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" && (NF != 8 || $7 < $5 || $8 > $5) { exit 1 }'
+	printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" && (NF != 10 || $7 < $5 || $8 > $5) { exit 1 }'
 	# the spike in (6 ms, 7 ms]: at least the 1000 bytes and the 1 beside
-	printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" && $2 == 7000000 && $7 >= 1001 { n++ }
+	printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" && $2 == 7000000 && $7 >= 1001 &&
+		$9 > 6000000 && $9 <= 7000000 { n++ }
 		END { exit n != 1 }'
 	# 0 to 22 ms: the first sample at or after the last instant, 21.999995 ms
 	[ "$(printf '%s\n' "$output" | grep -c '^sample')" = 23 ]
@@ -450,7 +466,7 @@ near() {
 	# the three biggest by their peak (100 with its spike first), then other
 	for t in 'app_100 (100) cache:anon_vma_chain' 'app_111 (111) cache:anon_vma_chain' \
 		'app_110 (110) cache:anon_vma_chain' 'other (9 series)' 'app_100 (100) reserved' \
-		'MiB reserved (dashed)'; do
+		'GiB reserved (dashed)'; do
 		grep -qF ">$t<" p.svg || { echo "no '$t'"; return 1; }
 	done
 	[ -z "$(grep -F '>app_109 (109)' p.svg)" ]
@@ -467,9 +483,11 @@ near() {
 	said="mt-window: a sample's bytes saturated at $M (more than 2^63-1: read it as at least that)"
 	run -1 --separate-stderr mt-window --series 1ns big.life
 	# once 0 bytes at 5 with a block of 2^63-1 live, and 2^64-2^63+1 at 6
-	[ "$output" = "$(printf 'sample\t%s\t10\tmalloc\t%s\t%s\t%s\t%s\n' \
-		0 0 0 0 0  1 $M 2 $M 0  2 $M 2 $M $M  3 $M 2 $M $M  4 $M 2 $M $M \
-		5 $M 1 $M $M  6 0 0 $M 0)" ]
+	# (the instants: when the most and least were first reached, the
+	# step's start when held from before)
+	[ "$output" = "$(printf 'sample\t%s\t10\tmalloc\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+		0 0 0 0 0 0 0  1 $M 2 $M 0 1 0  2 $M 2 $M $M 1 1  3 $M 2 $M $M 2 2 \
+		4 $M 2 $M $M 3 3  5 $M 1 $M $M 4 5  6 0 0 $M 0 5 6)" ]
 	[ "$stderr" = "$said" ]
 	run -1 --separate-stderr mt-window --at peak big.life
 	[ "${lines[1]}" = "$(printf 'sample\t1\t10\tmalloc\t%s\t2' $M)" ]

@@ -579,4 +579,15 @@ long suppress_match(struct mt_suppress *s, struct mt_dict *dict, uint64_t stack)
 void suppress_count(struct mt_suppress *s, long rule, uint64_t bytes);
 void suppress_say(const struct mt_suppress *s, struct mt_sat *sat);
 
+/*
+ * table.c: an aligned table for people; cells in characters, a column
+ * that may give way (min > 0) cut in its middle with "...".
+ */
+struct mt_table;
+struct mt_table *table_new(size_t ncols);
+void table_column(struct mt_table *t, size_t c, int left, size_t gap, size_t min);
+void table_hide(struct mt_table *t, size_t c);
+void table_row(struct mt_table *t, const char *const cells[]);
+void table_print(struct mt_table *t, size_t width);	/* and frees it */
+
 #endif

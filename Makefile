@@ -41,7 +41,7 @@ ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(LTO) $(WARN) $(SANFLAGS) -Ilib $(DEPS_CFLAGS
 
 PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-window cmd/mt-group cmd/mt-pooldiff
 LIBOBJ = lib/pair.o lib/steps.o lib/stacks.o lib/bound.o lib/ktrace.o lib/sink.o lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
-	lib/trace.o lib/reader.o lib/map.o lib/regex.o lib/regions.o lib/inject.o
+	lib/trace.o lib/reader.o lib/map.o lib/regex.o lib/regions.o lib/inject.o lib/suppress.o lib/table.o
 PRELOAD = lib/libmt-preload.so
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static
@@ -72,9 +72,9 @@ lib/libmt.a: $(LIBOBJ)
 cmd/%: cmd/%.c lib/libmt.a lib/mt.h lib/preload/proto.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) $(LIBS_$(notdir $@)) -lm
 
-# mt-group's default suppressions, built in: share/mt-suppress as a C string.
-cmd/mt-group: cmd/mt-suppress.h
-cmd/mt-suppress.h: share/mt-suppress
+# The default suppressions, built in: share/mt-suppress as a C string.
+lib/suppress.o: lib/mt-suppress.h
+lib/mt-suppress.h: share/mt-suppress
 	sed 's/\\/\\\\/g; s/"/\\"/g; s/.*/"&\\n"/' share/mt-suppress >$@
 
 # libdw for symbols; libiberty (libiberty-dev) for the one demangler that
@@ -168,7 +168,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(COMPLETIONSDIR)
 
 clean:
-	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr cmd/mt-suppress.h
+	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr lib/mt-suppress.h
 
 .PHONY: all deps print-packages need-deps demo check lint-man install uninstall clean
 

@@ -497,168 +497,24 @@ path_cmp(const void *a, const void *b)
 	return nx < ny ? -1 : nx > ny;
 }
 
-/*
- * Suppressions (--suppress, and share/mt-suppress built in): rules on the
- * lifetimes never freed, each one or more conditions that must all hold:
- * "function REGEX", some frame of the stack; "module REGEX", the
- * allocating frame's module.  What they suppress is counted and said.
- */
-struct rule {
-	struct mt_regex *function, *module;
-	char *where;		/* file:line */
-	uint64_t count;
-	mt_wide bytes;
-};
-static struct rule *rules;
-static size_t nrules, rulecap;
+/* Suppressions (lib/suppress.c): lifetimes never freed that are no leak. */
+static struct mt_suppress *suppress;
 static int no_suppress;
-static struct u64map suppress_cache;	/* stack id -> 1 + rule index + 1, or 1 */
-static const char default_rules[] =
-#include "mt-suppress.h"
-    ;
 
-/* The rules of a file's text; 1 when a line is bad (said). */
+/* A lifetime never freed that a rule suppresses: counted there, or 0. */
 static int
-parse_rules(const char *text, const char *name)
+suppressed(const struct mt_event *ev)
 {
-	char *copy = estrdup(text), *line, *next, *save, *kind, *re, where[512];
-	struct mt_regex *m;
-	size_t lineno = 0;
-	int bad = 0;
+	long r;
 
-	for (line = copy; line; line = next) {
-		struct rule r = { 0 };
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		lineno++;
-		line += strspn(line, " \t\r");
-		if (!*line || *line == '#')
-			continue;
-		for (kind = strtok_r(line, " \t\r", &save); kind; kind = strtok_r(NULL, " \t\r", &save)) {
-			re = strtok_r(NULL, " \t\r", &save);
-			if (!re || (strcmp(kind, "function") && strcmp(kind, "module")) ||
-			    (kind[0] == 'f' ? r.function : r.module)) {
-				mt_warn_at(name, lineno, re ? "bad rule" : "a rule without its pattern",
-				    kind, strlen(kind));
-				bad = 1;
-				break;
-			}
-			if (!(m = re_compile_at(re, name, lineno))) {
-				bad = 1;
-				break;
-			}
-			if (kind[0] == 'f')
-				r.function = m;
-			else
-				r.module = m;
-		}
-		if (kind)
-			continue;
-		snprintf(where, sizeof(where), "%s:%zu", name, lineno);
-		r.where = estrdup(where);
-		rules = egrow(rules, nrules, &rulecap, sizeof(*rules));
-		rules[nrules++] = r;
-	}
-	free(copy);
-	return bad;
-}
-
-/* --suppress FILE */
-static int
-read_rules(const char *path)
-{
-	FILE *fp = fopen(path, "r");
-	char *text = NULL;
-	size_t cap = 0;
-	int bad;
-
-	if (!fp) {
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, mt_shown(path, strlen(path)),
-		    strerror(errno));
-		return 1;
-	}
-	if (getdelim(&text, &cap, '\0', fp) < 0 && !text)
-		text = estrdup("");
-	fclose(fp);
-	bad = parse_rules(text, path);
-	free(text);
-	return bad;
-}
-
-static int
-rule_holds(const struct rule *r, const struct mt_stackinfo *si)
-{
-	const char *s;
-	uint32_t i;
-
-	if (r->module) {
-		s = si->frame[si->alloc_frame]->module;
-		if (!re_match(r->module, s, strlen(s)))
-			return 0;
-	}
-	if (!r->function)
-		return 1;
-	for (i = 0; i < si->n; i++) {
-		s = si->frame[i]->function;
-		if (re_match(r->function, s, strlen(s)))
-			return 1;
-	}
-	return 0;
-}
-
-/* The rule that suppresses a lifetime never freed, or NULL. */
-static struct rule *
-suppressed_by(const struct mt_event *ev)
-{
-	struct mt_stackinfo *si;
-	void **v;
-	size_t i;
-
-	if (!nrules || (ev->flags & EV_STACK_NONE))
-		return NULL;
+	if (no_suppress || (ev->flags & EV_STACK_NONE))
+		return 0;
 	if (!(ev->flags & EV_TS2_NONE) && !(ev->s2.len == 4 && !memcmp(ev->s2.s, "exit", 4)))
-		return NULL;
-	v = u64map_get(&suppress_cache, ev->stack, 1);
-	if (!*v) {
-		si = dict_stack(dict, ev->stack);
-		for (i = 0; i < nrules && !(si->n && rule_holds(&rules[i], si)); i++)
-			;
-		*v = (void *)(uintptr_t)(i < nrules ? i + 2 : 1);
-	}
-	return (uintptr_t)*v > 1 ? &rules[(uintptr_t)*v - 2] : NULL;
-}
-
-/*
- * One line at the end, on standard error whatever the format: what the
- * rules kept out, and by which.  Under a table it was read as a row.
- */
-static void
-say_suppressed(void)
-{
-	uint64_t n = 0;
-	mt_wide bytes = 0;
-	size_t i;
-	char h[32];
-	int first;
-
-	for (i = 0; i < nrules; i++) {
-		n += rules[i].count;
-		bytes += rules[i].bytes;
-	}
-	if (!n)
-		return;
-	fflush(stdout);
-	fprintf(stderr, "%s: suppressed %" PRIu64 " lifetimes never freed, %s (",
-	    mt_progname, n, sum_human(bytes, SAT_SUPPRESSED, h, sizeof(h)));
-	for (i = 0, first = 1; i < nrules; i++)
-		if (rules[i].count) {
-			fprintf(stderr, "%s%s %" PRIu64, first ? "" : ", ", rules[i].where,
-			    rules[i].count);
-			first = 0;
-		}
-	fprintf(stderr, "); --no-suppress shows them\n");
+		return 0;
+	if ((r = suppress_match(suppress, dict, ev->stack)) < 0)
+		return 0;
+	suppress_count(suppress, r, ev->flags & EV_SIZE_NONE ? 0 : ev->size);
+	return 1;
 }
 
 static void
@@ -669,14 +525,8 @@ group_life(const struct mt_event *ev)
 	struct sums *g;
 	int cls = -1;
 
-	if (!no_suppress) {
-		struct rule *r = suppressed_by(ev);
-		if (r) {
-			r->count++;
-			r->bytes += ev->flags & EV_SIZE_NONE ? 0 : ev->size;
-			return;
-		}
-	}
+	if (suppressed(ev))
+		return;
 	k = uncached ? NULL : kept_slot(ev, stack, &cls);
 	if (k && k->gen == kept_gen && k->stack == stack && k->pid == ev->pid &&
 	    k->heap == ev->heap.s && k->cls == cls) {
@@ -1430,7 +1280,7 @@ group_file(const char *path)
 			/* A process renamed, a stack redefined. */
 			kept_gen += ev.type == MT_PROC || added == 2;
 			if (added == 2)
-				u64map_free(&suppress_cache, NULL);
+				suppress_forget(suppress);
 			continue;
 		}
 		/* Unknown records were passed on before us. */
@@ -1497,6 +1347,7 @@ main(int argc, char *argv[])
 	size_t k;
 
 	mt_setprogname(argv[0]);
+	suppress = suppress_new();
 	parse_keys("process,heap,type,function");
 	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:F:f:w:A:S:hV", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -1515,7 +1366,7 @@ main(int argc, char *argv[])
 			histogram = 1;
 			break;
 		case 'P':
-			if (read_rules(optarg))
+			if (suppress_read(suppress, optarg))
 				return 2;
 			break;
 		case 'N':
@@ -1648,10 +1499,10 @@ main(int argc, char *argv[])
 	if (!reader_inputs(&argc, argv))
 		return 1;
 	dict = dict_new(skip_pattern);
-	if (!no_suppress && parse_rules(default_rules, "mt-suppress"))
+	if (!no_suppress && suppress_builtin(suppress))
 		return 2;
 	if (no_suppress)
-		nrules = 0;
+		suppress_none(suppress);
 	if (argc == 0)
 		status |= group_file(NULL);
 	for (i = 0; i < argc; i++)
@@ -1667,7 +1518,7 @@ main(int argc, char *argv[])
 		if (old == 2)
 			return 2;
 		changed = write_diff();
-		say_suppressed();
+		suppress_say(suppress, &sat[SAT_SUPPRESSED]);
 		say_saturated();
 		return (mt_close_stdout() | status | mt_status | old) ? 2 : changed;
 	}
@@ -1677,7 +1528,7 @@ main(int argc, char *argv[])
 		write_folded();
 	else
 		write_groups();
-	say_suppressed();
+	suppress_say(suppress, &sat[SAT_SUPPRESSED]);
 	say_saturated();
 	return (mt_close_stdout() | status | mt_status) ? 1 : 0;
 }

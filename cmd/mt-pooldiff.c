@@ -23,8 +23,8 @@
 #include "mt.h"
 
 static const char synopsis[] = "-S [-P dir] [--time time] [source,...]\n"
-    "[-ad] [-s key] [-m pattern] [-x pattern] [-E] [-g [K/N]] [-i time] [-k key] "
-    "[-A regex] [file ...]";
+    "[-ad] [-s key] [-F format] [-m pattern] [-x pattern] [-E] [-g [K/N]] [-i time] [-k key] "
+    "[-A regex] [--since-first] [--suppress file] [file ...]";
 static const char options[] =
     "PoolMon for Linux.  With -S, writes one snapshot of the kernel's pools (slab,\n"
     "vmalloc, allocinfo) or of processes (pid:N), to append to a log.  Otherwise\n"
@@ -35,8 +35,12 @@ static const char options[] =
     "  -S, --snapshot       take a snapshot of the sources (default slab,vmalloc,allocinfo)\n"
     "  -P, --proc DIR       read DIR instead of /proc\n"
     "      --time TIME      the snapshot's time: 2026-11-22T01:10:00Z or @EPOCH\n"
-    "  -s, --sort KEY       tag, allocs, frees, diff, bytes (default), per-alloc\n"
+    "  -s, --sort KEY       bytes (default, largest first, as poolmon /b), allocs,\n"
+    "                       frees, diff, per-alloc, or tag (A to Z); with -S the\n"
+    "                       rows written (default: by source and tag)\n"
     "  -d, --by-change      sort by the change of KEY, not its value (-c is the old spelling)\n"
+    "      --since-first    each change against the first snapshot, not the one before\n"
+    "  -F, --format FORMAT  table (default: bytes in KiB, MiB) or tsv (raw numbers)\n"
     "  -a, --totals         a totals row\n"
     "  -m, --include PAT    only tags that match the pattern (repeatable)\n"
     "  -x, --exclude PAT    not the tags that match it (repeatable)\n"
@@ -50,6 +54,9 @@ static const char options[] =
     "  -k, --tag KEY        events: the tag is the function (default), heap, module\n"
     "                       or stack (-t is the old spelling)\n"
     "  -A, --skip REGEX     more functions to count as the allocation API (PCRE2)\n"
+    "      --suppress FILE  more suppressions, as mt-group's: blocks never freed that\n"
+    "                       are no growth of the program (repeatable)\n"
+    "      --no-suppress    none, not even the built-in ones\n"
     "  -h, --help           this help\n"
     "  -V, --version        the version\n"
     "\n"
@@ -63,7 +70,8 @@ enum { C_ALLOCS, C_FREES, C_DIFF, C_BYTES, NCOUNTERS };
 struct tag {
 	char *name, *type;	/* as written: no blanks */
 	mt_wide cur[NCOUNTERS], prev[NCOUNTERS];	/* wide: sums of events */
-	int in_cur, in_prev;
+	mt_wide first[NCOUNTERS];	/* in the first snapshot: --since-first */
+	int in_cur, in_prev, in_first;
 	unsigned clamped;	/* SAT_UP, SAT_DOWN: Bytes in at[] narrowed */
 	/* Bytes from each snapshot where they changed on (absent: 0), in
 	   order: a churning tag set over 20,000 snapshots once took 2.35 GB,
@@ -94,11 +102,11 @@ static size_t nsnaps, snapcap;
 static int trouble;		/* exit 2 */
 
 /* The columns whose values or changes stopped at 63 bits where shown. */
-enum { SAT_PER_ALLOC = NCOUNTERS, SAT_GROWTH, SAT_PER_HOUR, SAT_NCOLUMNS };
+enum { SAT_PER_ALLOC = NCOUNTERS, SAT_GROWTH, SAT_PER_HOUR, SAT_SUPPRESSED, SAT_NCOLUMNS };
 static struct mt_sat sat[SAT_NCOLUMNS] = {
 	{ .column = "Allocs" }, { .column = "Frees" }, { .column = "Diff" },
 	{ .column = "Bytes" }, { .column = "PerAlloc" }, { .column = "Growth" },
-	{ .column = "PerHour" }
+	{ .column = "PerHour" }, { .column = "the suppressed bytes" }
 };
 
 static void
@@ -114,7 +122,10 @@ say_saturated(void)
 enum tagby { T_FUNCTION, T_HEAP, T_MODULE, T_STACK };
 static enum tagby tag_by = T_FUNCTION;
 static uint64_t interval;
-static int sort_key = -1, by_change, totals, use_regex;
+/* The sort key: a counter, NCOUNTERS for per-alloc, SORT_TAG; SORT_UNSET is
+   Bytes in the table (as poolmon /b) and the sources' order in a snapshot. */
+enum { SORT_TAG = -1, SORT_UNSET = -2 };
+static int sort_key = SORT_UNSET, by_change, totals, use_regex;
 static char **includes, **excludes;
 static size_t nincludes, nexcludes;
 static struct mt_regex **include_re, **exclude_re;
@@ -124,6 +135,11 @@ static const char *proc_dir = "/proc";
 static const char *skip_pattern;
 static int64_t snapshot_time = NONE;
 static int live;			/* --live */
+static int since_first;			/* --since-first */
+enum { FORMAT_TABLE, FORMAT_TSV };
+static int format = FORMAT_TABLE;	/* --format */
+static struct mt_suppress *suppress;	/* as mt-group's: lib/suppress.c */
+static int no_suppress;
 
 /* Event streams. */
 static struct mt_dict *dict;
@@ -230,6 +246,10 @@ snapshot_row(struct tag *t, const mt_wide c[NCOUNTERS])
 
 	memcpy(t->cur, c, sizeof(t->cur));
 	t->in_cur = 1;
+	if (n == 1) {
+		memcpy(t->first, c, sizeof(t->first));
+		t->in_first = 1;
+	}
 	bytes_set(t, n - 1, c[C_BYTES] == NONE_W ? 0 : sat_narrow(c[C_BYTES], &t->clamped));
 }
 
@@ -710,7 +730,7 @@ snapshot(char **sources, size_t nsources)
 		fprintf(stderr, "%s: no snapshot written\n", mt_progname);
 		return 2;
 	}
-	if (sort_key >= 0 && nsrows > 1)
+	if (sort_key != SORT_UNSET && sort_key != SORT_TAG && nsrows > 1)
 		qsort(srows, nsrows, sizeof(*srows), srow_by_key);
 	printf("#mt-pool 1 time=%s host=%s%s", when, host, meminfo);
 	printf("\n#%-31s %-14s %10s %10s %10s %14s %10s\n", "Tag", "Type", "Allocs", "Frees",
@@ -898,11 +918,38 @@ delta_add(struct tag *t, size_t b, int which, int64_t v)
 
 static size_t nbuckets;
 
+/*
+ * The last interval, from k intervals in to the stream's end at t, is
+ * short: less than half an interval.  One at least half long is judged
+ * as a whole one (our rule): an 8 s attach at 2 s ends a little before
+ * or after 8 s, and must give the snapshots at 2, 4, 6 and 8 s either way.
+ */
+static int
+short_last(uint64_t t, size_t k)
+{
+	return t < k * interval + (interval + 1) / 2;
+}
+
 /* A lifetime: an allocation in its interval, a free in its. */
+/* The suppression rule that matches stack, or -1. */
+static long
+rule_of(uint64_t stack)
+{
+	return no_suppress ? -1 : suppress_match(suppress, dict, stack);
+}
+
+/*
+ * A lifetime: an allocation in its interval, a free in its.  One never
+ * freed that a rule of mt-group's suppressions matches is a runtime's
+ * one-time block, not growth: counted apart and said.  With --live an
+ * allocation counts as it comes (at_alloc), before its fate is known: a
+ * rule's waits for its free (pair_emit).
+ */
 static void
 count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t stack,
-    int64_t pid)
+    int64_t pid, int at_alloc)
 {
+	long rule;
 	struct mt_stackinfo *si = stack == UINT64_MAX ? NULL : dict_stack(dict, stack);
 	char key[8192], esc[8192 * 4 + 8], buf[64];
 	const char *s = "-";
@@ -913,6 +960,11 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 	saw_events = 1;
 	if (!interval || (ta == UINT64_MAX && tf == UINT64_MAX))
 		return;		/* said once the input is read */
+	if (tf == UINT64_MAX && ta != UINT64_MAX && (rule = rule_of(stack)) >= 0) {
+		if (!at_alloc)
+			suppress_count(suppress, rule, size == UINT64_MAX ? 0 : size);
+		return;
+	}
 
 	switch (tag_by) {
 	case T_HEAP:
@@ -991,8 +1043,12 @@ before_at(uint64_t ta, uint64_t size)
 static void
 pair_emit(const struct mt_life *l, void *arg)
 {
-	count_life(live ? UINT64_MAX : before_at(l->ta, l->size), l->tf, l->heap, l->size,
-	    l->stack, l->pid);
+	uint64_t ta = before_at(l->ta, l->size);
+
+	/* --live: a rule's allocation was not counted as it came. */
+	if (live && (ta == UINT64_MAX || rule_of(l->stack) < 0))
+		ta = UINT64_MAX;
+	count_life(ta, l->tf, l->heap, l->size, l->stack, l->pid, 0);
 }
 
 static int print_growth(int live_pass);
@@ -1064,7 +1120,7 @@ live_end(void)
 
 	if (nsnaps && stream_end <= live_closed * interval)
 		return;
-	partial_last = stream_end < (live_closed + 1) * interval;
+	partial_last = short_last(stream_end, live_closed);
 	live_snapshot(base + (int64_t)stream_end);
 }
 
@@ -1077,14 +1133,18 @@ read_input(const char *path)
 	struct mt_event ev;
 	const char *p;
 	int64_t v;
+	int added;
 
 	if (!(r = reader_open(path)))
 		return 1;
 	pairer_input(pairer, r);
 	reader_keep_bad(r);
 	while (reader_next(r, &ev)) {
-		if (dict_add(dict, &ev))
+		if ((added = dict_add(dict, &ev))) {
+			if (added == 2)		/* a stack redefined */
+				suppress_forget(suppress);
 			continue;
+		}
 		switch (ev.type) {
 		case MT_COMMENT:
 			if (ev.s1.len >= 8 && !memcmp(ev.s1.s, "#mt-pool", 8) &&
@@ -1114,7 +1174,7 @@ read_input(const char *path)
 			pairer_alloc(pairer, &ev);
 			if (live)
 				count_life(ev.flags & EV_TS_NONE ? 0 : ev.ts, UINT64_MAX, ev.heap, ev.size,
-				    ev.flags & EV_STACK_NONE ? UINT64_MAX : ev.stack, ev.pid);
+				    ev.flags & EV_STACK_NONE ? UINT64_MAX : ev.stack, ev.pid, 1);
 			break;
 		case MT_FREE:
 			saw_events = 1;
@@ -1144,7 +1204,7 @@ read_input(const char *path)
 			    (ev.flags & EV_TS2_NONE) || (ev.s2.len == 4 &&
 			    !memcmp(ev.s2.s, "exit", 4)) ? UINT64_MAX : ev.ts2, ev.heap,
 			    ev.flags & EV_SIZE_NONE ? UINT64_MAX : ev.size,
-			    ev.flags & EV_STACK_NONE ? UINT64_MAX : ev.stack, ev.pid);
+			    ev.flags & EV_STACK_NONE ? UINT64_MAX : ev.stack, ev.pid, 0);
 			break;
 		default:
 			break;
@@ -1177,7 +1237,7 @@ snapshots_from_events(void)
 		steps_merge(&tags[i]->ch);
 		tags[i]->cursor = 0;
 	}
-	partial_last = nbuckets && stream_end < nbuckets * interval;
+	partial_last = nbuckets && short_last(stream_end, nbuckets - 1);
 	if (partial_last && nbuckets > 1) {
 		last_interval = stream_end - (nbuckets - 2) * interval;
 		partial_last = 0;
@@ -1237,7 +1297,10 @@ change(const struct tag *t, int c)
 
 	if (nsnaps < 2 || now == NONE_W)
 		return NONE_W;
-	before = t->in_prev ? t->prev[c] : 0;
+	if (since_first)
+		before = t->in_first ? t->first[c] : 0;
+	else
+		before = t->in_prev ? t->prev[c] : 0;
 	return before == NONE_W ? NONE_W : now - before;
 }
 
@@ -1276,72 +1339,99 @@ by_sort(const void *a, const void *b)
 }
 
 /*
- * A tag for people, in TAG_WIDTH columns: the log's escapes of a blank
- * and a backslash undone (they are there for awk), other bytes left
- * escaped; a longer one keeps its start and its end, "..." between.
+ * A tag for people: the log's escapes of a blank and a backslash undone
+ * (they are there for awk), other bytes left escaped.
  */
-#define TAG_WIDTH 32
 static const char *
 tag_show(const char *name, char *buf, size_t size)
 {
-	char full[4096];
-	size_t i, n = 0, len;
+	size_t i, n = 0;
 
-	for (i = 0; name[i] && n + 1 < sizeof(full); i++) {
+	for (i = 0; name[i] && n + 1 < size; i++) {
 		if (name[i] == '\\' && (!strncmp(name + i + 1, "040", 3) ||
 		    !strncmp(name + i + 1, "134", 3))) {
-			full[n++] = name[i + 1] == '0' ? ' ' : '\\';
+			buf[n++] = name[i + 1] == '0' ? ' ' : '\\';
 			i += 3;
 		} else {
-			full[n++] = name[i];
+			buf[n++] = name[i];
 		}
 	}
-	full[n] = '\0';
-	len = n;
-	if (len <= TAG_WIDTH || size < TAG_WIDTH + 1)
-		snprintf(buf, size, "%s", full);
-	else
-		snprintf(buf, size, "%.*s...%s", (TAG_WIDTH - 3) / 2, full,
-		    full + len - (TAG_WIDTH - 3 - (TAG_WIDTH - 3) / 2));
+	buf[n] = '\0';
 	return buf;
 }
 
-/* A value of column c, or its change in parentheses; NONE_W: '-'. */
+/*
+ * The table's width: the type and then the tag column give way past it,
+ * to TYPE_MIN and TAG_MIN characters, cut in their middle.  A function's
+ * name of 60 characters (C++, Rust) stays whole.
+ */
+#define TABLE_WIDTH 120
+#define TAG_MIN 60
+#define TYPE_MIN 16
+
+/*
+ * A value of column c, or its change (signed); NONE_W: '-'.  Bytes for
+ * people in the table (KiB, MiB: mt_human), raw in TSV.
+ */
 static void
-cell(char *buf, size_t size, mt_wide v, int c, int paren)
+cell(char *buf, size_t size, mt_wide v, int c, int change_of)
 {
+	char h[40];
+
 	if (v == NONE_W)
-		snprintf(buf, size, paren ? "(-)" : "-");
+		snprintf(buf, size, "-");
+	else if (format == FORMAT_TABLE && (c == C_BYTES || c == SAT_PER_ALLOC))
+		/* Past 2^63-1 it says ">=8.0 EiB": no sign before it. */
+		snprintf(buf, size, "%s%s", change_of && v >= 0 && v <= SAT_MAX ? "+" : "",
+		    sat_human(v, &sat[c].hit, h, sizeof(h)));
 	else
-		snprintf(buf, size, paren ? "(%+" PRId64 ")" : "%" PRId64,
+		snprintf(buf, size, change_of && format == FORMAT_TABLE ? "%+" PRId64 : "%" PRId64,
 		    sat_narrow(v, &sat[c].hit));
 }
 
+enum { COL_TAG, COL_TYPE, COL_COUNTERS, COL_PER_ALLOC = COL_COUNTERS + 2 * NCOUNTERS, NCOLS };
+
+/* A row: tag, type, each counter and its change, per alloc. */
 static void
-print_row(const char *name, const char *type, const mt_wide v[NCOUNTERS],
+row_cells(struct mt_table *tb, const char *name, const char *type, const mt_wide v[NCOUNTERS],
     const mt_wide d[NCOUNTERS])
 {
-	char a[4][32], ch[4][32], per[32], shown[TAG_WIDTH + 8];
+	char c[NCOLS][64], shown[4096], ch[48];
+	const char *cells[NCOLS];
 	int i;
 
 	for (i = 0; i < NCOUNTERS; i++) {
-		cell(a[i], sizeof(a[i]), v[i], i, 0);
-		cell(ch[i], sizeof(ch[i]), d[i], i, 1);
+		cell(c[COL_COUNTERS + 2 * i], sizeof(c[0]), v[i], i, 0);
+		cell(ch, sizeof(ch), d[i], i, 1);
+		snprintf(c[COL_COUNTERS + 2 * i + 1], sizeof(c[0]),
+		    format == FORMAT_TABLE ? "(%s)" : "%s", ch);
 	}
-	cell(per, sizeof(per), per_alloc(v[C_DIFF], v[C_BYTES]), SAT_PER_ALLOC, 0);
-	printf("%-32s %-14s %10s %-9s %10s %-9s %10s %-9s %14s %-12s %10s\n",
-	    tag_show(name, shown, sizeof(shown)), type,
-	    a[0], ch[0], a[1], ch[1], a[2], ch[2], a[3], ch[3], per);
+	cell(c[COL_PER_ALLOC], sizeof(c[0]), per_alloc(v[C_DIFF], v[C_BYTES]), SAT_PER_ALLOC, 0);
+	for (i = COL_COUNTERS; i < NCOLS; i++)
+		cells[i] = c[i];
+	if (format == FORMAT_TSV) {
+		printf("%s\t%s", name, type);
+		for (i = COL_COUNTERS; i < NCOLS; i++)
+			printf("\t%s", cells[i]);
+		putchar('\n');
+		return;
+	}
+	cells[COL_TAG] = tag_show(name, shown, sizeof(shown));
+	cells[COL_TYPE] = type;
+	table_row(tb, cells);
 }
 
 static void
 print_table(void)
 {
+	static const char *const head[NCOLS] = { "#Tag", "Type", "Allocs", "", "Frees", "",
+		"Diff", "", "Bytes", "", "PerAlloc" };
 	struct tag **shown = emalloc((ntags ? ntags : 1) * sizeof(*shown));
 	mt_wide v[NCOUNTERS], d[NCOUNTERS], tv[NCOUNTERS], td[NCOUNTERS];
 	char when[64], before[64];
 	size_t i, n = 0;
-	int c;
+	int c, have[NCOUNTERS] = { 0 };
+	struct mt_table *tb = NULL;
 
 	for (c = 0; c < NCOUNTERS; c++)
 		tv[c] = td[c] = NONE_W;
@@ -1351,9 +1441,9 @@ print_table(void)
 	qsort(shown, n, sizeof(*shown), by_sort);
 	time_label(snaps[nsnaps - 1].t, when, sizeof(when));
 	if (nsnaps > 1) {
-		time_label(snaps[nsnaps - 2].t, before, sizeof(before));
-		printf("#mt-pooldiff time=%s host=%s snapshots=%zu changes-since=%s", when,
-		    snaps[nsnaps - 1].host, nsnaps, before);
+		time_label(snaps[since_first ? 0 : nsnaps - 2].t, before, sizeof(before));
+		printf("#mt-pooldiff time=%s host=%s snapshots=%zu changes-since=%s%s", when,
+		    snaps[nsnaps - 1].host, nsnaps, before, since_first ? " against=first" : "");
 		if (last_interval)
 			printf(" last-interval=%" PRIu64 ".%03us", last_interval / 1000000000,
 			    (unsigned)(last_interval % 1000000000 / 1000000));
@@ -1361,21 +1451,45 @@ print_table(void)
 	} else {
 		printf("#mt-pooldiff time=%s host=%s snapshots=1\n", when, snaps[nsnaps - 1].host);
 	}
-	printf("#%-31s %-14s %10s %-9s %10s %-9s %10s %-9s %14s %-12s %10s\n", "Tag", "Type",
-	    "Allocs", "", "Frees", "", "Diff", "", "Bytes", "", "PerAlloc");
+	if (format == FORMAT_TSV) {
+		printf("tag\ttype\tallocs\tallocs_change\tfrees\tfrees_change\tdiff\t"
+		    "diff_change\tbytes\tbytes_change\tper_alloc\n");
+	} else {
+		tb = table_new(NCOLS);
+		table_column(tb, COL_TAG, 1, 0, TAG_MIN);
+		table_column(tb, COL_TYPE, 1, 1, TYPE_MIN);
+		for (c = 0; c < NCOUNTERS; c++) {
+			table_column(tb, COL_COUNTERS + 2 * c, 0, 2, 0);
+			table_column(tb, COL_COUNTERS + 2 * c + 1, 1, 1, 0);
+		}
+		table_column(tb, COL_PER_ALLOC, 0, 2, 0);
+		table_row(tb, head);
+	}
 	for (i = 0; i < n; i++) {
 		for (c = 0; c < NCOUNTERS; c++) {
 			v[c] = value(shown[i], c);
 			d[c] = change(shown[i], c);
+			have[c] |= v[c] != NONE_W;
 			if (v[c] != NONE_W)
 				tv[c] = (tv[c] == NONE_W ? 0 : tv[c]) + v[c];
 			if (d[c] != NONE_W)
 				td[c] = (td[c] == NONE_W ? 0 : td[c]) + d[c];
 		}
-		print_row(shown[i]->name, shown[i]->type, v, d);
+		row_cells(tb, shown[i]->name, shown[i]->type, v, d);
 	}
 	if (totals)
-		print_row("TOTAL", "-", tv, td);
+		row_cells(tb, "TOTAL", "-", tv, td);
+	if (tb) {
+		/* A counter no row has (a /proc source's Allocs and Frees): not shown. */
+		for (c = 0; c < NCOUNTERS && n; c++)
+			if (!have[c]) {
+				table_hide(tb, COL_COUNTERS + 2 * c);
+				table_hide(tb, COL_COUNTERS + 2 * c + 1);
+			}
+		if (n && (!have[C_DIFF] || !have[C_BYTES]))
+			table_hide(tb, COL_PER_ALLOC);
+		table_print(tb, TABLE_WIDTH);
+	}
 	free(shown);
 	say_saturated();
 }
@@ -1404,9 +1518,12 @@ print_growth(int live_pass)
 	size_t last = nsnaps - 1 - (partial_last && nsnaps > 2);
 	size_t avail = last, n, k, first, i, j, nv = 0, considered = 0;
 	struct verdict *v = emalloc((ntags ? ntags : 1) * sizeof(*v));
+	static const char *const vhead[7] = { "#Tag", "Type", "Grew", "FirstBytes", "LastBytes",
+		"Growth", "PerHour" };
 	char a[64], z[64], when[64];
 	double hours;
 	int64_t b0, b1;
+	struct mt_table *tb = NULL;
 
 	n = grow_n < 0 ? avail : (size_t)grow_n;
 	k = grow_k < 0 ? n : (size_t)grow_k;
@@ -1447,12 +1564,25 @@ print_growth(int live_pass)
 	time_label(snaps[first].t, a, sizeof(a));
 	time_label(snaps[last].t, z, sizeof(z));
 	printf("#mt-pooldiff growth: %zu of %zu tags grew in at least %zu of the last %zu "
-	    "intervals, %s to %s\n", nv, considered, k, n, a, z);
-	if (nv)
-		printf("#%-31s %-14s %7s %14s %14s %14s %14s\n", "Tag", "Type", "Grew",
-		    "FirstBytes", "LastBytes", "Growth", "PerHour");
+	    "intervals, %s to %s", nv, considered, k, n, a, z);
+	if (since_first) {
+		time_label(snaps[0].t, when, sizeof(when));
+		printf(" changes-since=%s against=first", when);
+	}
+	putchar('\n');
+	/* Its rows as the table's: raw bytes, for awk; the tag and type
+	   columns giving way. */
+	if (nv) {
+		tb = table_new(7);
+		table_column(tb, 0, 1, 0, TAG_MIN);
+		table_column(tb, 1, 1, 1, TYPE_MIN);
+		for (i = 2; i < 7; i++)
+			table_column(tb, i, 0, 2, 0);
+		table_row(tb, vhead);
+	}
 	for (i = 0; i < nv; i++) {
-		char grew[32], shown[TAG_WIDTH + 8], rate[32];
+		char grew[32], shown[4096], rate[32], fb[32], lb[32], gr[32];
+		const char *cells[7];
 		snprintf(grew, sizeof(grew), "%ld/%zu", v[i].grew, n);
 		/* One field for awk: "+1.5MiB", no blank; the rate of snapshots a
 		   nanosecond apart can be past 2^63 bytes an hour. */
@@ -1461,22 +1591,33 @@ print_growth(int live_pass)
 		rate[0] = '+';
 		if (strchr(rate, ' '))
 			memmove(strchr(rate, ' '), strchr(rate, ' ') + 1, strlen(strchr(rate, ' ')));
-		printf("%-32s %-14s %7s %14" PRId64 " %14" PRId64 " %+14" PRId64 " %14s\n",
-		    tag_show(v[i].t->name, shown, sizeof(shown)), v[i].t->type, grew, v[i].first,
-		    v[i].last, sat_sub(v[i].last, v[i].first, &sat[SAT_GROWTH].hit),
-		    v[i].per_hour < 0 || rate[1] == '>' ? rate + 1 : rate);
+		snprintf(fb, sizeof(fb), "%" PRId64, v[i].first);
+		snprintf(lb, sizeof(lb), "%" PRId64, v[i].last);
+		snprintf(gr, sizeof(gr), "%+" PRId64,
+		    sat_sub(v[i].last, v[i].first, &sat[SAT_GROWTH].hit));
+		cells[0] = tag_show(v[i].t->name, shown, sizeof(shown));
+		cells[1] = v[i].t->type;
+		cells[2] = grew;
+		cells[3] = fb;
+		cells[4] = lb;
+		cells[5] = gr;
+		cells[6] = v[i].per_hour < 0 || rate[1] == '>' ? rate + 1 : rate;
+		table_row(tb, cells);
 	}
+	if (nv)
+		table_print(tb, TABLE_WIDTH);
 	for (i = 0; i < nv; i++) {
 		sat[C_BYTES].hit |= v[i].t->clamped;
 		printf("\n#evidence %s %s\n", v[i].t->name, v[i].t->type);
 		for (j = first; j <= last; j++) {
 			time_label(snaps[j].t, when, sizeof(when));
 			b1 = bytes_at(v[i].t, j);
-			if (j == first)
+			if (j == first && (!since_first || j == 0))
 				printf("%-24s %14" PRId64 "\n", when, b1);
 			else
 				printf("%-24s %14" PRId64 " (%+" PRId64 ")\n", when, b1,
-				    sat_sub(b1, bytes_at(v[i].t, j - 1), &sat[SAT_GROWTH].hit));
+				    sat_sub(b1, bytes_at(v[i].t, since_first ? 0 : j - 1),
+				    &sat[SAT_GROWTH].hit));
 		}
 	}
 	free(v);
@@ -1524,6 +1665,10 @@ main(int argc, char *argv[])
 		{ "totals", no_argument, NULL, 'a' },
 		{ "growth", optional_argument, NULL, 'g' },
 		{ "live", no_argument, NULL, 'L' },
+		{ "since-first", no_argument, NULL, 'R' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "suppress", required_argument, NULL, 'U' },
+		{ "no-suppress", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -1535,7 +1680,8 @@ main(int argc, char *argv[])
 	char *s, *w, *save;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "SP:T:i:I:k:t:A:s:dcm:x:Eag::hV", longopts, NULL)) != -1) {
+	suppress = suppress_new();
+	while ((ch = getopt_long(argc, argv, "SP:T:i:I:k:t:A:s:dcm:x:EaF:g::hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S':
 			snap = 1;
@@ -1574,7 +1720,7 @@ main(int argc, char *argv[])
 			skip_pattern = optarg;
 			break;
 		case 's':
-			sort_key = -1;
+			sort_key = SORT_TAG;
 			if (strcmp(optarg, "tag")) {
 				for (nsort = 0; nsort < 5 && strcmp(optarg, sort_names[nsort]); nsort++)
 					;
@@ -1592,6 +1738,27 @@ main(int argc, char *argv[])
 			break;
 		case 'L':
 			live = 1;
+			break;
+		case 'R':
+			since_first = 1;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "table"))
+				format = FORMAT_TABLE;
+			else if (!strcmp(optarg, "tsv"))
+				format = FORMAT_TSV;
+			else {
+				fprintf(stderr, "%s: bad format '%s' (table, tsv)\n", mt_progname,
+				    mt_shown(optarg, strlen(optarg)));
+				return 2;
+			}
+			break;
+		case 'U':
+			if (suppress_read(suppress, optarg))
+				return 2;
+			break;
+		case 'N':
+			no_suppress = 1;
 			break;
 		case 'm':
 			add_pattern(&includes, &nincludes, optarg);
@@ -1631,6 +1798,8 @@ main(int argc, char *argv[])
 		fprintf(stderr, "%s: --live needs --interval\n", mt_progname);
 		return 2;
 	}
+	if (!snap && sort_key == SORT_UNSET)
+		sort_key = C_BYTES;
 
 	if (!snap && !reader_inputs(&argc, argv))
 		return 2;
@@ -1656,6 +1825,8 @@ main(int argc, char *argv[])
 			exclude_re[k] = re_compile(excludes[k]);
 	}
 	dict = dict_new(skip_pattern);
+	if (!no_suppress && suppress_builtin(suppress))
+		return 2;
 	pairer = pairer_new(pair_emit, NULL);
 	if (argc == 0)
 		status |= read_input(NULL);
@@ -1690,6 +1861,8 @@ main(int argc, char *argv[])
 	} else {
 		print_table();
 	}
+	suppress_say(suppress, &sat[SAT_SUPPRESSED]);
+	sat_say(&sat[SAT_SUPPRESSED]);
 	if (mt_close_stdout() || trouble || mt_status || status)
 		return 2;
 	return grew;

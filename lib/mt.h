@@ -565,4 +565,30 @@ void pairer_finish(struct mt_pairer *p);	/* the survivors at the end */
 const struct mt_pair_stats *pairer_stats(const struct mt_pairer *p);
 void pairer_free_all(struct mt_pairer *p);
 
+/*
+ * suppress.c: rules (share/mt-suppress built in, --suppress FILE) on the
+ * stacks of lifetimes never freed that are no leak of the program.
+ */
+struct mt_suppress;
+struct mt_suppress *suppress_new(void);
+int suppress_parse(struct mt_suppress *s, const char *text, const char *name);	/* 1: bad, said */
+int suppress_builtin(struct mt_suppress *s);
+int suppress_read(struct mt_suppress *s, const char *path);
+void suppress_none(struct mt_suppress *s);
+void suppress_forget(struct mt_suppress *s);	/* a stack id redefined */
+long suppress_match(struct mt_suppress *s, struct mt_dict *dict, uint64_t stack);
+void suppress_count(struct mt_suppress *s, long rule, uint64_t bytes);
+void suppress_say(const struct mt_suppress *s, struct mt_sat *sat);
+
+/*
+ * table.c: an aligned table for people; cells in characters, a column
+ * that may give way (min > 0) cut in its middle with "...".
+ */
+struct mt_table;
+struct mt_table *table_new(size_t ncols);
+void table_column(struct mt_table *t, size_t c, int left, size_t gap, size_t min);
+void table_hide(struct mt_table *t, size_t c);
+void table_row(struct mt_table *t, const char *const cells[]);
+void table_print(struct mt_table *t, size_t width);	/* and frees it */
+
 #endif

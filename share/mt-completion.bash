@@ -80,7 +80,11 @@ _mt_complete()
 	mt-group:-w|mt-group:--weight)
 		COMPREPLY=($(compgen -W "size impact" -- "$cur")); return ;;
 	mt-pooldiff:-s|mt-pooldiff:--sort)
-		COMPREPLY=($(compgen -W "tag allocs frees diff bytes per-alloc" -- "$cur")); return ;;
+		COMPREPLY=($(compgen -W "bytes allocs frees diff per-alloc tag" -- "$cur")); return ;;
+	mt-pooldiff:-F|mt-pooldiff:--format)
+		COMPREPLY=($(compgen -W "table tsv" -- "$cur")); return ;;
+	mt-pooldiff:--suppress)
+		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	mt-pooldiff:-k|mt-pooldiff:--tag)
 		COMPREPLY=($(compgen -W "function heap module stack" -- "$cur")); return ;;
 	esac

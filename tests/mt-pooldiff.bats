@@ -107,15 +107,40 @@ make_log() {
 @test "table: the latest snapshot with each change since the one before" {
 	make_log 4
 	log=$BATS_TEST_TMPDIR/pool.log
+	run -0 --separate-stderr mt-pooldiff --format tsv "$log"
+	tsv=$output
+	has_line "$tsv" '^#mt-pooldiff time=2026-11-22T00:15:00Z host=.* snapshots=4 changes-since=2026-11-22T00:10:00Z$'
+	# Step 3: leaky 1150 objects (+50), noisy_a 5300 (+300), once 900 (+800);
+	# raw bytes in TSV, and the Allocs and Frees /proc does not have.
+	has_line "$tsv" '^leaky_cache\tslab\t-\t-\t-\t-\t1150\t50\t147200\t6400\t128$'
+	has_line "$tsv" '^noisy_a\tslab\t-\t-\t-\t-\t5300\t300\t339200\t19200\t64$'
+	has_line "$tsv" '^once_cache\tslab\t-\t-\t-\t-\t900\t800\t460800\t409600\t512$'
+}
+
+@test "table for people: Bytes largest first as poolmon /b, in KiB, without the columns /proc does not have" {
+	make_log 4
+	log=$BATS_TEST_TMPDIR/pool.log
 	run -0 --separate-stderr mt-pooldiff "$log"
-	has_line "$output" '^#mt-pooldiff time=2026-11-22T00:15:00Z host=.* snapshots=4 changes-since=2026-11-22T00:10:00Z$'
-	# Step 3: leaky 1150 objects (+50), noisy_a 5300 (+300), once 900 (+800).
-	has_line "$output" '^leaky_cache +slab +- \(-\) +- \(-\) +1150 \(\+50\) +147200 \(\+6400\) +128$'
-	has_line "$output" '^noisy_a +slab +- \(-\) +- \(-\) +5300 \(\+300\) +339200 \(\+19200\) +64$'
-	has_line "$output" '^once_cache +slab +- \(-\) +- \(-\) +900 \(\+800\) +460800 \(\+409600\) +512$'
-	# Sorted by tag unless asked.
-	run -0 awk '!/^#/ { print $1 }' <<<"$output"
+	table=$output
+	has_line "$table" '^#mt-pooldiff time=2026-11-22T00:15:00Z host=.* snapshots=4 changes-since=2026-11-22T00:10:00Z$'
+	# /proc counts no allocations or frees: not a column of '-' each
+	has_line "$table" '^#Tag +Type +Diff +Bytes +PerAlloc$'
+	has_line "$table" '^leaky_cache +slab +1150 \(\+50\) +143\.8 KiB \(\+6\.2 KiB\) +128 B$'
+	has_line "$table" '^once_cache +slab +900 \(\+800\) +450\.0 KiB \(\+400\.0 KiB\) +512 B$'
+	# the order of the raw bytes, largest first, as sort(1) puts them
+	want=$(mt-pooldiff -F tsv "$log" | awk -F '\t' 'NR > 2 { print $9, $1 }' | sort -k1,1nr -k2,2 | cut -d' ' -f2)
+	[ "$(awk '!/^#/ { print $1 }' <<<"$table")" = "$want" ]
+	[ "$(head -1 <<<"$want")" = noisy_b ]
+	# --help and the man page say so
+	mt-pooldiff --help | grep -q 'bytes (default'
+	# -s tag: A to Z, as before
+	run -0 --separate-stderr bash -c "mt-pooldiff -s tag '$log' | awk '!/^#/ { print \$1 }'"
 	[ "$output" = "$(printf 'leaky_cache\nmostly_cache\nnoisy_a\nnoisy_b\nonce_cache\nsteady')" ]
+	# --by-change alone: the change of Bytes
+	run -0 --separate-stderr bash -c "mt-pooldiff -d '$log' | awk '!/^#/ { print \$1 }' | head -2"
+	[ "$output" = "$(printf 'once_cache\nnoisy_a')" ]
+	run -2 --separate-stderr mt-pooldiff -F csv "$log"
+	[ "$stderr" = "mt-pooldiff: bad format 'csv' (table, tsv)" ]
 }
 
 @test "table: sort by value or change, include and exclude by glob or regex, totals" {
@@ -127,10 +152,12 @@ make_log() {
 	[ "$output" = "$(printf 'once_cache\nnoisy_a')" ]
 	run -0 --separate-stderr bash -c "mt-pooldiff -s diff -m 'noisy*' -m steady -x '*_b' '$log' | awk '!/^#/ { print \$1 }'"
 	[ "$output" = "$(printf 'noisy_a\nsteady')" ]
-	run -0 --separate-stderr bash -c "mt-pooldiff --regex -m '^(leaky|once)_' '$log' | awk '!/^#/ { print \$1 }'"
+	run -0 --separate-stderr bash -c "mt-pooldiff -s tag --regex -m '^(leaky|once)_' '$log' | awk '!/^#/ { print \$1 }'"
 	[ "$output" = "$(printf 'leaky_cache\nonce_cache')" ]
+	run -0 --separate-stderr mt-pooldiff -F tsv --totals -m 'leaky*' -m 'once*' "$log"
+	has_line "$output" '^TOTAL\t-\t-\t-\t-\t-\t2050\t850\t608000\t416000\t296$'
 	run -0 --separate-stderr mt-pooldiff --totals -m 'leaky*' -m 'once*' "$log"
-	has_line "$output" '^TOTAL +- +- \(-\) +- \(-\) +2050 \(\+850\) +608000 \(\+416000\) +296$'
+	has_line "$output" '^TOTAL +- +2050 \(\+850\) +593\.8 KiB \(\+406\.2 KiB\) +296 B$'
 	run -2 --separate-stderr mt-pooldiff -s size "$log"
 	[ "$stderr" = "mt-pooldiff: bad sort key 'size' (tag, allocs, frees, diff, bytes, per-alloc)" ]
 }
@@ -151,8 +178,10 @@ make_log() {
 	read -r leaked secs <prog.out
 	mt-symbolize leak.mtr >leak.txt
 	run -1 --separate-stderr mt-pooldiff --interval 200ms --growth leak.txt
+	# 2 s of ticks: 9 intervals, or 10 when the trace ends past half of
+	# its last (the program starting later in it, as under ASan)
 	run -0 awk '!/^#/ && NF == 7 { print $1, $2, $3 }' <<<"$output"
-	[ "$output" = "LeakyCache malloc 9/9" ]
+	[[ "$output" =~ ^LeakyCache\ malloc\ (9/9|10/10)$ ]]
 	# The rate: what the program leaked over the time it ran, within 15%.
 	run -1 --separate-stderr mt-pooldiff --interval 200ms --growth leak.txt
 	# PerHour in units for people: +82.4MiB
@@ -163,7 +192,7 @@ make_log() {
 	awk -v r="$rate" -v w="$want" 'BEGIN { exit !(r > w * 0.85 && r < w * 1.15) }'
 	# The same from its lifetimes, and tagged by heap: the heap grows.
 	run -1 --separate-stderr bash -c "mt-lifetime -q leak.txt | mt-pooldiff --interval 200ms --growth"
-	has_line "$output" '^LeakyCache +malloc +9/9 '
+	has_line "$output" '^LeakyCache +malloc +(9/9|10/10) '
 	run -0 --separate-stderr mt-pooldiff --interval 200ms --tag heap leak.txt
 	has_line "$output" '^malloc +malloc +'
 }
@@ -171,13 +200,18 @@ make_log() {
 @test "the table of a recorded process: Allocs and Frees counted, Diff and Bytes outstanding" {
 	cd "$BATS_TEST_TMPDIR"
 	mt-record -o leak.mtr -- "$PROGS/poolleak" >/dev/null 2>&1
-	run -0 --separate-stderr bash -c "mt-symbolize leak.mtr | mt-pooldiff --interval 1s -m '[A-Z]*'"
+	mt-symbolize leak.mtr >leak.txt
+	run -0 --separate-stderr mt-pooldiff -F tsv --interval 1s -m '[A-Z]*' leak.txt
 	# At the end: 1000 leaked blocks of 48; noisy 1020 allocs all freed;
 	# GrowOnce's ten blocks freed at the end; GrowThenShrink 200 and 200.
-	has_line "$output" '^LeakyCache +malloc +1000 \(\+[0-9]+\) +0 \(\+0\) +1000 \(\+[0-9]+\) +48000 \(\+[0-9]+\) +48$'
-	has_line "$output" '^NoisyBuffers +malloc +1020 \(\+[0-9]+\) +1020 \(\+[0-9]+\) +0 \([-+][0-9]+\) +0 \([-+][0-9]+\) +0$'
-	has_line "$output" '^GrowOnce +malloc +10 \(\+0\) +10 \(\+10\) +0 \(-10\) +0 \(-1024000\) +0$'
-	has_line "$output" '^GrowThenShrink +malloc +200 \(\+[0-9]+\) +200 \(\+[0-9]+\) +0 '
+	has_line "$output" '^LeakyCache\tmalloc\t1000\t[0-9]+\t0\t0\t1000\t[0-9]+\t48000\t[0-9]+\t48$'
+	has_line "$output" '^NoisyBuffers\tmalloc\t1020\t[0-9]+\t1020\t[0-9]+\t0\t-?[0-9]+\t0\t-?[0-9]+\t0$'
+	has_line "$output" '^GrowOnce\tmalloc\t10\t0\t10\t10\t0\t-10\t0\t-1024000\t0$'
+	has_line "$output" '^GrowThenShrink\tmalloc\t200\t[0-9]+\t200\t[0-9]+\t0\t'
+	# for people: bytes in KiB and MiB
+	run -0 --separate-stderr mt-pooldiff --interval 1s -m '[A-Z]*' leak.txt
+	has_line "$output" '^LeakyCache +malloc +1000 \(\+[0-9]+\) +0 \(\+0\) +1000 \(\+[0-9]+\) +46\.9 KiB \(\+[0-9.]+ (B|KiB)\) +48 B$'
+	has_line "$output" '^GrowOnce +malloc +10 \(\+0\) +10 \(\+10\) +0 \(-10\) +0 B \(-1000\.0 KiB\) +0 B$'
 }
 
 @test "events without --interval, or nothing to read: exit 2" {
@@ -219,10 +253,10 @@ mt-pooldiff: no snapshots in the input" ]
 		0 foo 10 2 800  0 bar 5 5 0 \
 		300000000000 foo 20 2 1800  300000000000 bar 9 8 100 \
 		600000000000 foo 30 2 2800  600000000000 bar 9 9 0 >>p.txt
-	run -0 --separate-stderr mt-pooldiff p.txt
+	run -0 --separate-stderr mt-pooldiff -F tsv p.txt
 	has_line "$output" '^#mt-pooldiff time=2026-11-22T00:10:00Z host=h snapshots=3 changes-since=2026-11-22T00:05:00Z$'
-	has_line "$output" '^foo +slab +30 \(\+10\) +2 \(\+0\) +28 \(\+10\) +2800 \(\+1000\) +100$'
-	has_line "$output" '^bar +slab +9 \(\+0\) +9 \(\+1\) +0 \(-1\) +0 \(-100\) +0$'
+	has_line "$output" '^foo\tslab\t30\t10\t2\t0\t28\t10\t2800\t1000\t100$'
+	has_line "$output" '^bar\tslab\t9\t0\t9\t1\t0\t-1\t0\t-100\t0$'
 	run -1 --separate-stderr mt-pooldiff --growth p.txt
 	has_line "$output" '^foo +slab +2/2 +800 +2800 +\+2000 +\+11.7KiB$'
 }
@@ -260,25 +294,40 @@ mt-pooldiff: no snapshots in the input" ]
 			printf 'alloc\t%d\t10\t10\tmalloc\t0x%x\t100\t-\n' $((50000000 + i * 100000000)) $((4096 + i * 128))
 		done
 	} >s.txt
-	run -0 --separate-stderr mt-pooldiff --interval 1s --tag heap s.txt
+	run -0 --separate-stderr mt-pooldiff -F tsv --interval 1s --tag heap s.txt
 	has_line "$output" '^#mt-pooldiff time=2026-11-22T00:00:04.150Z host=h snapshots=4 changes-since=2026-11-22T00:00:03Z last-interval=1.150s$'
-	has_line "$output" '^malloc +malloc +42 \(\+12\) +0 \(\+0\) +42 \(\+12\) +4200 \(\+1200\) +100$'
+	has_line "$output" '^malloc\tmalloc\t42\t12\t0\t0\t42\t12\t4200\t1200\t100$'
 }
 
-@test "the table for people: a tag's blanks as blanks, a long tag cut in the middle to its column" {
+@test "the table for people: a tag's blanks as blanks; a 60-character tag and a long type keep the columns in line" {
 	cd "$BATS_TEST_TMPDIR"
-	long=namespace::Template_with_a_long_name::allocate_the_thing
-	printf '#mt-pool 1 time=2026-11-22T00:00:00Z host=h\nmy\\040tag slab 1 0 1 10 10\n%s slab 2 0 2 20 10\n' "$long" >l.log
-	printf '#mt-pool 1 time=2026-11-22T00:05:00Z host=h\nmy\\040tag slab 2 0 2 20 10\n%s slab 3 0 3 30 10\n' "$long" >>l.log
-	run -0 --separate-stderr mt-pooldiff l.log
-	has_line "$output" '^my tag +slab +2 \(\+1\)'
-	has_line "$output" '^namespace::Tem\.\.\.ocate_the_thing slab +3 \(\+1\)'
-	# every row's Type starts in the same column
-	[ "$(awk '!/^#/ { print index($0, "slab") }' <<<"$output" | sort -u)" = 34 ]
+	long=namespace::Template_with_a_long_name::allocate_the_thing_xyz
+	[ "${#long}" = 60 ]
+	huge=$(printf 'a%.0s' $(seq 70))_middle_$(printf 'z%.0s' $(seq 70))
+	for t in 0 5; do
+		printf '#mt-pool 1 time=2026-11-22T00:%02d:00Z host=h\n' $t
+		printf 'my\\040tag slab 1 0 1 %d 10\n' $((10 + t))
+		printf '%s slab 2 0 2 %d 10\n' "$long" $((20 + t * 1000))
+		printf 'short cache:kmalloc-rcl-192-of-a-module 3 0 3 %d 10\n' $((3000000 + t))
+		printf '%s slab 4 0 4 %d 10\n' "$huge" $((40 + t))
+	done >l.log
+	run -0 --separate-stderr mt-pooldiff -s tag l.log
+	has_line "$output" '^my tag +slab +1 \(\+0\)'
+	# the 60-character tag whole; a longer one cut in its middle to fit
+	# 120 columns, its start and end kept; the type's too
+	has_line "$output" "^$long +slab +2 \\(\\+0\\)"
+	has_line "$output" '^aaaaaaaaaaaaaaaaaa+\.\.\.z+ +slab '
+	has_line "$output" '^short +cache:.*\.\.\..*module +3 \(\+0\)'
+	# every row's Type, and each counter's change, in one column
+	[ "$(awk '!/^#mt/ { print match($0, / (slab|cache:[^ ]*|Type) /) }' <<<"$output" | sort -u)" != 0 ]
+	[ "$(awk '!/^#mt/ { print match($0, / (slab|cache:[^ ]*|Type) /) }' <<<"$output" | sort -u | wc -l)" = 1 ]
+	[ "$(awk '!/^#/ { print index($0, "(") }' <<<"$output" | sort -u | wc -l)" = 1 ]
+	# the end of the Bytes column: its change's "(" in line too
+	[ "$(awk '!/^#/ { n = split($0, a, "("); print length($0) - length(a[n]) - length(a[n - 1]) }' <<<"$output" | sort -u | wc -l)" = 1 ]
 	# a row of too many fields is said, not read past its end
 	printf 'x slab 1 0 1 10 10 9 9\n' >>l.log
 	run -2 --separate-stderr mt-pooldiff l.log
-	[ "$stderr" = "mt-pooldiff: l.log:7: bad snapshot row 'x slab 1 0 1 10 10 9 9'" ]
+	[ "$stderr" = "mt-pooldiff: l.log:11: bad snapshot row 'x slab 1 0 1 10 10 9 9'" ]
 }
 
 @test "out of range: times past the intervals, sums past 2^63, the year 4000, -2^63, long /proc lines, an empty slabinfo, format 2, a tag twice" {
@@ -290,7 +339,8 @@ mt-pooldiff: no snapshots in the input" ]
 	run -2 --separate-stderr timeout 60 mt-pooldiff --interval 50ms --tag heap big.txt
 	[ "${stderr_lines[0]}" = "mt-pooldiff: a time of 9223372036854775806 ns is more than 10000000 intervals in: a longer --interval (what lies there is not counted)" ]
 	[ "${stderr_lines[1]}" = "mt-pooldiff: Bytes saturated at 9223372036854775807 (more than 2^63-1: read it as at least that)" ]
-	run -0 awk '!/^#/ && $9 < 0' <<<"$output"
+	run -2 --separate-stderr mt-pooldiff -F tsv --interval 50ms --tag heap big.txt
+	run -0 awk -F '\t' 'NR > 2 && $9 < 0' <<<"$output"
 	[ -z "$output" ]
 	# times and counters of a log
 	printf '#mt-pool 1 time=4000-01-01T00:00:00Z host=h\nx slab 1 0 1 -9223372036854775808 1\n' >y.log
@@ -349,17 +399,18 @@ mt-pooldiff: no snapshots in the input" ]
 }
 
 @test "--live: a table as each interval closes, the stream's time deciding, and the short last one" {
+	cd "$BATS_TEST_TMPDIR"
 	printf '#mt-events\t1\tstart=1795400000000000000\thost=h\nproc\t1\t0\t0\t/x\tx\n' >live.txt
 	printf 'alloc\t100\t1\t1\tmalloc\t0x10\t100\t-\nalloc\t1500000000\t1\t1\tmalloc\t0x20\t100\t-\n' >>live.txt
 	printf 'free\t2500000000\t1\t1\tmalloc\t0x10\t-\nalloc\t3200000000\t1\t1\tmalloc\t0x30\t50\t-\n' >>live.txt
 	run -0 mt-pooldiff --interval 1s --tag heap --live live.txt
 	# intervals 0, 1 and 2 closed by the events after them, then the end
 	[ "$(echo "$output" | grep -c '^#mt-pooldiff time=')" = 4 ]
-	[ "$(echo "$output" | awk '$1 == "malloc" { printf "%s ", $9 }')" = "100 200 100 150 " ]
+	[ "$(echo "$output" | awk '$1 == "malloc" { printf "%s %s ", $9, $10 }')" = "100 B 200 B 100 B 150 B " ]
 	has_line "$output" '^#mt-pooldiff time=2026-11-23T02:13:23.200Z host=h snapshots=4 changes-since=2026-11-23T02:13:23Z$'
 	# the end's table counts what the table without --live counts
-	run -0 mt-pooldiff --interval 1s --tag heap live.txt
-	[ "$(echo "$output" | awk '$1 == "malloc" { printf "%s %s %s", $3, $5, $9 }')" = "3 1 150" ]
+	run -0 mt-pooldiff -F tsv --interval 1s --tag heap live.txt
+	[ "$(echo "$output" | awk -F '\t' '$1 == "malloc" { printf "%s %s %s", $3, $5, $9 }')" = "3 1 150" ]
 	run -0 mt-pooldiff --interval 1s --tag heap --live --growth 2/2 live.txt
 	has_line "$output" '^#mt-pooldiff growth: 0 of 1 tags grew'
 	run -2 --separate-stderr mt-pooldiff --live live.txt
@@ -376,22 +427,26 @@ mt-pooldiff: no snapshots in the input" ]
 	printf 'alloc\t%s\t5\t5\tmalloc\t0x%s\t%s\t-\n' 10000000 10 $A 20000000 20 $A 30000000 30 100 >>ev.txt
 	printf 'free\t60000000\t5\t5\tmalloc\t0x10\t-\nalloc\t100000000\t5\t5\tmalloc\t0x40\t8\t-\n' >>ev.txt
 	# the first snapshot's 2^64 bytes once stopped at 2^63-1: the second said 3223372036854775815
-	run -0 --separate-stderr mt-pooldiff --interval 50ms --tag heap ev.txt
-	has_line "$output" '^malloc +malloc +4 \(\+1\) +1 \(\+1\) +3 \(\+0\) +6000000000000000108 \(-5999999999999999992\) 2000000000000000036$'
+	run -0 --separate-stderr mt-pooldiff --format tsv --interval 50ms --tag heap ev.txt
+	has_line "$output" '^malloc\tmalloc\t4\t1\t1\t1\t3\t0\t6000000000000000108\t-5999999999999999992\t2000000000000000036$'
 	[ -z "$stderr" ]
-	run -2 --separate-stderr mt-pooldiff --interval 50ms --tag heap --live ev.txt
-	has_line "$output" "^malloc +malloc +3 \(-\) +0 \(-\) +3 \(-\) +$M \(-\) +4000000000000000033$"
-	has_line "$output" '^malloc +malloc +3 \(\+0\) +1 \(\+1\) +2 \(-1\) +6000000000000000100 \(-6000000000000000000\) 3000000000000000050$'
+	run -2 --separate-stderr mt-pooldiff -F tsv --interval 50ms --tag heap --live ev.txt
+	has_line "$output" "^malloc\tmalloc\t3\t-\t0\t-\t3\t-\t$M\t-\t4000000000000000033$"
+	has_line "$output" '^malloc\tmalloc\t3\t0\t1\t1\t2\t-1\t6000000000000000100\t-6000000000000000000\t3000000000000000050$'
 	[ "$stderr" = "mt-pooldiff: Bytes saturated at $M $up" ]
 	# a log's values fit; their changes, totals and growth may not
 	printf '#mt-pool 1 time=2026-11-22T00:00:00Z host=h\nx slab 1 0 1 -9000000000000000000 1\ny slab 1 0 1 9000000000000000000 1\n' >c.log
 	printf '#mt-pool 1 time=2026-11-22T00:05:00Z host=h\nx slab 1 0 1 9000000000000000000 1\ny slab 1 0 1 9000000000000000000 1\n' >>c.log
+	run -2 --separate-stderr mt-pooldiff -F tsv --totals c.log
+	has_line "$output" "^x\tslab\t1\t0\t0\t0\t1\t0\t9000000000000000000\t$M\t9000000000000000000\$"
+	has_line "$output" "^TOTAL\t-\t2\t0\t0\t0\t2\t0\t$M\t$M\t9000000000000000000\$"
+	[ "$stderr" = "mt-pooldiff: Bytes saturated at $M $up" ]
+	# for people: at least 8 EiB, and the exact bytes in TSV
 	run -2 --separate-stderr mt-pooldiff --totals c.log
-	has_line "$output" "^x +slab .* 9000000000000000000 \(\+$M\) 9000000000000000000\$"
-	has_line "$output" "^TOTAL +- +2 \(\+0\) +0 \(\+0\) +2 \(\+0\) +$M \(\+$M\) 9000000000000000000\$"
+	has_line "$output" "^TOTAL +- +2 \(\+0\) +0 \(\+0\) +2 \(\+0\) +>=8\.0 EiB \(>=8\.0 EiB\) +7\.8 EiB\$"
 	[ "$stderr" = "mt-pooldiff: Bytes saturated at $M $up" ]
 	run -2 --separate-stderr mt-pooldiff --growth c.log
-	has_line "$output" "^x +slab +1/1 -9000000000000000000 9000000000000000000 \+$M +>=8\.0EiB\$"
+	has_line "$output" "^x +slab +1/1 +-9000000000000000000 +9000000000000000000 +\+$M +>=8\.0EiB\$"
 	has_line "$output" "^2026-11-22T00:05:00Z +9000000000000000000 \(\+$M\)\$"
 	[ "$stderr" = "mt-pooldiff: Growth saturated at $M $up
 mt-pooldiff: PerHour saturated at $M $up" ]
@@ -402,4 +457,119 @@ mt-pooldiff: PerHour saturated at $M $up" ]
 	run -2 --separate-stderr mt-pooldiff --snapshot --proc p/proc allocinfo
 	[ "$stderr" = "mt-pooldiff: p/proc/allocinfo:1: bad allocinfo line '-9223372036854775808 -1 mm/x.c:1 func:f'
 mt-pooldiff: no snapshot written" ]
+}
+
+@test "--since-first: each change against the first snapshot of a log, the header says so" {
+	make_log 12
+	log=$BATS_TEST_TMPDIR/pool.log
+	run -0 --separate-stderr mt-pooldiff -F tsv --since-first "$log"
+	has_line "$output" '^#mt-pooldiff time=2026-11-22T00:55:00Z host=.* snapshots=12 changes-since=2026-11-22T00:00:00Z against=first$'
+	# each tag's Diff and Bytes now less in the first snapshot, by hand from the log
+	want=$(awk '!/^#/ { if (!($1 in f)) { f[$1] = $5; fb[$1] = $6 }; l[$1] = $5; lb[$1] = $6 }
+		END { for (t in f) print t, l[t] - f[t], lb[t] - fb[t] }' "$log" | sort)
+	[ "$(awk -F '\t' 'NR > 2 { print $1, $8, $9 - 0 == $9 ? $10 : "x" }' <<<"$output" | sort)" = "$want" ]
+	has_line "$output" '^leaky_cache\tslab\t-\t-\t-\t-\t1550\t550\t198400\t70400\t128$'
+	# without it, against the one before
+	run -0 --separate-stderr mt-pooldiff -F tsv "$log"
+	has_line "$output" '^leaky_cache\tslab\t-\t-\t-\t-\t1550\t50\t198400\t6400\t128$'
+	# the table for people and the sort by change follow
+	run -0 --separate-stderr mt-pooldiff --since-first -d "$log"
+	has_line "$output" '^leaky_cache +slab +1550 \(\+550\) +193\.8 KiB \(\+68\.8 KiB\) +128 B$'
+	[ "$(awk '!/^#/ { print $1; exit }' <<<"$output")" = once_cache ]
+	# the growth verdict's evidence: each snapshot against the first
+	run -1 --separate-stderr mt-pooldiff --since-first --growth 11/11 "$log"
+	has_line "$output" '^#mt-pooldiff growth: 1 of 6 tags grew in at least 11 of the last 11 intervals, 2026-11-22T00:00:00Z to 2026-11-22T00:55:00Z changes-since=2026-11-22T00:00:00Z against=first$'
+	has_line "$output" '^2026-11-22T00:10:00Z +140800 \(\+12800\)$'
+	has_line "$output" '^2026-11-22T00:55:00Z +198400 \(\+70400\)$'
+}
+
+# Events every 100 ms from 50 ms to $1 ms, 100 bytes each, never freed.
+leak_stream() {
+	printf '#mt-events\t1\tstart=1795305600000000000\thost=h\nproc\t10\t1\t0\t/bin/a\ta\n'
+	awk -v end="$1" 'BEGIN { for (t = 50; t <= end; t += 100)
+		printf "alloc\t%d000000\t10\t10\tmalloc\t0x%x\t100\t-\n", t, 4096 + t * 2 }'
+}
+
+@test "--since-first with an --interval stream and --live: against the first interval's snapshot" {
+	cd "$BATS_TEST_TMPDIR"
+	leak_stream 7950 >s.txt
+	# snapshots at 2, 4, 6 s and the end, 7.95 s: 20, 40, 60, 80 blocks
+	run -0 --separate-stderr mt-pooldiff -F tsv -i 2s -k heap --since-first s.txt
+	has_line "$output" '^#mt-pooldiff time=2026-11-22T00:00:07\.950Z host=h snapshots=4 changes-since=2026-11-22T00:00:02Z against=first$'
+	has_line "$output" '^malloc\tmalloc\t80\t60\t0\t0\t80\t60\t8000\t6000\t100$'
+	run -0 --separate-stderr mt-pooldiff -F tsv -i 2s -k heap --since-first --live s.txt
+	[ "$(awk -F '\t' '$1 == "malloc" { printf "%s ", $10 }' <<<"$output")" = "- 2000 4000 6000 " ]
+	[ "$(grep -c 'against=first$' <<<"$output")" = 3 ]
+}
+
+@test "--growth K/N counts the intervals a user expects: an 8 s stream at 2 s is judged at 2, 4, 6 and 8 s" {
+	cd "$BATS_TEST_TMPDIR"
+	# the stream ends a little before 8 s, or a little after: the same 3 intervals
+	for end in 7950 8050; do
+		leak_stream $end >s$end.txt
+		for live in "" --live; do
+			run -1 --separate-stderr mt-pooldiff -i 2s -k heap $live --growth 3/3 s$end.txt
+			has_line "$output" '^#mt-pooldiff growth: 1 of 1 tags grew in at least 3 of the last 3 intervals, 2026-11-22T00:00:02Z to 2026-11-22T00:00:0(7\.950|8|8\.050)Z$'
+			# (without --live the 50 ms past 8 s join the interval before)
+			has_line "$output" '^malloc +malloc +3/3 +2000 +8[01]00 +\+6[01]00 '
+			run -2 --separate-stderr mt-pooldiff -i 2s -k heap $live --growth 4/4 s$end.txt
+			[ "$stderr" = "mt-pooldiff: 4 intervals asked for, the input has 3" ]
+		done
+	done
+	# a last interval shorter than half of one is not judged: 6 s to 6.95 s
+	leak_stream 6950 >short.txt
+	run -2 --separate-stderr mt-pooldiff -i 2s -k heap --live --growth 3/3 short.txt
+	[ "$stderr" = "mt-pooldiff: 3 intervals asked for, the input has 2" ]
+	run -1 --separate-stderr mt-pooldiff -i 2s -k heap --growth 2/2 short.txt
+	has_line "$output" 'last 2 intervals, 2026-11-22T00:00:02Z to 2026-11-22T00:00:06\.950Z$'
+}
+
+@test "--live --growth 3/3 at 2 s on a program recorded for nearly 8 s: a verdict, the leaking function" {
+	cd "$BATS_TEST_TMPDIR"
+	# 1380 lines 5 ms apart and their work, 100 bytes leaked a line in
+	# leak_here: about 7.4 s, its last interval (6 s to the end) judged
+	# (once "3 intervals asked for, the input has 2", exit 2)
+	{ set +e; mt-record -o - -- "$PROGS/attach-target" 1380 2>/dev/null; } 3>&- |
+		mt-symbolize | { set +e; mt-pooldiff -i 2s --live --growth 3/3; echo $? >status; } >out.txt
+	[ "$(cat status)" = 1 ]
+	has_line "$(cat out.txt)" '^#mt-pooldiff growth: [1-9][0-9]* of [0-9]+ tags grew in at least 3 of the last 3 intervals'
+	has_line "$(cat out.txt)" '^leak_here +malloc +3/3 '
+}
+
+@test "mt-group's suppressions on process tags: a runtime's one-time blocks are no growth; valgrind's leak" {
+	cd "$BATS_TEST_TMPDIR"
+	valgrind "$PROGS/leak-cxx" 2>vg.txt >/dev/null
+	# valgrind frees libstdc++'s pool and stdio's buffers at exit (freeres)
+	theirs=$(sed -n 's/.*in use at exit: \([0-9,]*\) bytes in \([0-9,]*\) blocks/\1 \2/p' vg.txt | tr -d ,)
+	mt-record -o l.mtr -- "$PROGS/leak-cxx" >/dev/null 2>&1
+	mt-symbolize l.mtr >l.txt
+	for live in "" --live; do
+		run -0 --separate-stderr mt-pooldiff -F tsv -i 100ms --totals $live l.txt
+		# (--live: the last table, at the end)
+		[ "$(awk -F '\t' '$1 == "TOTAL" { t = $9 " " $7 } END { print t }' <<<"$output")" = "$theirs" ]
+		has_line "$stderr" '^mt-pooldiff: suppressed 2 lifetimes never freed, 75\.0 KiB \(mt-suppress:[0-9]+ 1, mt-suppress:[0-9]+ 1\); --no-suppress shows them$'
+	done
+	run -0 --separate-stderr mt-pooldiff -F tsv -i 100ms --no-suppress l.txt
+	[ -z "$stderr" ]
+	has_line "$output" '^(__GI_)?_IO_file_doallocate\tmalloc\t1\t'
+	# rules of one's own, as mt-group's
+	printf '# ours\n\nfunction ^main$ module leak-cxx$\n' >mine.supp
+	run -0 --separate-stderr mt-pooldiff -F tsv -i 100ms --suppress mine.supp l.txt
+	# main's array and the vector's elements (made by code inlined in it)
+	! has_line "$output" '^main\t'
+	! has_line "$output" '_M_allocate'
+	has_line "$output" '_M_construct'
+	has_line "$stderr" 'mine\.supp:3 2'
+	printf 'function\n' >bad.supp
+	run -2 --separate-stderr mt-pooldiff -i 100ms --suppress bad.supp l.txt
+	[ "$stderr" = "mt-pooldiff: bad.supp:1: a rule without its pattern 'function'" ]
+	# a program that prints at its end: stdio's buffer is no growth of its own
+	mt-record -o p.mtr -- "$PROGS/poolleak" >/dev/null 2>&1
+	mt-symbolize p.mtr >p.txt
+	run -1 --separate-stderr mt-pooldiff -i 200ms --growth 1/9 --no-suppress p.txt
+	has_line "$output" '^(__GI_)?_IO_file_doallocate +malloc +1/9 '
+	run -1 --separate-stderr mt-pooldiff -i 200ms --growth 1/9 p.txt
+	! has_line "$output" '_IO_file_doallocate'
+	has_line "$output" '^LeakyCache +malloc +(9/9|10/10) '
+	has_line "$stderr" '^mt-pooldiff: suppressed 1 lifetimes never freed, 4\.0 KiB'
 }

@@ -37,7 +37,9 @@
     "sqlite3(Db)?(Malloc|Realloc)\\w*|sqlite3_(malloc|realloc)(64)?|sqlite3_free|" \
     "sqlite3Mem(Malloc|Realloc|Free)|sqlite3(Db)?Free\\w*|sqlite3DbStrN?Dup|" \
     "sqlite3PageMalloc|pcache1Alloc|mallocWithAlarm|db(MallocRaw|Realloc)Finish|" \
-    "(_rjem_)?je_\\w+|_rjem_\\w+|(je_)?(mallocx|rallocx|xallocx|dallocx|sdallocx|nallocx)|" \
+    "(_rjem_)?je_(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|" \
+    "(arena|tcache|extent|ecache|pa|pac|large|pages|ehooks|emap|edata|base|sec|hpa|bin|" \
+    "malloc|sz|prof)_\\w+)|_rjem_\\w+|(je_)?(mallocx|rallocx|xallocx|dallocx|sdallocx|nallocx)|" \
     "imalloc\\w*|iallocztm|ialloc\\w*|irealloc\\w*|ipalloc\\w*|arena_(malloc|ralloc|palloc|dalloc)\\w*|" \
     "tcache_(alloc|dalloc)\\w*|large_(malloc|palloc|ralloc|dalloc)\\w*|extent_alloc\\w*|" \
     "os_pages_map|pages_map|malloc_default|" \
@@ -94,13 +96,13 @@
  * std's runtime (std::rt, std::io, std::thread) stays named.
  */
 #define RUST_ALLOC "alloc::(alloc|raw_vec|vec|string|boxed|fmt|collections|rc|sync|str|" \
-    "slice|borrow|ffi|vec_deque|collections)::"
+    "slice|borrow|ffi|vec_deque)::"
 #define RUST_CORE "core::(alloc|fmt|iter|ops::function|option|result|convert|clone|array|" \
     "slice|str)::"
 #define API_RUST \
     "|^(__rustc::)?(__rust_(alloc|alloc_zeroed|realloc|dealloc|alloc_error_handler|no_alloc_shim_is_unstable)\\w*|" \
     "__rdl_\\w+|__rg_\\w+)$" \
-    "|^<?(" RUST_ALLOC "|" RUST_CORE "|hashbrown::|std::collections::|std::alloc::|" \
+    "|^<*(" RUST_ALLOC "|" RUST_CORE "|hashbrown::|std::collections::|std::alloc::|" \
     "std::sys::(\\w+::)*alloc::)" \
     "|^<.+ as (" RUST_ALLOC "|core::alloc::)"
 

@@ -39,8 +39,9 @@
     "sqlite3PageMalloc|pcache1Alloc|mallocWithAlarm|db(MallocRaw|Realloc)Finish|" \
     "(_rjem_)?je_(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|" \
     "(arena|tcache|extent|ecache|pa|pac|large|pages|ehooks|emap|edata|base|sec|hpa|bin|" \
-    "malloc|sz|prof)_\\w+)|_rjem_\\w+|(je_)?(mallocx|rallocx|xallocx|dallocx|sdallocx|nallocx)|" \
-    "imalloc\\w*|iallocztm|ialloc\\w*|irealloc\\w*|ipalloc\\w*|arena_(malloc|ralloc|palloc|dalloc)\\w*|" \
+    "malloc|sz|prof)_\\w+)|_rjem_\\w+|" \
+    "(je_)?(mallocx|rallocx|xallocx|dallocx|sdallocx|nallocx)|imalloc\\w*|iallocztm|" \
+    "ialloc\\w*|irealloc\\w*|ipalloc\\w*|arena_(malloc|ralloc|palloc|dalloc)\\w*|" \
     "tcache_(alloc|dalloc)\\w*|large_(malloc|palloc|ralloc|dalloc)\\w*|extent_alloc\\w*|" \
     "os_pages_map|pages_map|malloc_default|" \
     "tc_(malloc|calloc|realloc|free|cfree|memalign|posix_memalign|valloc|pvalloc|" \
@@ -65,7 +66,8 @@
  */
 #define API_CXX \
     "|^(operator new|operator delete).*" \
-    "|^((std|__gnu_cxx)::[\\w:]+<.*?>[*&]* |(const )?[\\w:]+[*&]* )?" \
+    "|^((std|__gnu_cxx)::[\\w:]+<.*?>[*&]* |((const|unsigned|signed|long|short) )*" \
+    "[\\w:]+[*&]* )?" \
     "(std|__gnu_cxx)::(__cxx11::|__1::|__debug::|__cxx1998::|pmr::)?" \
     "(vector|_Vector_base|_Bvector_base|basic_string|__basic_string|__sso_string|" \
     "deque|_Deque_base|list|_List_base|forward_list|_Fwd_list_base|map|multimap|set|" \
@@ -81,18 +83,21 @@
     "__libcpp_\\w+|__allocate_at_least|__pool_alloc\\w*|__mt_alloc\\w*|bitmap_allocator|" \
     "polymorphic_allocator|memory_resource|synchronized_pool_resource|" \
     "unsynchronized_pool_resource|monotonic_buffer_resource)\\b.*" \
-    "|^(tcmalloc|\\(anonymous namespace\\)::do_(malloc|calloc|realloc|memalign|free)\\w*)\\b.*" \
-    "|^(PyMem_\\w+|_PyMem_\\w+|PyObject_Malloc|PyObject_Realloc|_PyObject_\\w*(Malloc|Alloc)\\w*)$"
+    "|^(tcmalloc|\\(anonymous namespace\\)::do_(malloc|calloc|realloc|memalign|" \
+    "free)\\w*)\\b.*" \
+    "|^(PyMem_\\w+|_PyMem_\\w+|PyObject_Malloc|PyObject_Realloc|" \
+    "_PyObject_\\w*(Malloc|Alloc)\\w*)(\\.\\w+)*$"
 
 /*
  * Rust: the global allocator's shims (__rust_alloc, __rdl_alloc, and
  * their __rustc:: spellings since 1.88), GlobalAlloc and Allocator
  * impls, the alloc crate (Vec, String, Box, RawVec, the collections:
  * every allocation of a Vec goes through several of them), hashbrown
- * (HashMap's table) and std::collections over it, and core's generic
- * plumbing between them and the caller (fmt, iter, closures' call_once):
- * core never allocates itself.  v0 names an inherent impl
- * <alloc::vec::Vec<u8>>::push, a trait impl <u8 as ...>::from_elem.
+ * (HashMap's table) and std::collections over it, std's PathBuf and
+ * OsString (a String's kin), and core's generic plumbing between them
+ * and the caller (fmt, iter, closures' call_once): core never allocates
+ * itself.  v0 names an inherent impl <alloc::vec::Vec<u8>>::push, a
+ * trait impl <u8 as ...>::from_elem.
  * std's runtime (std::rt, std::io, std::thread) stays named.
  */
 #define RUST_ALLOC "alloc::(alloc|raw_vec|vec|string|boxed|fmt|collections|rc|sync|str|" \
@@ -100,10 +105,10 @@
 #define RUST_CORE "core::(alloc|fmt|iter|ops::function|option|result|convert|clone|array|" \
     "slice|str)::"
 #define API_RUST \
-    "|^(__rustc::)?(__rust_(alloc|alloc_zeroed|realloc|dealloc|alloc_error_handler|no_alloc_shim_is_unstable)\\w*|" \
-    "__rdl_\\w+|__rg_\\w+)$" \
-    "|^<*(" RUST_ALLOC "|" RUST_CORE "|hashbrown::|std::collections::|std::alloc::|" \
-    "std::sys::(\\w+::)*alloc::)" \
+    "|^(__rustc::)?(__rust_(alloc|alloc_zeroed|realloc|dealloc|alloc_error_handler|" \
+    "no_alloc_shim_is_unstable)\\w*|__rdl_\\w+|__rg_\\w+)$" \
+    "|^<*(" RUST_ALLOC "|" RUST_CORE "|hashbrown::|std::(collections|path|ffi)::|" \
+    "std::alloc::|std::sys::(\\w+::)*alloc::)" \
     "|^<.+ as (" RUST_ALLOC "|core::alloc::)"
 
 static const char api_default[] = API_C API_CXX API_RUST;

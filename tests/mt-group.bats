@@ -603,6 +603,7 @@ api_stream() {
 		'std::sys::alloc::unix::<impl core::alloc::global::GlobalAlloc for std::alloc::System>::alloc'
 		'hashbrown::raw::RawTableInner::fallible_with_capacity' 'hashbrown::raw::alloc::inner::do_alloc'
 		'std::collections::hash::map::HashMap<K,V,S>::insert' 'core::iter::traits::iterator::Iterator::collect'
+		'std::path::Path::_join' '<<alloc::boxed::Box<str> as core::convert::From<&str>>::from as core::ops::function::FnOnce<(&str,)>>::call_once'
 		'g_malloc' 'g_malloc0_n' 'g_try_malloc' 'g_realloc' 'g_try_realloc_n' 'g_slice_alloc0' 'g_new0' 'g_strdup'
 		'CRYPTO_malloc' 'CRYPTO_zalloc' 'CRYPTO_secure_malloc' 'CRYPTO_realloc' 'CRYPTO_strdup'
 		'sqlite3Malloc' 'sqlite3MallocZero' 'sqlite3MemMalloc' 'sqlite3DbMallocRawNN' 'sqlite3DbMallocZero'
@@ -618,6 +619,7 @@ api_stream() {
 		'std::__detail::_Hashtable_alloc<std::allocator<std::__detail::_Hash_node<std::pair<int const, int>, false> > >::_M_allocate_buckets(unsigned long)'
 		'std::shared_ptr<int> std::make_shared<int, int>(int&&)'
 		'std::__1::vector<int, std::__1::allocator<int> >::__append(unsigned long)'
+		'unsigned long std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_create_x()'
 		'__gnu_cxx::__aligned_membuf<int>::_M_addr()'
 		'je_malloc' 'je_arena_malloc_hard' '_rjem_malloc' '_rjem_je_tcache_alloc_small_hard' 'imalloc_body'
 		'arena_malloc' 'tcache_alloc_small'
@@ -639,6 +641,7 @@ api_stream() {
 		'myns::fill<std::vector<int, std::allocator<int> > >(std::vector<int, std::allocator<int> >&)'
 		'fill(std::vector<int, std::allocator<int> >&)' 'std_vector_like' 'Vec::push'
 		'std::ios_base::Init::Init()' 'std::rt::lang_start_internal'
+		'std::io::stdio::_print' 'unsigned long myns::build<std::map<int, int> >()'
 		'std::basic_filebuf<char, std::char_traits<char> >::_M_allocate_internal_buffer()')
 	api_stream own.life "${own[@]}"
 	run -0 mt-group --by function --format tsv own.life

@@ -246,6 +246,24 @@ demangle(const char *name, char **tofree)
 	return s;
 }
 
+/*
+ * Rust's standard library, remapped: its own units name a file
+ * library/alloc/src/alloc.rs, the program's units (which instantiate its
+ * generics) /rustc/<commit>/library/alloc/src/alloc.rs; one form, the
+ * short one, so that a line is one row whatever unit its code is in.
+ */
+static const char *
+rust_source(const char *file)
+{
+	size_t n;
+
+	if (!file || strncmp(file, "/rustc/", 7))
+		return file;
+	n = strspn(file + 7, "0123456789abcdef");
+	return n >= 7 && file[7 + n] == '/' && !strncmp(file + 8 + n, "library/", 8) ?
+	    file + 8 + n : file;
+}
+
 static void
 put_sym(uint64_t ip, const char *fn, const char *file, int line, const char *module)
 {
@@ -255,6 +273,7 @@ put_sym(uint64_t ip, const char *fn, const char *file, int line, const char *mod
 	int n;
 
 	fn = demangle(fn, &freeme);
+	file = rust_source(file);
 	n = snprintf(p, room, "sym\t0x%llx\t", (unsigned long long)ip);
 	p += n;
 	room -= (size_t)n;

@@ -11,26 +11,107 @@
 #include "mt.h"
 
 /*
- * The allocation API: frames a stack goes through before the program's.
- * The kernel's by pattern, as its names change from release to release
- * (6.18 allocates pages in __alloc_frozen_pages_noprof): the tracepoint's
- * own frames, every *_noprof (the functions memory allocation profiling
- * wraps), and the slab, page and vmalloc allocators' entries and inner
- * steps, whatever their underscores and suffixes.
+ * The allocation API: frames a stack goes through before the program's,
+ * so that the allocating frame is the user's own function whatever the
+ * language.  One anchored branch a family; a name must be the whole
+ * function (a program's make_allocator or arena_of is its own).
+ *
+ * C: libc's entries and inner steps, glib's, OpenSSL's, SQLite's, and the
+ * allocators jemalloc (je_ and _rjem_ prefixes, its inlined steps),
+ * tcmalloc and mimalloc.  The kernel's by pattern, as its names change
+ * from release to release (6.18 allocates pages in
+ * __alloc_frozen_pages_noprof): the tracepoint's own frames, every
+ * *_noprof (the functions memory allocation profiling wraps), and the
+ * slab, page and vmalloc allocators' entries and inner steps, whatever
+ * their underscores and suffixes.
  */
-static const char api_default[] =
-    "^(malloc|calloc|realloc|reallocarray|free|cfree|memalign|aligned_alloc|"
-    "posix_memalign|valloc|pvalloc|mmap|mmap64|munmap|mremap|mprotect|"
-    "strdup|strndup|__strdup|__libc_\\w+|"
-    "operator new.*|operator delete.*|std::__new_allocator<.*|"
-    "__gnu_cxx::new_allocator<.*|std::allocator<.*|std::allocator_traits<.*|"
-    "PyMem_\\w+|_PyMem_\\w+|PyObject_Malloc|PyObject_Realloc|_PyObject_\\w*(Malloc|Alloc)\\w*|"
-    "__traceiter_\\w+|trace_event_raw_event_\\w+|perf_trace_\\w+|\\w+_noprof|"
-    "_*k[mvz]?[mc]?alloc(_\\w+)?|_*kmem_cache_(alloc|free)\\w*|_*kv?free(_\\w+)?|"
-    "_*v[mz]?alloc(_\\w+)?|_*vfree\\w*|"
-    "_*(alloc|free)_(frozen_)?pages\\w*|_*(folio|vma)_alloc\\w*|_*folio_alloc\\w*|"
-    "_*get_page_from_freelist|_*rmqueue\\w*|_*slab_(alloc|free)\\w*|allocate_slab|"
-    "new_slab|alloc_slab_page|_*free_(frozen_)?pages\\w*|_*free_unref_\\w+)(\\.\\w+)*$";
+#define API_C \
+    "^(malloc|calloc|realloc|reallocarray|free|cfree|memalign|aligned_alloc|" \
+    "posix_memalign|valloc|pvalloc|mmap|mmap64|munmap|mremap|mprotect|" \
+    "strdup|strndup|__strdup|__libc_\\w+|__GI___libc_\\w+|__GI___(mmap|munmap|mremap)\\w*|" \
+    "__(mmap|munmap|mremap)\\w*|__GI___strn?dup|_int_(malloc|realloc|free|memalign)\\w*|" \
+    "sysmalloc\\w*|_mid_memalign|tcache_init|" \
+    "g_(try_)?(malloc|realloc)(0)?(_n)?|g_(try_)?(new|renew)0?|g_slice_\\w+|" \
+    "g_aligned_(alloc0?|free\\w*)|g_memdup2?|g_strn?dup|g_free(_sized)?|" \
+    "CRYPTO_\\w*alloc\\w*|CRYPTO_(\\w+_)?free|CRYPTO_strn?dup|CRYPTO_memdup|" \
+    "sqlite3(Db)?(Malloc|Realloc)\\w*|sqlite3_(malloc|realloc)(64)?|sqlite3_free|" \
+    "sqlite3Mem(Malloc|Realloc|Free)|sqlite3(Db)?Free\\w*|sqlite3DbStrN?Dup|" \
+    "sqlite3PageMalloc|pcache1Alloc|mallocWithAlarm|db(MallocRaw|Realloc)Finish|" \
+    "(_rjem_)?je_(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|" \
+    "(arena|tcache|extent|ecache|pa|pac|large|pages|ehooks|emap|edata|base|sec|hpa|bin|" \
+    "malloc|sz|prof)_\\w+)|_rjem_\\w+|" \
+    "(je_)?(mallocx|rallocx|xallocx|dallocx|sdallocx|nallocx)|imalloc\\w*|iallocztm|" \
+    "ialloc\\w*|irealloc\\w*|ipalloc\\w*|arena_(malloc|ralloc|palloc|dalloc)\\w*|" \
+    "tcache_(alloc|dalloc)\\w*|large_(malloc|palloc|ralloc|dalloc)\\w*|extent_alloc\\w*|" \
+    "os_pages_map|pages_map|malloc_default|" \
+    "tc_(malloc|calloc|realloc|free|cfree|memalign|posix_memalign|valloc|pvalloc|" \
+    "new|newarray|delete|deletearray)\\w*|TCMallocInternal\\w+|TCMalloc_SystemAlloc|" \
+    "_mi_\\w+|mi_(\\w+_)?(malloc|zalloc|calloc|realloc|rezalloc|recalloc|reallocf|alloc|new|" \
+    "free|strn?dup|expand|usable_size)\\w*|mi_(page|segment|os|arena|heap|prim|unix)_\\w+|" \
+    "__traceiter_\\w+|trace_event_raw_event_\\w+|perf_trace_\\w+|\\w+_noprof|" \
+    "_*k[mvz]?[mc]?alloc(_\\w+)?|_*kmem_cache_(alloc|free)\\w*|_*kv?free(_\\w+)?|" \
+    "_*v[mz]?alloc(_\\w+)?|_*vfree\\w*|" \
+    "_*(alloc|free)_(frozen_)?pages\\w*|_*(folio|vma)_alloc\\w*|_*folio_alloc\\w*|" \
+    "_*get_page_from_freelist|_*rmqueue\\w*|_*slab_(alloc|free)\\w*|allocate_slab|" \
+    "new_slab|alloc_slab_page|_*free_(frozen_)?pages\\w*|_*free_unref_\\w+)(\\.\\w+)*$"
+
+/*
+ * C++: operator new and delete, and the standard library's containers,
+ * strings, smart pointers and their allocation helpers (libstdc++'s and
+ * libc++'s __1), after the return type a template's name carries: the
+ * user's function calling push_back is named, not vector's
+ * _M_realloc_insert.  The rest of std (iostreams, locales, threads)
+ * stays named: what it allocates is its own.  tcmalloc's and Python's
+ * allocators, by their namespaces and prefixes.
+ */
+#define API_CXX \
+    "|^(operator new|operator delete).*" \
+    "|^((std|__gnu_cxx)::[\\w:]+<.*?>[*&]* |((const|unsigned|signed|long|short) )*" \
+    "[\\w:]+[*&]* )?" \
+    "(std|__gnu_cxx)::(__cxx11::|__1::|__debug::|__cxx1998::|pmr::)?" \
+    "(vector|_Vector_base|_Bvector_base|basic_string|__basic_string|__sso_string|" \
+    "deque|_Deque_base|list|_List_base|forward_list|_Fwd_list_base|map|multimap|set|" \
+    "multiset|_Rb_tree|unordered_(map|set|multimap|multiset)|_Hashtable|__detail|" \
+    "__hash_table|__tree|__split_buffer|queue|priority_queue|stack|" \
+    "__allocated_ptr|_Sp_\\w+|__shared_count|__shared_ptr|shared_ptr|__allocate_shared|" \
+    "allocate_shared|make_shared|__make_shared|make_unique|unique_ptr|function|" \
+    "_Function_base|_Function_handler|__function|basic_stringbuf|basic_ostringstream|" \
+    "basic_istringstream|basic_stringstream|__uninitialized\\w*|uninitialized_\\w+|" \
+    "__do_uninit\\w*|_Construct|construct_at|__construct_at|_Temporary_buffer|" \
+    "get_temporary_buffer|__get_temporary_buffer|__new_allocator|new_allocator|" \
+    "allocator|allocator_traits|__alloc_traits|__aligned_membuf|__aligned_buffer|" \
+    "__libcpp_\\w+|__allocate_at_least|__pool_alloc\\w*|__mt_alloc\\w*|bitmap_allocator|" \
+    "polymorphic_allocator|memory_resource|synchronized_pool_resource|" \
+    "unsynchronized_pool_resource|monotonic_buffer_resource)\\b.*" \
+    "|^(tcmalloc|\\(anonymous namespace\\)::do_(malloc|calloc|realloc|memalign|" \
+    "free)\\w*)\\b.*" \
+    "|^(PyMem_\\w+|_PyMem_\\w+|PyObject_Malloc|PyObject_Realloc|" \
+    "_PyObject_\\w*(Malloc|Alloc)\\w*)(\\.\\w+)*$"
+
+/*
+ * Rust: the global allocator's shims (__rust_alloc, __rdl_alloc, and
+ * their __rustc:: spellings since 1.88), GlobalAlloc and Allocator
+ * impls, the alloc crate (Vec, String, Box, RawVec, the collections:
+ * every allocation of a Vec goes through several of them), hashbrown
+ * (HashMap's table) and std::collections over it, std's PathBuf and
+ * OsString (a String's kin), and core's generic plumbing between them
+ * and the caller (fmt, iter, closures' call_once): core never allocates
+ * itself.  v0 names an inherent impl <alloc::vec::Vec<u8>>::push, a
+ * trait impl <u8 as ...>::from_elem.
+ * std's runtime (std::rt, std::io, std::thread) stays named.
+ */
+#define RUST_ALLOC "alloc::(alloc|raw_vec|vec|string|boxed|fmt|collections|rc|sync|str|" \
+    "slice|borrow|ffi|vec_deque)::"
+#define RUST_CORE "core::(alloc|fmt|iter|ops::function|option|result|convert|clone|array|" \
+    "slice|str)::"
+#define API_RUST \
+    "|^(__rustc::)?(__rust_(alloc|alloc_zeroed|realloc|dealloc|alloc_error_handler|" \
+    "no_alloc_shim_is_unstable)\\w*|__rdl_\\w+|__rg_\\w+)$" \
+    "|^<*(" RUST_ALLOC "|" RUST_CORE "|hashbrown::|std::(collections|path|ffi)::|" \
+    "std::alloc::|std::sys::(\\w+::)*alloc::)" \
+    "|^<.+ as (" RUST_ALLOC "|core::alloc::)"
+
+static const char api_default[] = API_C API_CXX API_RUST;
 
 struct mt_dict {
 	/*

@@ -196,3 +196,26 @@ alloc_functions() {
 			for (fn in names) print fn | "sort >" out
 		}'
 }
+
+# The seeds' Rust leak (tests/progs/rust-leak), built with cargo offline
+# (std only) into the file's temporary directory and recorded once:
+# rl.mtr and rl.sym (symbolized) there, RUST_LEAK the program.  Skips the
+# test where the machine has no Rust toolchain.
+rust_leak() {
+	local d=$BATS_FILE_TMPDIR/rust-leak
+	command -v cargo >/dev/null && command -v rustc >/dev/null ||
+		skip "no cargo and rustc on this machine: the Rust program cannot be built"
+	RUST_LEAK=$d/target/debug/rust-leak
+	if [ ! -s "$BATS_FILE_TMPDIR/rl.sym" ]; then
+		rm -rf "$d"
+		cp -r "$PROGS/rust-leak" "$d"
+		(cd "$d" && cargo build --offline -q) || return 1
+		mt-record -o "$BATS_FILE_TMPDIR/rl.mtr" -- "$RUST_LEAK" >/dev/null 2>&1
+		mt-symbolize "$BATS_FILE_TMPDIR/rl.mtr" >"$BATS_FILE_TMPDIR/rl.sym"
+	fi
+}
+
+# The line of rust-leak's source that carries mark $1 (// LEAK ...).
+rust_line() {
+	grep -n "// $1\$" "$PROGS/rust-leak/src/main.rs" | cut -d: -f1
+}

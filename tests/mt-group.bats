@@ -328,18 +328,20 @@ assert (app["level"], app["name"], app["count"]) == ("process", "app", 7)'
 	mt-record -o p.mtr -- "$PROGS/peak-cxx" >/dev/null 2>&1
 	mt-symbolize p.mtr | mt-lifetime -q >p.life
 	run -0 mt-group p.life
-	has_line "$output" '^peak-cxx +malloc +transient +std::_Rb_tree<>::_M_get_node\(\) +20000 '
+	# build's 20000 strings, 20000 map nodes and their strings, and 16
+	# vector buffers (to 32768): the containers' frames are the API's
+	has_line "$output" '^peak-cxx +malloc +transient +build<> +60016 '
 	# every line of the default table within 120 columns, cut names marked
 	[ "$(printf '%s\n' "$output" | awk '{ n = length($0) > n ? length($0) : n } END { print n }')" -le 120 ]
 	run -0 mt-group --format tsv p.life
-	has_line "$output" '\tstd::_Rb_tree<int, std::pair<int const, std::__cxx11::basic_string<char, '
+	has_line "$output" '\tbuild<std::map<int, std::__cxx11::basic_string<char'
 	run -0 mt-group --format tsv --shorten p.life
-	has_line "$output" '\tstd::_Rb_tree<>::_M_get_node\(\)\t20000\t'
+	has_line "$output" '\tbuild<>\t60016\t'
 	run -0 mt-group --no-shorten --by function p.life
-	has_line "$output" '^std::_Rb_tree<int, std::pair<int const'
+	has_line "$output" '^build<std::map<int, std::__cxx11::basic_string'
 	run -0 mt-group --tree p.life
 	[ "$(printf '%s\n' "$output" | awk '{ n = length($0) > n ? length($0) : n } END { print n }')" -le 120 ]
-	has_line "$output" '^ +std::map<>::operator\[\]\(int&&\) +20000 '
+	has_line "$output" '^ +build<> +60016 '
 	# operators with angle brackets are not templates
 	printf '%s\n' 'proc	1	0	0	/bin/a	a' \
 		'sym	0x10	operator<<(std::ostream&, foo<int, bar<char> > const&)	-	/bin/a' \
@@ -461,11 +463,15 @@ assert (d[0]["count"], d[0]["old-count"], d[0]["state"]) == (3000, 1000, "change
 	# rules of one's own: a function anywhere in the stack, the allocating module
 	printf '# ours\n\nfunction ^main$ module leak-cxx$\n' >mine.supp
 	run -0 --separate-stderr mt-group --suppress mine.supp --by function --format tsv l.life
-	# main's array, and the vector's elements (made by code inlined in
-	# leak-cxx); not the string's characters, made in libstdc++
-	[ -z "$(printf '%s\n' "$output" | grep -e '^main' -e '_M_allocate')" ]
-	has_line "$output" '_M_construct'
-	has_line "$stderr" 'mine\.supp:3 2'
+	# main's three leaks: the string's characters too, made by
+	# libstdc++'s _M_construct, whose frames are the API's
+	[ -z "$(printf '%s\n' "$output" | grep -e '^main' -e '_M_allocate' -e '_M_construct')" ]
+	has_line "$stderr" 'mine\.supp:3 3'
+	# the module is the allocating frame's: main's, not libstdc++'s
+	printf 'function ^main$ module libstdc\n' >lib.supp
+	run -0 --separate-stderr mt-group --suppress lib.supp --by function --format tsv l.life
+	has_line "$output" '^main\t3\t'
+	! has_line "$stderr" 'lib\.supp' || false
 	printf 'function\nstack x\n' >bad.supp
 	run -2 --separate-stderr mt-group --suppress bad.supp l.life
 	has_line "$stderr" "^mt-group: bad.supp:1: a rule without its pattern 'function'"
@@ -585,4 +591,152 @@ mt-group: Impacting Size saturated at -$M $down"
 	run -1 --separate-stderr mt-group --suppress main.supp --format tsv sup.life
 	[ "$stderr" = "mt-group: suppressed 2 lifetimes never freed, >=8.0 EiB (main.supp:1 2); --no-suppress shows them
 mt-group: the suppressed bytes saturated at $M $up" ]
+}
+
+# api_stream FILE NAME...: a stream with a stack a NAME, the NAME's frame
+# innermost and caller_K (K its position) calling it, a life of K bytes
+# a stack.
+api_stream() {
+	local out=$1 n=0 name
+	shift
+	{
+		printf 'proc\t10\t1\t0\t/bin/x\tx\n'
+		for name in "$@"; do
+			n=$((n + 1))
+			printf 'stack\t%d\t0x%x\t0x%x\n' $n $((n * 16 + 4096)) $((n * 16 + 4104))
+			printf 'sym\t0x%x\t%s\t-\t/lib/liba.so\n' $((n * 16 + 4096)) "$name"
+			printf 'sym\t0x%x\tcaller_%d\tx.c:%d\t/bin/x\n' $((n * 16 + 4104)) $n $n
+			printf 'life\t1\t-\t10\t10\tmalloc\t0x%x\t%d\t%d\taifo\t%d\n' $n $n $n $n
+		done
+	} >"$out"
+}
+
+@test "every language's allocation API is skipped by default; a program's function named like one is not" {
+	cd "$BATS_TEST_TMPDIR"
+	# each skipped: its caller is the allocating function
+	local -a api=(
+		'__rust_alloc' '__rustc::__rust_alloc_zeroed' '__rdl_alloc' '__rustc::__rdl_realloc'
+		'alloc::alloc::alloc' 'alloc::alloc::Global::alloc_impl'
+		'<alloc::alloc::Global as core::alloc::Allocator>::allocate'
+		'<alloc::raw_vec::RawVecInner>::try_allocate_in'
+		'alloc::raw_vec::RawVec<T,A>::grow_one' 'alloc::raw_vec::finish_grow'
+		'alloc::vec::Vec<T>::with_capacity' '<alloc::vec::Vec<u8>>::push'
+		'<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem' 'alloc::vec::from_elem'
+		'<alloc::string::String as core::clone::Clone>::clone' 'alloc::fmt::format::format_inner'
+		'<std::alloc::System as core::alloc::global::GlobalAlloc>::alloc'
+		'std::sys::alloc::unix::<impl core::alloc::global::GlobalAlloc for std::alloc::System>::alloc'
+		'hashbrown::raw::RawTableInner::fallible_with_capacity' 'hashbrown::raw::alloc::inner::do_alloc'
+		'std::collections::hash::map::HashMap<K,V,S>::insert' 'core::iter::traits::iterator::Iterator::collect'
+		'std::path::Path::_join' '<<alloc::boxed::Box<str> as core::convert::From<&str>>::from as core::ops::function::FnOnce<(&str,)>>::call_once'
+		'g_malloc' 'g_malloc0_n' 'g_try_malloc' 'g_realloc' 'g_try_realloc_n' 'g_slice_alloc0' 'g_new0' 'g_strdup'
+		'CRYPTO_malloc' 'CRYPTO_zalloc' 'CRYPTO_secure_malloc' 'CRYPTO_realloc' 'CRYPTO_strdup'
+		'sqlite3Malloc' 'sqlite3MallocZero' 'sqlite3MemMalloc' 'sqlite3DbMallocRawNN' 'sqlite3DbMallocZero'
+		'sqlite3_malloc64' 'sqlite3DbStrDup'
+		'operator new(unsigned long)' 'operator new[](unsigned long, std::nothrow_t const&)'
+		'std::__new_allocator<int>::allocate(unsigned long, void const*)'
+		'__gnu_cxx::new_allocator<char>::allocate(unsigned long, void const*)'
+		'std::_Vector_base<int, std::allocator<int> >::_M_allocate(unsigned long)'
+		'void std::vector<int, std::allocator<int> >::_M_realloc_insert<int const&>(__gnu_cxx::__normal_iterator<int*, std::vector<int, std::allocator<int> > >, int const&)'
+		'std::vector<int, std::allocator<int> >::push_back(int const&)'
+		'std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_create(unsigned long&, unsigned long)'
+		'std::_Rb_tree_node<std::pair<int const, int> >* std::_Rb_tree<int, std::pair<int const, int>, std::_Select1st<std::pair<int const, int> >, std::less<int>, std::allocator<std::pair<int const, int> > >::_M_get_node()'
+		'std::__detail::_Hashtable_alloc<std::allocator<std::__detail::_Hash_node<std::pair<int const, int>, false> > >::_M_allocate_buckets(unsigned long)'
+		'std::shared_ptr<int> std::make_shared<int, int>(int&&)'
+		'std::__1::vector<int, std::__1::allocator<int> >::__append(unsigned long)'
+		'unsigned long std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_create_x()'
+		'__gnu_cxx::__aligned_membuf<int>::_M_addr()'
+		'je_malloc' 'je_arena_malloc_hard' '_rjem_malloc' '_rjem_je_tcache_alloc_small_hard' 'imalloc_body'
+		'arena_malloc' 'tcache_alloc_small'
+		'tc_malloc' 'tc_newarray' 'tcmalloc::ThreadCache::FetchFromCentralCache(unsigned int, int, void* (*)(unsigned long))'
+		'(anonymous namespace)::do_malloc(unsigned long)' 'TCMallocInternalNew'
+		'mi_malloc' 'mi_heap_malloc_small' '_mi_malloc_generic' 'mi_page_fresh_alloc' '_mi_os_alloc'
+		'_int_malloc' 'sysmalloc' '__GI___libc_malloc' 'PyMem_Malloc' 'kmalloc_noprof')
+	api_stream api.life "${api[@]}"
+	run -0 mt-group --by function,line --format tsv api.life
+	[ "${#lines[@]}" = $((${#api[@]} + 1)) ]
+	# every row is caller_K at x.c:K with K bytes: the name K skipped
+	[ -z "$(printf '%s\n' "${lines[@]:1}" | awk -F'\t' '$1 != "caller_" $4 || $2 != "x.c:" $4 || $5 != $4')" ]
+	# a program's own: named, however close to the API's names
+	local -a own=(
+		'make_allocator' 'my_malloc_wrapper' 'arena_of' 'mi_parse' 'tc_connect' 'g_mallocator'
+		'CRYPTO_THREAD_lock_new' 'sqlite3Prepare' 'je_ne_sais_quoi_x' 'mallocate'
+		'rust_leak::make_allocator' 'myapp::alloc::Pool::get' 'core::Buffer::grow(unsigned long)'
+		'<myapp::Foo as core::clone::Clone>::clone' '<myapp::Pool as myapp::Alloc>::alloc'
+		'myns::fill<std::vector<int, std::allocator<int> > >(std::vector<int, std::allocator<int> >&)'
+		'fill(std::vector<int, std::allocator<int> >&)' 'std_vector_like' 'Vec::push'
+		'std::ios_base::Init::Init()' 'std::rt::lang_start_internal'
+		'std::io::stdio::_print' 'unsigned long myns::build<std::map<int, int> >()'
+		'std::basic_filebuf<char, std::char_traits<char> >::_M_allocate_internal_buffer()')
+	api_stream own.life "${own[@]}"
+	run -0 mt-group --by function --format tsv own.life
+	[ "${#lines[@]}" = $((${#own[@]} + 1)) ]
+	[ -z "$(printf '%s\n' "${lines[@]:1}" | grep '^caller_')" ]
+	# --skip adds to the list
+	run -0 mt-group --skip '^make_allocator$' --by function --format tsv own.life
+	has_line "$output" '^caller_1\t1\t1\t1$'
+	! has_line "$output" '^make_allocator\t' || false
+}
+
+# valgrind's definitely lost records of rust-leak whose stack has $1, as
+# "bytes blocks line" (the line of $1's frame in main.rs).
+vg_lost() {
+	valgrind --leak-check=full "$RUST_LEAK" 2>&1 | awk -v fn="$1" '
+		/are definitely lost/ { gsub(",", ""); b = $2; n = $5; rec = 1; next }
+		rec && /^==[0-9]+== *$/ { rec = 0 }
+		rec && index($0, " " fn " (") && match($0, /main\.rs:[0-9]+\)/) {
+			B += b; N += n; L = substr($0, RSTART + 8, RLENGTH - 9); rec = 0 }
+		END { print B + 0, N + 0, L }'
+}
+
+@test "a Rust leak (mem::forget of a Vec): its function and src/main.rs line with no --skip, as valgrind finds it" {
+	rust_leak
+	mt-lifetime -q rl.sym >rl.life
+	run -0 --separate-stderr mt-group --by function,line --format tsv rl.life
+	# valgrind: 20 blocks, 20000 bytes, at the marked line
+	read -r vb vn vl <<<"$(vg_lost rust_leak::leak_records)"
+	[ "$vl" = "$(rust_line LEAK)" ]
+	[ "$vn" = 20 ] && [ "$vb" = 20000 ]
+	has_line "$output" "^rust_leak::leak_records\tsrc/main.rs:$vl\t$vn\t$vb\t$vb$"
+	# the program's functions named at their lines, make_allocator too
+	has_line "$output" "^rust_leak::make_allocator\tsrc/main.rs:$(rust_line ALLOCATOR)\t1\t512\t0$"
+	has_line "$output" "^rust_leak::count_words\tsrc/main.rs:$(rust_line MAP)\t"
+	# no row of the allocation plumbing, and one form of std's paths
+	! has_line "$output" '^(<+)?(alloc::|hashbrown::|__rust|__rdl|core::)' || false
+	! has_line "$output" '/rustc/' || false
+}
+
+@test "the trees start at the user's function: a Rust leak bottom-up, its leaf top-down" {
+	rust_leak
+	mt-lifetime -q rl.sym >rl.life
+	run -0 --separate-stderr mt-group --tree=bottom-up --by heap --depth 2 --format tsv rl.life
+	# the malloc heap's first frames: the program's and std's runtime own
+	heapid=$(printf '%s\n' "$output" | awk -F'\t' '$3 == "heap" && $4 == "malloc" { print $1 }')
+	first=$(printf '%s\n' "$output" | awk -F'\t' -v h="$heapid" '$2 == h { print $4 "\t" $5 "\t" $6 }')
+	has_line "$first" "^rust_leak::leak_records\t20\t20000$"
+	has_line "$first" '^rust_leak::make_allocator\t'
+	! has_line "$first" '^(<+)?(alloc::|hashbrown::|__rust|__rdl|core::|std::collections)' || false
+	# top-down, the leak's branch ends at leak_records: its leaf
+	run -0 --separate-stderr mt-group --tree --by heap --format tsv rl.life
+	leaf=$(printf '%s\n' "$output" | awk -F'\t' '{ name[$1] = $4; kids[$2]++ } $4 == "rust_leak::leak_records" { id = $1 }
+		END { print (id in kids) ? "has children" : name[id] }')
+	[ "$leaf" = rust_leak::leak_records ]
+}
+
+@test "glib's, OpenSSL's and SQLite's APIs recorded: the program's function calling them is named, with what it leaked" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o a.mtr -- "$PROGS/libapis" >a.out 2>/dev/null
+	[ -s a.out ] || skip "none of libglib-2.0.so.0, libcrypto.so.3, libsqlite3.so.0 here"
+	mt-symbolize a.mtr 2>/dev/null | mt-lifetime -q >a.life
+	run -0 --separate-stderr mt-group --no-suppress --by function,module --format tsv a.life
+	# what the program says it leaked, a function a library
+	while read -r lib n bytes; do
+		if [ "$lib" = sqlite ] && has_line "$output" '^\?\?\+0x[0-9a-f]+\t[^\t]*libsqlite3[^\t]*\t'; then
+			# Debian's libsqlite3 is stripped of its static functions
+			# (sqlite3Malloc): unnamed, they cannot be skipped
+			echo "# sqlite: libsqlite3 without symbols for sqlite3Malloc" >&3
+			continue
+		fi
+		has_line "$output" "^${lib}_user\t[^\t]*libapis\t$n\t$bytes\t$bytes$"
+	done <a.out
+	! has_line "$output" '^(g_malloc|g_malloc0|CRYPTO_malloc|sqlite3_?[Mm]alloc)\t' || false
 }

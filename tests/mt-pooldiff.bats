@@ -573,3 +573,19 @@ leak_stream() {
 	has_line "$output" '^LeakyCache +malloc +(9/9|10/10) '
 	has_line "$stderr" '^mt-pooldiff: suppressed 1 lifetimes never freed, 4\.0 KiB'
 }
+
+@test "--tag function: a Rust leak tagged by the program's function, the allocation API skipped as in mt-group" {
+	rust_leak
+	cd "$BATS_FILE_TMPDIR"
+	mt-lifetime -q rl.sym >rl.life
+	run -0 --separate-stderr mt-pooldiff --interval 1h --tag function rl.life
+	# 20 Vecs forgotten (tests/progs/rust-leak: a hand count), none freed
+	has_line "$output" '^rust_leak::leak_records +malloc +20 \(-\) +0 \(-\) +20 \(-\) '
+	has_line "$output" '^rust_leak::make_allocator +malloc +1 \(-\) +1 \(-\) '
+	! has_line "$output" '^(<+)?(alloc::|hashbrown::|__rust|__rdl|core::)' || false
+	# the tags are mt-group's allocating functions
+	a=$(awk '!/^#/ { print $1 }' <<<"$output" | sort -u)
+	b=$(mt-group --by function --format tsv --no-suppress --no-shorten rl.life | tail -n +2 | cut -f1 | sort -u)
+	[ "$(grep -c . <<<"$a")" = "$(grep -c . <<<"$b")" ]
+	grep -qx 'rust_leak::leak_records' <<<"$b"
+}

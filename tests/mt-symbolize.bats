@@ -250,6 +250,24 @@ mt-symbolize: g.txt:3: address outside every map (1 such, named \"??\") '0x9999'
 	has_line "$output" '^sym\t0x[0-9a-f]+\t_RNvMNtCs[0-9A-Za-z_]+4rust4shopINtB2_6Basket'
 }
 
+@test "Rust's standard library in one path form: library/..., not also /rustc/<commit>/library/..." {
+	xz -dc "$FIX/rust-legacy.xz" >rust-legacy
+	chmod +x rust-legacy
+	mt-record -o l.mtr -- ./rust-legacy 2>/dev/null
+	run -0 --separate-stderr mt-symbolize l.mtr
+	sym=$(printf '%s\n' "$output" | awk -F'\t' '$1 == "sym"')
+	# the program's units name std's generics /rustc/<commit>/library/...
+	# (their line tables' directory), std's own units library/...
+	readelf --debug-dump=rawline rust-legacy | grep -q '/rustc/[0-9a-f]*$'
+	has_line "$sym" '\tlibrary/alloc/src/alloc\.rs:[0-9]+\t'
+	! has_line "$sym" '\t/rustc/' || false
+	# a function's line has one file: one row of mt-group
+	[ -z "$(printf '%s\n' "$sym" | awk -F'\t' '{ n = $4; sub(/.*:/, "", n); k = $3 SUBSEP n
+		if (k in f && f[k] != $4) print $3, f[k], $4; f[k] = $4 }')" ]
+	# the program's own file as compiled
+	has_line "$sym" '\t/.*/rust\.rs:12\t'
+}
+
 @test "JIT code: anonymous memory made executable is a map of its own, ?? there without a warning" {
 	run -0 --separate-stderr mt-record -o j.mtr -- "$PROGS/jit"
 	jit=$(printf '%s' "$output" | sed 's/jit at \(0x[0-9a-f]*\) .*/\1/')

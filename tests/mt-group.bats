@@ -724,7 +724,7 @@ vg_lost() {
 
 @test "glib's, OpenSSL's and SQLite's APIs recorded: the program's function calling them is named, with what it leaked" {
 	cd "$BATS_TEST_TMPDIR"
-	mt-record -o a.mtr -- "$PROGS/libapis" >a.out 2>/dev/null
+	mt-record -o a.mtr -- "$PROGS/api-users" >a.out 2>/dev/null
 	[ -s a.out ] || skip "none of libglib-2.0.so.0, libcrypto.so.3, libsqlite3.so.0 here"
 	mt-symbolize a.mtr 2>/dev/null | mt-lifetime -q >a.life
 	run -0 --separate-stderr mt-group --no-suppress --by function,module --format tsv a.life
@@ -736,7 +736,7 @@ vg_lost() {
 			echo "# sqlite: libsqlite3 without symbols for sqlite3Malloc" >&3
 			continue
 		fi
-		has_line "$output" "^${lib}_user\t[^\t]*libapis\t$n\t$bytes\t$bytes$"
+		has_line "$output" "^${lib}_user\t[^\t]*api-users\t$n\t$bytes\t$bytes$"
 	done <a.out
 	! has_line "$output" '^(g_malloc|g_malloc0|CRYPTO_malloc|sqlite3_?[Mm]alloc)\t' || false
 }

@@ -1,10 +1,10 @@
 /*
- * libapis: allocations through the allocation APIs of glib, OpenSSL and
+ * api-users: allocations through the allocation APIs of glib, OpenSSL and
  * SQLite, each library opened with dlopen (no headers needed), each from
  * a function of its own that leaks what it got: the allocating function
  * mt-group names is that function, the libraries' frames skipped.
  *
- *   libapis    prints "NAME COUNT BYTES" for each library it found
+ *   api-users    prints "NAME COUNT BYTES" for each library it found
  *              (glib, openssl, sqlite), and exits 0
  */
 #include <dlfcn.h>

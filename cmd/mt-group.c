@@ -53,10 +53,19 @@ static const char options[] =
 static uint64_t nlife, nraw;	/* what the input held */
 
 enum key { K_PROCESS, K_PID, K_HEAP, K_TYPE, K_CLASS, K_FUNCTION, K_STACK, K_MODULE,
-	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_TASK, K_LINE, K_TEMPORARY, K_SIZE_CLASS, K_NKEYS };
+	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_TASK, K_LINE, K_TEMPORARY, K_SIZE_CLASS,
+	K_ORDER, K_COMMIT_TIME, K_DECOMMIT_TIME, K_NKEYS };
 static const char *const key_names[K_NKEYS] = { "process", "pid", "heap", "type",
 	"class", "function", "stack", "module", "file", "free-function", "free-stack", "task",
-	"line", "temporary", "size-class" };
+	"line", "temporary", "size-class", "order", "commit-time", "decommit-time" };
+/* The table's headings: WPA's names for its two times. */
+static const char *
+key_heading(enum key k)
+{
+	return k == K_COMMIT_TIME ? "Commit Time" : k == K_DECOMMIT_TIME ? "Decommit Time" :
+	    key_names[k];
+}
+
 static int uncached;	/* a key beyond (process, heap, class, stack): no kept groups */
 
 enum format { F_TABLE, F_TSV, F_JSON, F_FOLDED };
@@ -264,6 +273,40 @@ sums_add(struct sums *to, const struct sums *s)
 	to->impact += s->impact;
 }
 
+/* The trace's resolution in ns, from its header: the digits a time has. */
+static uint64_t resolution = 1;
+
+static void
+header_resolution(const struct mt_str *line)
+{
+	const char *p = memmem(line->s, line->len, "\tresolution=", 12);
+	uint64_t r = 0;
+
+	if (line->len < 10 || memcmp(line->s, "#mt-events", 10) || !p)
+		return;
+	for (p += 12; p < line->s + line->len && *p >= '0' && *p <= '9' && r < UINT64_C(1) << 40; p++)
+		r = r * 10 + (uint64_t)(*p - '0');
+	if (r > resolution)	/* files of several resolutions: the coarsest */
+		resolution = r;
+}
+
+/* A time in seconds, to the digits the resolution has: 100 ns, 7 digits. */
+static size_t
+seconds(uint64_t ns, char *buf, size_t size)
+{
+	uint64_t unit = 1000000000;
+	int digits = 0, n;
+
+	while (unit > resolution && unit > 1)
+		unit /= 10, digits++;
+	if (!digits)
+		n = snprintf(buf, size, "%" PRIu64, ns / 1000000000);
+	else
+		n = snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64, ns / 1000000000, digits,
+		    ns % 1000000000 / unit);
+	return (size_t)n < size ? (size_t)n : size - 1;
+}
+
 /*
  * A key's value for a lifetime, in a buffer of ours until the next call:
  * a stack's as folded frames (its ';' escaped).
@@ -337,6 +380,20 @@ key_value(enum key k, const struct mt_event *ev, struct mt_stackinfo *si,
 			*len = (size_t)n;
 			return buf;
 		}
+	case K_ORDER:
+		/* A page block's order, as mm_page_alloc says it: 4 KiB << order. */
+		if (ev->flags & EV_SIZE_NONE || ev->heap.len != 4 || memcmp(ev->heap.s, "page", 4) ||
+		    ev->size < 4096 || ev->size & (ev->size - 1))
+			break;
+		n = snprintf(buf, sizeof(buf), "%d", 63 - __builtin_clzll(ev->size) - 12);
+		*len = (size_t)n;
+		return buf;
+	case K_COMMIT_TIME:
+	case K_DECOMMIT_TIME:
+		if (ev->flags & (k == K_COMMIT_TIME ? EV_TS_NONE : EV_TS2_NONE))
+			break;
+		*len = seconds(k == K_COMMIT_TIME ? ev->ts : ev->ts2, buf, sizeof(buf));
+		return buf;
 	case K_TEMPORARY:
 		/* heaptrack's: freed before its thread allocated again */
 		s = ev->flags & EV_TEMP ? "temporary" : "other";
@@ -796,44 +853,6 @@ ctl_shown(const char *s)
 	return e;
 }
 
-/*
- * C++ template arguments collapsed, as heaptrack shows them:
- * std::vector<>::_M_realloc_insert<>(...); operator<, <<, <=, <=> and ->
- * kept.  Unbalanced brackets: the name as it is.
- */
-static char *
-shortened(const char *s)
-{
-	size_t n = strlen(s), i, j = 0, depth = 0;
-	char *r = emalloc(n + 1);
-
-	for (i = 0; i < n; i++) {
-		if (!depth && !strncmp(s + i, "operator", 8)) {
-			memcpy(r + j, s + i, 8);
-			j += 8;
-			for (i += 8; i < n && strchr("<>=-", s[i]); i++)
-				r[j++] = s[i];
-			i--;
-			continue;
-		}
-		if (s[i] == '<') {
-			if (!depth++)
-				r[j++] = '<';
-		} else if (s[i] == '>' && depth) {
-			if (!--depth)
-				r[j++] = '>';
-		} else if (!depth) {
-			r[j++] = s[i];
-		}
-	}
-	if (depth) {
-		free(r);
-		return estrdup(s);
-	}
-	r[j] = '\0';
-	return r;
-}
-
 /* A name as the output shows it: shortened (--shorten), and for a
    terminal's table its control characters escaped. */
 static char *
@@ -843,7 +862,7 @@ shown_name(const char *s)
 
 	if (!(shorten == 1 || (shorten < 0 && format == F_TABLE)))
 		return format == F_TABLE ? ctl_shown(s) : estrdup(s);
-	a = shortened(s);
+	a = name_shortened(s);
 	if (format != F_TABLE)
 		return a;
 	b = ctl_shown(a);
@@ -851,24 +870,19 @@ shown_name(const char *s)
 	return b;
 }
 
-/* s in w columns: a longer one keeps its start and end, "..." between
-   (cut at UTF-8 characters). */
+/*
+ * s in w columns: a longer name cut where it stays recognisable
+ * (name_cut), a longer stack keeping its start and end, "..." between.
+ */
 static void
-put_cell(const char *s, size_t w, int left)
+put_cell(const char *s, size_t w, int name)
 {
-	size_t n = strlen(s), head, tail;
+	char *c = name_cut(s, w);
 
-	if (n <= w || w < 8) {
-		printf(left ? "%-*s" : "%*s", (int)w, s);
-		return;
-	}
-	head = (w - 3) / 2;
-	tail = n - (w - 3 - head);
-	while (head > 0 && ((unsigned char)s[head] & 0xc0) == 0x80)
-		head--;
-	while (tail < n && ((unsigned char)s[tail] & 0xc0) == 0x80)
-		tail++;
-	printf("%.*s...%s%*s", (int)head, s, s + tail, (int)(w - (head + 3 + n - tail)), "");
+	if (!name && strlen(c) < strlen(s))
+		name_middle_cut(s, w, c);
+	printf("%-*s", (int)w, c);
+	free(c);
 }
 
 #define TABLE_WIDTH 120		/* the key columns give way past it */
@@ -925,20 +939,33 @@ json_keys(char **f)
 	}
 }
 
+/*
+ * Per Alloc, PoolMon's: Size / Count, rounded down.  Past 2^63-1 only
+ * when Size is, which is said.
+ */
+static int64_t
+per_alloc(const struct sums *s)
+{
+	mt_wide v = s->count ? s->size / s->count : 0;
+
+	return v > SAT_MAX ? SAT_MAX : v < -SAT_MAX ? -SAT_MAX : (int64_t)v;
+}
+
 static void
 write_groups(void)
 {
-	size_t i, k, n = nall, w[K_NKEYS + 3] = { 0 };
-	char *f[K_NKEYS], *copy, a[32], b[32];
+	size_t i, k, n = nall, w[K_NKEYS + 4] = { 0 };
+	char *f[K_NKEYS], *copy, a[32], b[32], c[32];
 
 	n = sort_top(all, nall, by_sort);
 	if (format == F_TSV) {
-		tsv_header("count\tsize\timpact");
+		tsv_header("count\tsize\timpact\tper-alloc");
 		for (i = 0; i < n; i++) {
-			char *e = shorten == 1 ? shortened(all[i]->key) : NULL;
-			printf("%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n", e ? e : all[i]->key,
-			    sum_shown(all[i]->s.count, SAT_COUNT), sum_shown(all[i]->s.size, SAT_SIZE),
-			    sum_shown(all[i]->s.impact, SAT_IMPACT));
+			char *e = shorten == 1 ? name_shortened(all[i]->key) : NULL;
+			printf("%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n",
+			    e ? e : all[i]->key, sum_shown(all[i]->s.count, SAT_COUNT),
+			    sum_shown(all[i]->s.size, SAT_SIZE), sum_shown(all[i]->s.impact, SAT_IMPACT),
+			    per_alloc(&all[i]->s));
 			free(e);
 		}
 		return;
@@ -950,9 +977,10 @@ write_groups(void)
 			split(copy, f, K_NKEYS);
 			printf("%s\n  {", i ? "," : "");
 			json_keys(f);
-			printf("\"count\": %" PRId64 ", \"size\": %" PRId64 ", \"impact\": %" PRId64 "}",
-			    sum_shown(all[i]->s.count, SAT_COUNT), sum_shown(all[i]->s.size, SAT_SIZE),
-			    sum_shown(all[i]->s.impact, SAT_IMPACT));
+			printf("\"count\": %" PRId64 ", \"size\": %" PRId64 ", \"impact\": %" PRId64
+			    ", \"per-alloc\": %" PRId64 "}", sum_shown(all[i]->s.count, SAT_COUNT),
+			    sum_shown(all[i]->s.size, SAT_SIZE), sum_shown(all[i]->s.impact, SAT_IMPACT),
+			    per_alloc(&all[i]->s));
 			free(copy);
 		}
 		printf("%s]\n", n ? "\n" : "");
@@ -960,10 +988,11 @@ write_groups(void)
 	}
 	/* The table: column widths first. */
 	for (k = 0; k < nkeys; k++)
-		w[k] = strlen(key_names[keys[k]]);
+		w[k] = strlen(key_heading(keys[k]));
 	w[nkeys] = 5;
 	w[nkeys + 1] = 4;
 	w[nkeys + 2] = 14;
+	w[nkeys + 3] = 9;
 	for (i = 0; i < n; i++) {
 		copy = estrdup(all[i]->key);
 		split(copy, f, K_NKEYS);
@@ -978,12 +1007,14 @@ write_groups(void)
 			w[nkeys] = strlen(a);
 		if (strlen(sum_human(all[i]->s.size, SAT_SIZE, b, sizeof(b))) > w[nkeys + 1])
 			w[nkeys + 1] = strlen(b);
+		if (strlen(mt_human(per_alloc(&all[i]->s), c, sizeof(c))) > w[nkeys + 3])
+			w[nkeys + 3] = strlen(c);
 		free(copy);
 	}
 	/* Too wide: the widest key columns give way, to 40 at the least. */
 	for (;;) {
 		size_t total = 0, widest = 0;
-		for (k = 0; k < nkeys + 3; k++)
+		for (k = 0; k < nkeys + 4; k++)
 			total += w[k] + 2;
 		for (k = 1; k < nkeys; k++)
 			if (w[k] > w[widest])
@@ -994,22 +1025,23 @@ write_groups(void)
 		    w[widest] - (total - TABLE_WIDTH) : 40;
 	}
 	for (k = 0; k < nkeys; k++)
-		printf("%-*s  ", (int)w[k], key_names[keys[k]]);
-	printf("%*s  %*s  %*s\n", (int)w[nkeys], "Count", (int)w[nkeys + 1], "Size",
-	    (int)w[nkeys + 2], "Impacting Size");
+		printf("%-*s  ", (int)w[k], key_heading(keys[k]));
+	printf("%*s  %*s  %*s  %*s\n", (int)w[nkeys], "Count", (int)w[nkeys + 1], "Size",
+	    (int)w[nkeys + 2], "Impacting Size", (int)w[nkeys + 3], "Per Alloc");
 	for (i = 0; i < n; i++) {
 		copy = estrdup(all[i]->key);
 		split(copy, f, K_NKEYS);
 		for (k = 0; k < nkeys; k++) {
 			char *e = shown_name(f[k]);
-			put_cell(e, w[k], 1);
+			put_cell(e, w[k], keys[k] != K_STACK && keys[k] != K_FREE_STACK);
 			printf("  ");
 			free(e);
 		}
-		printf("%*" PRId64 "  %*s  %*s\n", (int)w[nkeys],
+		printf("%*" PRId64 "  %*s  %*s  %*s\n", (int)w[nkeys],
 		    sum_shown(all[i]->s.count, SAT_COUNT),
 		    (int)w[nkeys + 1], sum_human(all[i]->s.size, SAT_SIZE, a, sizeof(a)),
-		    (int)w[nkeys + 2], sum_human(all[i]->s.impact, SAT_IMPACT, b, sizeof(b)));
+		    (int)w[nkeys + 2], sum_human(all[i]->s.impact, SAT_IMPACT, b, sizeof(b)),
+		    (int)w[nkeys + 3], mt_human(per_alloc(&all[i]->s), c, sizeof(c)));
 		free(copy);
 	}
 }
@@ -1037,8 +1069,8 @@ static int
 read_old(const char *path)
 {
 	FILE *fp = fopen(path, "r");
-	char *line = NULL, *f[K_NKEYS + 3], want[512];
-	size_t cap = 0, n, k, lineno = 0, wlen = 0;
+	char *line = NULL, *f[K_NKEYS + 4], want[512];
+	size_t cap = 0, n, k, lineno = 0, wlen = 0, cols = nkeys + 4;
 	ssize_t len;
 	int bad = 0;
 
@@ -1049,7 +1081,7 @@ read_old(const char *path)
 	}
 	for (k = 0; k < nkeys; k++)
 		wlen += (size_t)snprintf(want + wlen, sizeof(want) - wlen, "%s\t", key_names[keys[k]]);
-	snprintf(want + wlen, sizeof(want) - wlen, "count\tsize\timpact");
+	snprintf(want + wlen, sizeof(want) - wlen, "count\tsize\timpact\tper-alloc");
 	while ((len = getline(&line, &cap, fp)) > 0) {
 		struct group *g;
 		uint64_t c, sz, im;
@@ -1060,7 +1092,10 @@ read_old(const char *path)
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
 		if (lineno == 1) {
-			if (strcmp(line, want)) {
+			/* Per Alloc is derived, and an older run's has none. */
+			if (!strncmp(line, want, wlen + 17) && !line[wlen + 17])
+				cols = nkeys + 3;
+			else if (strcmp(line, want)) {
 				char *had = estrdup(mt_shown(line, (size_t)len));
 				fprintf(stderr, "%s: %s:1: the columns are not those of --by: '%s' "
 				    "(want '%s')\n", mt_progname, path, had, mt_shown(want, strlen(want)));
@@ -1075,11 +1110,11 @@ read_old(const char *path)
 			bad = 1;
 			continue;
 		}
-		n = split(line, f, nkeys + 3);
-		if (n != nkeys + 3 || !tsv_num(f[nkeys], 0, &c) || !tsv_num(f[nkeys + 1], 0, &sz) ||
+		n = split(line, f, cols);
+		if (n != cols || !tsv_num(f[nkeys], 0, &c) || !tsv_num(f[nkeys + 1], 0, &sz) ||
 		    !tsv_num(f[nkeys + 2], 1, &im)) {
-			mt_warn_at(path, lineno, n != nkeys + 3 ? "bad row: fields" : "bad number",
-			    n != nkeys + 3 ? f[0] : f[nkeys], strlen(n != nkeys + 3 ? f[0] : f[nkeys]));
+			mt_warn_at(path, lineno, n != cols ? "bad row: fields" : "bad number",
+			    n != cols ? f[0] : f[nkeys], strlen(n != cols ? f[0] : f[nkeys]));
 			bad = 1;
 			continue;
 		}
@@ -1165,7 +1200,7 @@ write_diff(void)
 		printf("[");
 	} else {
 		for (k = 0; k < nkeys; k++)
-			w[k] = strlen(key_names[keys[k]]);
+			w[k] = strlen(key_heading(keys[k]));
 		for (i = 0; i < n; i++) {
 			copy = estrdup(v[i]->key);
 			split(copy, f, K_NKEYS);
@@ -1177,7 +1212,7 @@ write_diff(void)
 			free(copy);
 		}
 		for (k = 0; k < nkeys; k++)
-			printf("%-*s  ", (int)w[k], key_names[keys[k]]);
+			printf("%-*s  ", (int)w[k], key_heading(keys[k]));
 		printf("%8s %8s  %10s %11s  %14s %11s\n", "Count", "change", "Size", "change",
 		    "Impacting Size", "change");
 	}
@@ -1203,7 +1238,7 @@ write_diff(void)
 		} else {
 			for (k = 0; k < nkeys; k++) {
 				char *e = shown_name(f[k]);
-				put_cell(e, w[k], 1);
+				put_cell(e, w[k], keys[k] != K_STACK && keys[k] != K_FREE_STACK);
 				printf("  ");
 				free(e);
 			}
@@ -1393,7 +1428,7 @@ write_tree(void)
 
 		for (i = 0; i < nlevels && len < sizeof(head) - 64; i++)
 			len += (size_t)snprintf(head + len, sizeof(head) - len, "%s > ",
-			    key_names[keys[i]]);
+			    key_heading(keys[i]));
 		snprintf(head + len, sizeof(head) - len, "stack");
 		printf("%-60s %10s %12s %14s\n", head, "Count", "Size", "Impacting Size");
 	}
@@ -1419,6 +1454,8 @@ group_file(const char *path)
 	if (!(r = reader_open(path)))
 		return 1;
 	while (reader_next(r, &ev)) {
+		if (ev.type == MT_COMMENT)
+			header_resolution(&ev.s1);
 		if ((added = dict_add(dict, &ev))) {
 			/* A process renamed, a stack redefined. */
 			kept_gen += ev.type == MT_PROC || added == 2;
@@ -1452,12 +1489,13 @@ parse_keys(const char *s)
 		if (k == K_NKEYS || nkeys == K_NKEYS) {
 			fprintf(stderr, "%s: bad key '%.*s' (process, pid, heap, type, class, "
 			    "function, stack, module, file, line, free-function, free-stack, task, "
-			    "temporary, size-class)\n",
+			    "temporary, size-class, order, commit-time, decommit-time)\n",
 			    mt_progname, (int)strlen(mt_shown(s, n)), mt_shown(s, n));
 			exit(2);
 		}
 		uncached |= k == K_FREE_FUNCTION || k == K_FREE_STACK || k == K_TASK ||
-		    k == K_TEMPORARY || k == K_SIZE_CLASS;
+		    k == K_TEMPORARY || k == K_SIZE_CLASS || k == K_ORDER || k == K_COMMIT_TIME ||
+		    k == K_DECOMMIT_TIME;
 		keys[nkeys++] = (enum key)k;
 	}
 }

@@ -178,19 +178,40 @@ add_frame(char **p, size_t *len, size_t *cap, const char *f)
 	(*p)[*len] = '\0';
 }
 
+static int from_main;		/* --from-main */
+
+/* The start-up frames of a stack (--from-main), found once a stack. */
+static uint32_t
+startup_of(struct mt_stackinfo *si)
+{
+	static struct u64map seen;	/* stack -> 1 + its start-up frames */
+	void **v;
+
+	if (!from_main)
+		return 0;
+	v = u64map_get(&seen, (uint64_t)(uintptr_t)si, 1);
+	if (!*v)
+		*v = (void *)(uintptr_t)(1 + startup_frames(si));
+	return (uint32_t)((uintptr_t)*v - 1);
+}
+
 /*
  * The stack as folded frames, outermost first, from the allocating one;
  * one cut at the recorder's depth begins with a frame "[...]" for the
- * callers missing.
+ * callers missing; with --from-main, the runtime's start-up is one
+ * frame "[start-up]".
  */
 static void
 folded(struct mt_stackinfo *si, char **p, size_t *len, size_t *cap)
 {
+	uint32_t fold = startup_of(si);
 	size_t i;
 
 	if (si->cut)
 		add_frame(p, len, cap, "[...]");
-	for (i = si->n; i-- > si->alloc_frame;)
+	if (fold)
+		add_frame(p, len, cap, "[start-up]");
+	for (i = si->n - fold; i-- > si->alloc_frame;)
 		add_frame(p, len, cap, si->frame[i]->function);
 }
 
@@ -461,6 +482,8 @@ struct pgroup {
 	struct mt_stackinfo *si;	/* NULL: no stack */
 	struct sums s;
 	struct pgroup *next;	/* in its hash chain */
+	const char **frames;	/* the stack's levels, as drawn */
+	size_t nframes;
 	const char *lv[];	/* the key values */
 };
 static struct u64map pgroups;	/* hash of key values and stack -> chain */
@@ -468,6 +491,58 @@ static struct pgroup **pall;
 static size_t npall, pallcap, nlevels;
 static long max_depth = -1;	/* --depth: the stack levels drawn */
 static const char *cut_name;	/* "[...]": callers cut at the recorder's depth */
+static const char *startup_name;	/* "[start-up]": the runtime's, --from-main */
+static int with_lines;		/* a line key: frames as "function\tfile:line" */
+
+/* A frame as a level of the tree: with its line when a key asks for it. */
+static const char *
+frame_level(const struct mt_frame *f)
+{
+	size_t a, b;
+	char *s;
+	const char *r;
+
+	if (!with_lines || !strcmp(f->line, "-"))
+		return f->function;
+	a = strlen(f->function);
+	b = strlen(f->line);
+	s = emalloc(a + b + 2);
+	memcpy(s, f->function, a);
+	s[a] = '\t';
+	memcpy(s + a + 1, f->line, b + 1);
+	r = dict_intern(dict, s, a + b + 1);
+	free(s);
+	return r;
+}
+
+/*
+ * The stack's levels, callers first (bottom-up: the allocating function
+ * first): a stack cut at the recorder's depth begins with "[...]", and
+ * with --from-main the runtime's start-up is one level "[start-up]".
+ */
+static void
+path_frames(struct pgroup *g)
+{
+	const struct mt_stackinfo *si = g->si;
+	uint32_t fold = si ? startup_of(g->si) : 0, i;
+	size_t n = 0;
+
+	if (!si)
+		return;
+	g->frames = emalloc((si->n - si->alloc_frame + 2) * sizeof(*g->frames));
+	if (si->cut)
+		g->frames[n++] = cut_name;
+	if (fold)
+		g->frames[n++] = startup_name;
+	for (i = si->n - fold; i-- > si->alloc_frame;)
+		g->frames[n++] = frame_level(si->frame[i]);
+	g->nframes = n;
+	for (i = 0; bottom_up && i < n / 2; i++) {
+		const char *t = g->frames[i];
+		g->frames[i] = g->frames[n - 1 - i];
+		g->frames[n - 1 - i] = t;
+	}
+}
 
 static struct pgroup *
 path_group(const struct mt_event *ev)
@@ -485,6 +560,10 @@ path_group(const struct mt_event *ev)
 	if (si && !si->n)
 		si = NULL;
 	for (i = 0; i < nlevels; i++) {
+		if (keys[i] == K_LINE && si) {	/* the function with its line */
+			lv[i] = frame_level(si->frame[si->alloc_frame]);
+			continue;
+		}
 		s = key_value(keys[i], ev, si, fsi, &n);
 		lv[i] = dict_intern(dict, s, n);
 	}
@@ -496,6 +575,7 @@ path_group(const struct mt_event *ev)
 	g = ecalloc(1, sizeof(*g) + nlevels * sizeof(*lv));
 	g->si = si;
 	memcpy(g->lv, lv, nlevels * sizeof(*lv));
+	path_frames(g);
 	g->next = *v;
 	*v = g;
 	pall = egrow(pall, npall, &pallcap, sizeof(*pall));
@@ -507,7 +587,7 @@ path_group(const struct mt_event *ev)
 static size_t
 path_len(const struct pgroup *g)
 {
-	size_t n = g->si ? g->si->n - g->si->alloc_frame + !!g->si->cut : 0;
+	size_t n = g->nframes;
 
 	if (max_depth >= 0 && n > (size_t)max_depth)
 		n = (size_t)max_depth;
@@ -517,17 +597,7 @@ path_len(const struct pgroup *g)
 static const char *
 path_at(const struct pgroup *g, size_t i)
 {
-	const struct mt_stackinfo *si = g->si;
-	size_t j = i - nlevels;
-
-	if (i < nlevels)
-		return g->lv[i];
-	if (bottom_up)
-		return j == si->n - si->alloc_frame ? cut_name :
-		    si->frame[si->alloc_frame + j]->function;
-	if (si->cut && j-- == 0)
-		return cut_name;
-	return si->frame[si->n - 1 - j]->function;
+	return i < nlevels ? g->lv[i] : g->frames[i - nlevels];
 }
 
 static int
@@ -1319,13 +1389,35 @@ push_kid(size_t lo, size_t hi, const char *name, enum row row)
 		sums_add(&k->s, &pall[i]->s);
 }
 
+/* The table's rows, kept until the widths of its columns are known. */
+struct trow {
+	char *name, *where;	/* where: the file:line, or NULL */
+	size_t depth;
+	struct sums s;
+};
+static struct trow *trows;
+static size_t ntrows, trowcap;
+
 /* A node's row; for JSON, the object left open for its children. */
 static void
 row_begin(const char *name, const char *level, const struct sums *s, size_t depth,
     uint64_t id, uint64_t parent, int first)
 {
-	char a[32], b[32], *shown = shown_name(name);
+	const char *tab = strchr(name, '\t');
+	char *fn = tab ? estrndup(name, (size_t)(tab - name)) : NULL;
+	char *shown = shown_name(fn ? fn : name), *where = NULL;
 
+	if (tab && format == F_TABLE) {
+		const char *base = strrchr(tab + 1, '/');
+		where = ctl_shown(base ? base + 1 : tab + 1);
+	} else if (tab) {
+		/* "function file:line" */
+		char *t = emalloc(strlen(shown) + strlen(tab) + 1);
+		sprintf(t, "%s %s", shown, tab + 1);
+		free(shown);
+		shown = t;
+	}
+	free(fn);
 	switch (format) {
 	case F_TSV:
 		printf("%" PRIu64 "\t", id);
@@ -1333,30 +1425,88 @@ row_begin(const char *name, const char *level, const struct sums *s, size_t dept
 			printf("%" PRIu64 "\t", parent);
 		else
 			printf("-\t");
-		printf("%s\t%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n", level, shown,
+		printf("%s\t%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n", level, shown,
 		    sum_shown(s->count, SAT_COUNT), sum_shown(s->size, SAT_SIZE),
-		    sum_shown(s->impact, SAT_IMPACT));
+		    sum_shown(s->impact, SAT_IMPACT), per_alloc(s));
 		break;
 	case F_JSON:
 		printf("%s\n%*s{\"level\": ", first ? "" : ",", (int)depth, "");
 		json_str(level, strlen(level));
 		printf(", \"name\": ");
 		json_str(shown, strlen(shown));
-		printf(", \"count\": %" PRId64 ", \"size\": %" PRId64 ", \"impact\": %" PRId64,
-		    sum_shown(s->count, SAT_COUNT), sum_shown(s->size, SAT_SIZE),
-		    sum_shown(s->impact, SAT_IMPACT));
+		printf(", \"count\": %" PRId64 ", \"size\": %" PRId64 ", \"impact\": %" PRId64
+		    ", \"per-alloc\": %" PRId64, sum_shown(s->count, SAT_COUNT),
+		    sum_shown(s->size, SAT_SIZE), sum_shown(s->impact, SAT_IMPACT), per_alloc(s));
 		break;
 	default:
-		/* A deep node's name keeps 20 columns; a longer one is cut in
-		   its middle, so that the numbers stay in line to 60 levels. */
-		printf("%*s", (int)depth * 2, "");
-		put_cell(shown, depth < 20 ? 60 - depth * 2 : 20, 1);
-		printf(" %10" PRId64 " %12s %14s\n", sum_shown(s->count, SAT_COUNT),
-		    sum_human(s->size, SAT_SIZE, a, sizeof(a)),
-		    sum_human(s->impact, SAT_IMPACT, b, sizeof(b)));
-		break;
+		trows = egrow(trows, ntrows, &trowcap, sizeof(*trows));
+		trows[ntrows++] = (struct trow){ shown, where, depth, *s };
+		return;
 	}
 	free(shown);
+}
+
+#define TREE_INDENT 20	/* the levels indented; deeper ones say their level */
+
+/*
+ * The tree as a table: two columns a level to the twentieth, past it
+ * "#21 " before the name; the name column as wide as its widest row, or
+ * in 120 columns (not under 60) with the names cut (name_cut) unless
+ * --no-shorten, so that the numbers stay in line at any depth.
+ */
+static void
+tree_table(const char *head)
+{
+	size_t i, w = strlen(head), cw = 5, sw = 4, iw = 14, pw = 9, nums, ind, room, wl;
+	char a[32], b[32], c[32], pre[32], *fn, *line;
+	int cut = shorten != 0;
+
+	for (i = 0; i < ntrows; i++) {
+		const struct trow *r = &trows[i];
+		ind = 2 * (r->depth < TREE_INDENT ? r->depth : TREE_INDENT);
+		ind += r->depth > TREE_INDENT ? (size_t)snprintf(pre, sizeof(pre), "#%zu ", r->depth) : 0;
+		ind += strlen(r->name) + (r->where ? 1 + strlen(r->where) : 0);
+		w = ind > w ? ind : w;
+		snprintf(a, sizeof(a), "%" PRId64, sum_shown(r->s.count, SAT_COUNT));
+		cw = strlen(a) > cw ? strlen(a) : cw;
+		sw = strlen(sum_human(r->s.size, SAT_SIZE, b, sizeof(b))) > sw ? strlen(b) : sw;
+		iw = strlen(sum_human(r->s.impact, SAT_IMPACT, b, sizeof(b))) > iw ? strlen(b) : iw;
+		pw = strlen(mt_human(per_alloc(&r->s), b, sizeof(b))) > pw ? strlen(b) : pw;
+	}
+	nums = cw + sw + iw + pw + 8;
+	if (cut && w + 2 + nums > TABLE_WIDTH)
+		w = TABLE_WIDTH - 2 - nums > 60 ? TABLE_WIDTH - 2 - nums : 60;
+	printf("%-*s  %*s  %*s  %*s  %*s\n", (int)w, head, (int)cw, "Count", (int)sw, "Size",
+	    (int)iw, "Impacting Size", (int)pw, "Per Alloc");
+	for (i = 0; i < ntrows; i++) {
+		struct trow *r = &trows[i];
+		ind = 2 * (r->depth < TREE_INDENT ? r->depth : TREE_INDENT);
+		pre[0] = '\0';
+		if (r->depth > TREE_INDENT)
+			snprintf(pre, sizeof(pre), "#%zu ", r->depth);
+		room = w > ind + strlen(pre) ? w - ind - strlen(pre) : 0;
+		wl = r->where ? strlen(r->where) : 0;
+		if (cut && wl && wl > room / 2 && room / 2 > 3) {
+			/* its file cut before the line */
+			memmove(r->where + 3, r->where + wl - (room / 2 - 3), room / 2 - 3 + 1);
+			memcpy(r->where, "...", 3);
+			wl = room / 2;
+		}
+		fn = cut && room > wl + 1 ? name_cut(r->name, room - (wl ? wl + 1 : 0)) :
+		    estrdup(r->name);
+		line = emalloc(strlen(pre) + strlen(fn) + wl + 2);
+		sprintf(line, "%s%s%s%s", pre, fn, wl ? " " : "", wl ? r->where : "");
+		printf("%*s%-*s  %*" PRId64 "  %*s  %*s  %*s\n", (int)ind, "", (int)(w - ind), line,
+		    (int)cw, sum_shown(r->s.count, SAT_COUNT),
+		    (int)sw, sum_human(r->s.size, SAT_SIZE, a, sizeof(a)),
+		    (int)iw, sum_human(r->s.impact, SAT_IMPACT, b, sizeof(b)),
+		    (int)pw, mt_human(per_alloc(&r->s), c, sizeof(c)));
+		free(line);
+		free(fn);
+		free(r->name);
+		free(r->where);
+	}
+	free(trows);
 }
 
 /* The children of the node of groups [lo, hi), whose paths share d elements. */
@@ -1415,14 +1565,18 @@ write_tree(void)
 	struct sums total = { 0 };
 	size_t i;
 
-	cut_name = dict_intern(dict, "[...]", 5);
 	if (npall)
 		qsort(pall, npall, sizeof(*pall), path_cmp);
 	for (i = 0; i < npall; i++)
 		sums_add(&total, &pall[i]->s);
-	if (format == F_TSV) {
-		printf("id\tparent\tlevel\tname\tcount\tsize\timpact\n");
-	} else if (format == F_TABLE) {
+	if (format == F_TSV)
+		printf("id\tparent\tlevel\tname\tcount\tsize\timpact\tper-alloc\n");
+	last_id = 0;
+	row_begin("all", "all", &total, 0, 0, 0, 1);
+	draw(0, npall, 0, 0);
+	if (format == F_JSON)
+		printf("}\n");
+	if (format == F_TABLE) {
 		char head[256] = "";
 		size_t len = 0;
 
@@ -1430,18 +1584,33 @@ write_tree(void)
 			len += (size_t)snprintf(head + len, sizeof(head) - len, "%s > ",
 			    key_heading(keys[i]));
 		snprintf(head + len, sizeof(head) - len, "stack");
-		printf("%-60s %10s %12s %14s\n", head, "Count", "Size", "Impacting Size");
+		tree_table(head);
 	}
-	last_id = 0;
-	row_begin("all", "all", &total, 0, 0, 0, 1);
-	draw(0, npall, 0, 0);
-	if (format == F_JSON)
-		printf("}\n");
 	for (i = 0; i < npall; i++)
-		free(pall[i]);
+		free(pall[i]->frames), free(pall[i]);
 	free(pall);
 	free(kids);
 	u64map_free(&pgroups, NULL);
+}
+
+static int by_given;		/* --by */
+static uint64_t kernel_procs, other_procs;	/* proc lines of [kernel], of the rest */
+
+/*
+ * A kernel trace (mt-record --kernel: its one process is pid 0,
+ * "[kernel]") grouped by default by the task that allocated, not by the
+ * process, which is the kernel for every row.
+ */
+static void
+kernel_keys(void)
+{
+	size_t k;
+
+	if (!kernel_procs || other_procs)
+		return;
+	for (k = 0; k < nkeys; k++)
+		if (keys[k] == K_PROCESS)
+			keys[k] = K_TASK, uncached = 1;
 }
 
 static int
@@ -1456,6 +1625,11 @@ group_file(const char *path)
 	while (reader_next(r, &ev)) {
 		if (ev.type == MT_COMMENT)
 			header_resolution(&ev.s1);
+		if (ev.type == MT_PROC && ev.pid == 0 && ev.s1.len == 8 &&
+		    !memcmp(ev.s1.s, "[kernel]", 8))
+			kernel_procs++;
+		else if (ev.type == MT_PROC)
+			other_procs++;
 		if ((added = dict_add(dict, &ev))) {
 			/* A process renamed, a stack redefined. */
 			kept_gen += ev.type == MT_PROC || added == 2;
@@ -1465,6 +1639,8 @@ group_file(const char *path)
 		}
 		/* Unknown records were passed on before us. */
 		if (ev.type == MT_LIFE) {
+			if (!nlife && !by_given)
+				kernel_keys();
 			group_life(&ev);
 			nlife++;
 		} else if (ev.type == MT_ALLOC || ev.type == MT_FREE) {
@@ -1509,6 +1685,7 @@ main(int argc, char *argv[])
 		{ "top", required_argument, NULL, 'n' },
 		{ "tree", optional_argument, NULL, 'T' },
 		{ "depth", required_argument, NULL, 'D' },
+		{ "from-main", no_argument, NULL, 'm' },
 		/* Long only: their letters are not in the short options. */
 		{ "shorten", no_argument, NULL, 'C' },
 		{ "diff", required_argument, NULL, 'E' },
@@ -1523,13 +1700,13 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int ch, i, status = 0, by_given = 0;
+	int ch, i, status = 0;
 	char *end;
 	size_t k;
 
 	mt_setprogname(argv[0]);
 	parse_keys("process,heap,type,function");
-	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:F:f:w:A:S:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:mF:f:w:A:S:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 		case 'b':
@@ -1538,6 +1715,9 @@ main(int argc, char *argv[])
 			break;
 		case 'C':
 			shorten = 1;
+			break;
+		case 'm':
+			from_main = 1;
 			break;
 		case 'E':
 			diff_path = optarg;
@@ -1659,6 +1839,12 @@ main(int argc, char *argv[])
 				    "(the stacks are drawn under the others)\n", mt_progname);
 				return 2;
 			}
+		/* function,line: one level, the function with its line */
+		for (k = 0; k + 1 < nkeys; k++)
+			if (keys[k] == K_FUNCTION && keys[k + 1] == K_LINE)
+				memmove(keys + k, keys + k + 1, (--nkeys - k) * sizeof(*keys));
+		for (k = 0; k < nkeys; k++)
+			with_lines |= keys[k] == K_LINE;
 		nlevels = nkeys && keys[nkeys - 1] == K_STACK ? nkeys - 1 : nkeys;
 		if (diff_path) {
 			fprintf(stderr, "%s: --diff compares tables: not with --tree\n", mt_progname);
@@ -1679,6 +1865,8 @@ main(int argc, char *argv[])
 	if (!reader_inputs(&argc, argv))
 		return 1;
 	dict = dict_new(skip_pattern);
+	cut_name = dict_intern(dict, "[...]", 5);
+	startup_name = dict_intern(dict, "[start-up]", 10);
 	if (!no_suppress && parse_rules(default_rules, "mt-suppress"))
 		return 2;
 	if (no_suppress)

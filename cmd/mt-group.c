@@ -14,24 +14,29 @@
 
 #include "mt.h"
 
-static const char synopsis[] = "[-k keys] [-s impact|size|count] [-n count] [-T[=bottom-up]] [-D depth] "
+static const char synopsis[] = "[-k keys] [-s impact|size|count] [-n count] [-T[=bottom-up]] [-D depth] [-m] "
     "[-F table|tsv|json|folded] [-w size|impact] [-A regex] [file ...]";
 static const char options[] =
-    "Groups life lines as WPA's table does: Count, Size and Impacting Size a group,\n"
-    "biggest first; or a tree of their stacks; or folded stacks for a flame graph.\n"
+    "Groups life lines as WPA's table does: Count, Size, Impacting Size and Per Alloc\n"
+    "a group, biggest first; or a tree of their stacks; or folded stacks for a\n"
+    "flame graph.\n"
     "\n"
     "  -k, --by KEYS        the columns, in order, from process, pid, heap, type,\n"
     "                       class, function, stack, module, file, free-function,\n"
     "                       free-stack (the free's, from mt-record -F), task,\n"
     "                       line (the allocating frame's file:line), temporary,\n"
-    "                       size-class (powers of two)\n"
-    "                       (default process,heap,type,function; -b is the old spelling)\n"
+    "                       size-class (powers of two), order (of a kernel page\n"
+    "                       block), commit-time, decommit-time (seconds)\n"
+    "                       (default process,heap,type,function, in a kernel trace\n"
+    "                       task,heap,type,function; -b is the old spelling)\n"
     "  -s, --sort KEY       impact (default), size or count\n"
     "  -n, --top N          only the N biggest groups (in a tree: children a node)\n"
     "  -T, --tree[=bottom-up]  the stacks as a tree under the --by keys (default\n"
     "                       process), callers first or callees first\n"
     "                       (-t is the old spelling)\n"
     "  -D, --depth N        the tree's stacks N frames deep at most\n"
+    "  -m, --from-main      the runtime's start-up frames (above main, lang_start,\n"
+    "                       Python's eval loop) as one, [start-up]\n"
     "      --diff OLD.tsv   the changes since an earlier run's --format tsv of the\n"
     "                       same keys: exit 0 when none, 1 when some (as diff)\n"
     "      --histogram      by size classes, powers of two, in their order (after\n"
@@ -1081,8 +1086,9 @@ write_groups(void)
 			w[nkeys + 3] = strlen(c);
 		free(copy);
 	}
-	/* Too wide: the widest key columns give way, to 40 at the least. */
-	for (;;) {
+	/* Too wide: the widest key columns give way, to 40 at the least;
+	   with --no-shorten, the names whole. */
+	for (; shorten;) {
 		size_t total = 0, widest = 0;
 		for (k = 0; k < nkeys + 4; k++)
 			total += w[k] + 2;

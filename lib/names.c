@@ -103,8 +103,9 @@ components(const char *s, const char **c, size_t max, const char **params)
  * s cut to w bytes, into a string of ours: a qualified name keeps its
  * last component whole, the components before it that fit, then the
  * first ones, "..." for those left out (alloc::raw_vec::...::grow_amortized);
- * its parameters, if that is not enough, as "(...)"; a name that does
- * not fit so has its start and end kept, "..." between.
+ * its parameters, if that is not enough, as "(...)"; when its last
+ * component alone does not fit, that component's end.  A name of one
+ * component has its start and end kept, "..." between.
  */
 char *
 name_cut(const char *s, size_t w)
@@ -122,8 +123,17 @@ name_cut(const char *s, size_t w)
 	end = params;
 	/* The last component alone, then more from the end, then from the start. */
 	len = (size_t)(end - c[k - 1]) + plen + (k > 1 ? 5 : 0);
-	if (k < 2 || len > w) {
+	if (k < 2) {
 		name_middle_cut(s, w, out);
+		return out;
+	}
+	if (len > w) {
+		/* the last component's end: the start of a method's name is
+		   its type's, said again */
+		const char *t = end - (w - 3);
+		while (t < end && ((unsigned char)*t & 0xc0) == 0x80)
+			t++;
+		sprintf(out, "...%.*s", (int)(end - t), t);
 		return out;
 	}
 	a = 0;

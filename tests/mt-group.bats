@@ -14,9 +14,9 @@ setup() {
 
 @test "the whole run by process, heap, type, function: Size 120 MiB of mmap, impact 0; the leak" {
 	run -0 bash -c "mt-window wpa.life | mt-group --by process,heap,type,function --format tsv"
-	[ "${lines[0]}" = "$(printf 'process\theap\ttype\tfunction\tcount\tsize\timpact')" ]
-	has_line "$output" "^memtestapp\tmmap\ttransient\tcommit\t12\t$((120 * MiB))\t0$"
-	has_line "$output" '^memtestapp\tmalloc\timpacting\tInnerLoopOperation\t250\t10000\t10000$'
+	[ "${lines[0]}" = "$(printf 'process\theap\ttype\tfunction\tcount\tsize\timpact\tper-alloc')" ]
+	has_line "$output" "^memtestapp\tmmap\ttransient\tcommit\t12\t$((120 * MiB))\t0\t$((10 * MiB))$"
+	has_line "$output" '^memtestapp\tmalloc\timpacting\tInnerLoopOperation\t250\t10000\t10000\t40$'
 }
 
 @test "the last four spikes: transient, Count 4, Size 40 MiB, impact 0, main -> Operation1 -> ManipulateTemporaryBuffer" {
@@ -24,33 +24,33 @@ setup() {
 	to=$(awk -F'\t' -v a="$(spike 10)" '$1 == "life" && $2 == a { print $3 }' wpa.life)
 	run -0 bash -c "mt-window --from $((from - 1000000))ns --to $((to + 1000000))ns --heap mmap wpa.life |
 		mt-group --by type,stack --format tsv"
-	has_line "$output" "^transient\t.*;main;Operation1;ManipulateTemporaryBuffer;commit\t4\t$((40 * MiB))\t0$"
-	has_line "$output" "^outstanding\t.*;main;commit\t2\t0\t0$"
+	has_line "$output" "^transient\t.*;main;Operation1;ManipulateTemporaryBuffer;commit\t4\t$((40 * MiB))\t0\t$((10 * MiB))$"
+	has_line "$output" "^outstanding\t.*;main;commit\t2\t0\t0\t0$"
 }
 
 @test "a window over the step-up: +10 MiB impacting from main" {
 	step=$(step_up)
 	run -0 bash -c "mt-window --from $((step - 1000000))ns --to $((step + 1000000))ns --heap mmap wpa.life |
 		mt-group --by type,function --format tsv"
-	has_line "$output" "^impacting\tcommit\t1\t$((10 * MiB))\t$((10 * MiB))$"
-	has_line "$output" "^outstanding\tcommit\t1\t0\t0$"
+	has_line "$output" "^impacting\tcommit\t1\t$((10 * MiB))\t$((10 * MiB))\t$((10 * MiB))$"
+	has_line "$output" "^outstanding\tcommit\t1\t0\t0\t0$"
 	run -0 bash -c "mt-window --from $((step - 1000000))ns --to $((step + 1000000))ns --heap mmap wpa.life |
 		mt-group --tree"
-	has_line "$output" "^ {10}main +2 +10\.0 MiB +10\.0 MiB$"
+	has_line "$output" "^ {10}main +2 +10\.0 MiB +10\.0 MiB +5\.0 MiB$"
 }
 
 @test "sort, top, json, folded, bottom-up tree" {
 	run -0 --separate-stderr bash -c "mt-window wpa.life | mt-group --by function --sort size --top 1 --format tsv"
-	[ "${lines[1]}" = "$(printf 'commit\t12\t%d\t0' $((120 * MiB)))" ]
+	[ "${lines[1]}" = "$(printf 'commit\t12\t%d\t0\t%d' $((120 * MiB)) $((10 * MiB)))" ]
 	[ "${#lines[@]}" = 2 ]
 	run -0 bash -c "mt-window wpa.life | mt-group --by function --sort count --format json --top 1"
-	has_line "$output" '"function": "InnerLoopOperation", "count": 250, "size": 10000, "impact": 10000'
+	has_line "$output" '"function": "InnerLoopOperation", "count": 250, "size": 10000, "impact": 10000, "per-alloc": 40'
 	run -0 bash -c "mt-window wpa.life | mt-group --format folded --weight impact"
 	[ "$output" = "$(printf 'memtestapp;_start;__libc_start_main_impl;__libc_start_call_main;main;Operation1;InnerLoopOperation 10000\nmemtestapp;_start;__libc_start_main_impl;__libc_start_call_main;_IO_printf;_IO_new_file_xsputn;_IO_new_file_overflow;_IO_file_doallocate 4096')" ] ||
 		has_line "$output" '^memtestapp;.*;main;Operation1;InnerLoopOperation 10000$'
 	run -0 bash -c "mt-window --heap mmap wpa.life | mt-group --tree=bottom-up"
-	has_line "$output" '^ {4}commit +12 +120\.0 MiB +0 B$'
-	has_line "$output" '^ {6}ManipulateTemporaryBuffer +10 +100\.0 MiB +0 B$'
+	has_line "$output" '^ {4}commit +12 +120\.0 MiB +0 B +10\.0 MiB$'
+	has_line "$output" '^ {6}ManipulateTemporaryBuffer +10 +100\.0 MiB +0 B +10\.0 MiB$'
 }
 
 # Every function heaptrack_print lists as leaking, with its calls and
@@ -88,7 +88,7 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 
 @test "bad options" {
 	run -2 --separate-stderr mt-group --by bogus wpa.life
-	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, line, free-function, free-stack, task, temporary, size-class)" ]
+	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, line, free-function, free-stack, task, temporary, size-class, order, commit-time, decommit-time)" ]
 	run -2 --separate-stderr mt-group --format xml wpa.life
 	[ "$stderr" = "mt-group: bad format 'xml' (table, tsv, json, folded)" ]
 }
@@ -96,8 +96,8 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 @test "pid, class, module and file keys" {
 	pid=$(awk -F'\t' '$1 == "proc" { print $2 }' wpa.life)
 	run -0 bash -c "mt-window wpa.life | mt-group --by pid,class,module,file --format tsv"
-	has_line "$output" "^$pid\taifo\t\Q$PROGS/memtestapp\E\t.*memtestapp\.c\t250\t10000\t10000$"
-	has_line "$output" "^$pid\taifi\t\Q$PROGS/memtestapp\E\t.*memtestapp\.c\t12\t$((120 * MiB))\t0$"
+	has_line "$output" "^$pid\taifo\t\Q$PROGS/memtestapp\E\t.*memtestapp\.c\t250\t10000\t10000\t40$"
+	has_line "$output" "^$pid\taifi\t\Q$PROGS/memtestapp\E\t.*memtestapp\.c\t12\t$((120 * MiB))\t0\t$((10 * MiB))$"
 }
 
 @test "a process renamed by exec starts groups of its own, from a trace too" {
@@ -105,8 +105,8 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 	"$PROGS/mtr-encode" ren.txt >ren.mtr
 	for f in ren.txt ren.mtr; do
 		run -0 mt-group --by process,heap,class --format tsv $f
-		[ "${lines[1]}" = "a	malloc	aifi	2	16	0" ]
-		[ "${lines[2]}" = "b	malloc	aifi	1	16	0" ]
+		[ "${lines[1]}" = "a	malloc	aifi	2	16	0	8" ]
+		[ "${lines[2]}" = "b	malloc	aifi	1	16	0	16" ]
 	done
 }
 
@@ -150,11 +150,11 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 	# the same through .mtr streams
 	diff l.txt <(mt-lifetime -b f.txt 2>/dev/null | mt-decode)
 	run -0 mt-group --by function,free-function --format tsv l.txt
-	has_line "$output" $'^make_name\tmain\t5\t160\t0$'
-	has_line "$output" $'^make_name\t-\t3\t96\t96$'
-	has_line "$output" $'^main\tmain\t1\t100\t0$'
+	has_line "$output" $'^make_name\tmain\t5\t160\t0\t32$'
+	has_line "$output" $'^make_name\t-\t3\t96\t96\t32$'
+	has_line "$output" $'^main\tmain\t1\t100\t0\t100$'
 	run -0 mt-group --by free-stack --format tsv l.txt
-	has_line "$output" $'^_start;__libc_start_main_impl;__libc_start_call_main;main\t6\t260\t0$'
+	has_line "$output" $'^_start;__libc_start_main_impl;__libc_start_call_main;main\t6\t260\t0\t43$'
 	run -2 mt-group --by free-functions l.txt
 }
 
@@ -164,12 +164,12 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 	printf 'life\t1\t2\t10\t10\tmal\0loc\t0x10\t8\t-\taifi\t0\nlife\t1\t2\t10\t10\tmalloc\t0x20\t8\t-\taifi\t0\n' >nul.life
 	run -1 --separate-stderr mt-group --format tsv nul.life
 	[ "$stderr" = "mt-group: nul.life:1: NUL byte in line 'life?1?2?10?10?mal'" ]
-	has_line "$output" $'^\\?\tmalloc\ttransient\t-\t1\t8\t0$'
+	has_line "$output" $'^\\?\tmalloc\ttransient\t-\t1\t8\t0\t8$'
 	# CRLF: the same as LF, said once
 	printf 'proc\t10\t1\t0\t/bin/app\tapp\r\nlife\t1\t-\t10\t10\tmalloc\t0x10\t8\t-\taifo\t8\r\nlife\t1\t-\t10\t10\tmalloc\t0x20\t8\t-\taifo\t8\r\n' >crlf.life
 	run -0 --separate-stderr mt-group --format tsv crlf.life
 	[ "$stderr" = "mt-group: crlf.life:1: note: CRLF line ends read as LF" ]
-	has_line "$output" $'^app\tmalloc\timpacting\t-\t2\t16\t16$'
+	has_line "$output" $'^app\tmalloc\timpacting\t-\t2\t16\t16\t8$'
 	# invalid UTF-8 and control bytes in names
 	{
 		printf 'proc\t10\t1\t0\t/bin/a\033[31mb\ta\n'
@@ -210,15 +210,15 @@ tree_input() {
 	tree_input
 	run -0 mt-group --tree --by process,type t.life
 	[ "${lines[0]%% *}" = process ] && [[ "${lines[0]}" == "process > type > stack "* ]]
-	has_line "$output" '^all +7 +143 B +138 B$'
-	has_line "$output" '^  app +7 +143 B +138 B$'
-	has_line "$output" '^    impacting +6 +138 B +138 B$'
-	has_line "$output" '^    transient +1 +5 B +0 B$'
-	has_line "$output" '^      main +5 +137 B +137 B$'
-	has_line "$output" '^        a +4 +130 B +130 B$'
-	has_line "$output" '^          b +1 +100 B +100 B$'
-	has_line "$output" '^          \[self\] +3 +30 B +30 B$'
-	has_line "$output" '^      \[no stack\] +1 +1 B +1 B$'
+	has_line "$output" '^all +7 +143 B +138 B +20 B$'
+	has_line "$output" '^  app +7 +143 B +138 B +20 B$'
+	has_line "$output" '^    impacting +6 +138 B +138 B +23 B$'
+	has_line "$output" '^    transient +1 +5 B +0 B +5 B$'
+	has_line "$output" '^      main +5 +137 B +137 B +27 B$'
+	has_line "$output" '^        a +4 +130 B +130 B +32 B$'
+	has_line "$output" '^          b +1 +100 B +100 B +100 B$'
+	has_line "$output" '^          \[self\] +3 +30 B +30 B +10 B$'
+	has_line "$output" '^      \[no stack\] +1 +1 B +1 B +1 B$'
 	# children biggest first: b (100) before [self] (30)
 	[[ "$output" == *"  b "*"[self]"* ]]
 	# no [self] where a function only allocated itself
@@ -227,31 +227,31 @@ tree_input() {
 	[ "$(printf '%s\n' "$output" | grep -c '\[self\]')" = 1 ]
 	# bottom-up: the allocating functions first, their callers under them
 	run -0 mt-group --tree=bottom-up t.life
-	has_line "$output" '^    a +3 +30 B +30 B$'
-	has_line "$output" '^    b +1 +100 B +100 B$'
-	has_line "$output" '^      a +1 +100 B +100 B$'
-	has_line "$output" '^    c +2 +12 B +7 B$'
+	has_line "$output" '^    a +3 +30 B +30 B +10 B$'
+	has_line "$output" '^    b +1 +100 B +100 B +100 B$'
+	has_line "$output" '^      a +1 +100 B +100 B +100 B$'
+	has_line "$output" '^    c +2 +12 B +7 B +6 B$'
 }
 
 @test "--tree with --top, --depth, --sort, TSV and JSON; the combinations it refuses" {
 	cd "$BATS_TEST_TMPDIR"
 	tree_input
 	run -0 mt-group --tree --top 1 t.life
-	has_line "$output" '^    main +6 +142 B +137 B$'
-	has_line "$output" '^    \[1 more\] +1 +1 B +1 B$'
-	has_line "$output" '^      a +4 +130 B +130 B$'
-	has_line "$output" '^      \[1 more\] +2 +12 B +7 B$'
+	has_line "$output" '^    main +6 +142 B +137 B +23 B$'
+	has_line "$output" '^    \[1 more\] +1 +1 B +1 B +1 B$'
+	has_line "$output" '^      a +4 +130 B +130 B +32 B$'
+	has_line "$output" '^      \[1 more\] +2 +12 B +7 B +6 B$'
 	run -0 mt-group --tree --sort count --top 1 t.life
 	has_line "$output" '^      a +4 '
 	run -0 mt-group --tree --depth 1 t.life
-	has_line "$output" '^    main +6 +142 B +137 B$'
+	has_line "$output" '^    main +6 +142 B +137 B +23 B$'
 	[ -z "$(printf '%s\n' "$output" | grep '^      a ')" ]
 	run -0 mt-group --tree --depth 0 --by heap t.life
 	[ "${#lines[@]}" = 3 ]
 	run -0 mt-group --tree --format tsv t.life
-	[ "${lines[0]}" = "$(printf 'id\tparent\tlevel\tname\tcount\tsize\timpact')" ]
-	has_line "$output" '^0\t-\tall\tall\t7\t143\t138$'
-	has_line "$output" '^1\t0\tprocess\tapp\t7\t143\t138$'
+	[ "${lines[0]}" = "$(printf 'id\tparent\tlevel\tname\tcount\tsize\timpact\tper-alloc')" ]
+	has_line "$output" '^0\t-\tall\tall\t7\t143\t138\t20$'
+	has_line "$output" '^1\t0\tprocess\tapp\t7\t143\t138\t20$'
 	# every parent is a row before its children; the sums add up
 	printf '%s\n' "$output" | awk -F'\t' 'NR > 1 { seen[$1] = 1; if ($2 != "-" && !($2 in seen)) exit 1
 		if ($2 != "-") kids[$2] += $5; cnt[$1] = $5 }
@@ -296,7 +296,7 @@ assert (app["level"], app["name"], app["count"]) == ("process", "app", 7)'
 	printf '%s\n' 'proc	1	0	0	/bin/a	a' 'sym	0x10	f	-	/bin/a' 'stack	1	0x10' \
 		'life	1	-	1	1	malloc	0x100	10	1	aifo	10' >n.life
 	run -0 mt-group --by function,file,line --format tsv n.life
-	[ "${lines[1]}" = "$(printf 'f\t-\t-\t1\t10\t10')" ]
+	[ "${lines[1]}" = "$(printf 'f\t-\t-\t1\t10\t10\t10')" ]
 }
 
 @test "C++ names: template arguments shown as <> in the table (--shorten), whole in TSV and JSON; rows within 120 columns" {
@@ -361,7 +361,7 @@ assert (d[0]["count"], d[0]["old-count"], d[0]["state"]) == (3000, 1000, "change
 	has_line "$output" '^main\t1001\t24192\t8192\t0\t0\t0\tnew$'
 	# other keys, a bad row, an unreadable file: trouble, said
 	run -2 --separate-stderr mt-group --by function --diff old.tsv r1000.life
-	has_line "$stderr" "^mt-group: old.tsv:1: the columns are not those of --by: 'heap\\?function\\?count\\?size\\?impact' \\(want 'function\\?count\\?size\\?impact'\\)$"
+	has_line "$stderr" "^mt-group: old.tsv:1: the columns are not those of --by: 'heap\\?function\\?count\\?size\\?impact\\?per-alloc' \\(want 'function\\?count\\?size\\?impact\\?per-alloc'\\)$"
 	printf 'function\tcount\tsize\timpact\nmain\tmany\t1\t1\nx\t1\t1\n' >bad.tsv
 	run -2 --separate-stderr mt-group --by function --diff bad.tsv r1000.life
 	has_line "$stderr" "^mt-group: bad.tsv:2: bad number 'many'"
@@ -375,15 +375,15 @@ assert (d[0]["count"], d[0]["old-count"], d[0]["state"]) == (3000, 1000, "change
 	mt-record -o t.mtr -- "$PROGS/temps" >/dev/null 2>&1
 	mt-symbolize t.mtr >t.txt
 	run -0 bash -c "mt-lifetime -q t.txt | mt-group --by function,temporary --format tsv"
-	has_line "$output" '^churn\ttemporary\t1000\t64000\t0$'
-	has_line "$output" '^pairs\ttemporary\t500\t24000\t0$'
-	has_line "$output" '^pairs\tother\t500\t16000\t0$'
-	has_line "$output" '^keep\tother\t100\t1600\t1600$'
+	has_line "$output" '^churn\ttemporary\t1000\t64000\t0\t64$'
+	has_line "$output" '^pairs\ttemporary\t500\t24000\t0\t48$'
+	has_line "$output" '^pairs\tother\t500\t16000\t0\t32$'
+	has_line "$output" '^keep\tother\t100\t1600\t1600\t16$'
 	[ -z "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "churn" && $2 == "other"')" ]
 	# the same through a .mtr stream
 	run -0 bash -c "mt-lifetime -q -b t.txt | mt-group --by function,temporary --format tsv"
-	has_line "$output" '^churn\ttemporary\t1000\t64000\t0$'
-	has_line "$output" '^pairs\ttemporary\t500\t24000\t0$'
+	has_line "$output" '^churn\ttemporary\t1000\t64000\t0\t64$'
+	has_line "$output" '^pairs\ttemporary\t500\t24000\t0\t48$'
 	# the life line's last field; fate and free stack '-' before it
 	mt-lifetime -q t.txt | awk -F'\t' '$1 == "life" && NF == 14 && $12 == "-" && $13 == "-" && $14 == "temporary" { n++ } END { exit n != 1500 }'
 	# heaptrack counts churn's the same; pairs' b not, as a free came between
@@ -400,7 +400,7 @@ assert (d[0]["count"], d[0]["old-count"], d[0]["state"]) == (3000, 1000, "change
 	mt-record -o t.mtr -- "$PROGS/temps" >/dev/null 2>&1
 	mt-lifetime -q t.mtr >t.life
 	run -0 mt-group --histogram --format tsv t.life
-	[ "$output" = "$(printf 'size-class\tcount\tsize\timpact\n16-31\t100\t1600\t1600\n32-63\t1000\t40000\t0\n64-127\t1000\t64000\t0')" ]
+	[ "$output" = "$(printf 'size-class\tcount\tsize\timpact\tper-alloc\n16-31\t100\t1600\t1600\t16\n32-63\t1000\t40000\t0\t40\n64-127\t1000\t64000\t0\t64')" ]
 	# against awk's own classes of a larger trace, every lifetime counted
 	mt-record -o d.mtr -- "$PROGS/peak-cxx" >/dev/null 2>&1
 	mt-lifetime -q d.mtr >d.life
@@ -479,7 +479,7 @@ views_agree() {
 		[[ $output == *main* || $f == --histogram ]]
 	done
 	run -0 --separate-stderr mt-group --format tsv stdio.life
-	[ "$output" = "$(printf 'process\theap\ttype\tfunction\tcount\tsize\timpact\nx\tmalloc\timpacting\tmain\t1\t16\t16')" ]
+	[ "$output" = "$(printf 'process\theap\ttype\tfunction\tcount\tsize\timpact\tper-alloc\nx\tmalloc\timpacting\tmain\t1\t16\t16\t16')" ]
 	printf 'function ok\nfunction (\nmodule [z-a] function x\nfunction fine\n' >re.supp
 	run -2 --separate-stderr mt-group --suppress re.supp stdio.life
 	[ -z "$output" ]
@@ -526,22 +526,22 @@ mt-group: Impacting Size saturated at $M $up
 mt-group: Impacting Size saturated at -$M $down"
 	# once two lifetimes of 2^63-1 bytes made Size -2 B
 	run -1 --separate-stderr mt-group --by heap --format tsv big.life
-	[ "$output" = "$(printf 'heap\tcount\tsize\timpact\nmalloc\t2\t%s\t%s\nmmap\t2\t0\t-%s' $M $M $M)" ]
+	[ "$output" = "$(printf 'heap\tcount\tsize\timpact\tper-alloc\nmalloc\t2\t%s\t%s\t%s\nmmap\t2\t0\t-%s\t0' $M $M $M $M)" ]
 	[ "$stderr" = "$said" ]
 	run -1 --separate-stderr mt-group --by heap --format json big.life
-	has_line "$output" "^  {\"heap\": \"malloc\", \"count\": 2, \"size\": $M, \"impact\": $M},\$"
-	has_line "$output" "^  {\"heap\": \"mmap\", \"count\": 2, \"size\": 0, \"impact\": -$M}\$"
+	has_line "$output" "^  {\"heap\": \"malloc\", \"count\": 2, \"size\": $M, \"impact\": $M, \"per-alloc\": $M},\$"
+	has_line "$output" "^  {\"heap\": \"mmap\", \"count\": 2, \"size\": 0, \"impact\": -$M, \"per-alloc\": 0}\$"
 	[ "$stderr" = "$said" ]
 	run -1 --separate-stderr mt-group --by heap big.life
-	has_line "$output" '^malloc +2 +>=8\.0 EiB +>=8\.0 EiB$'
-	has_line "$output" '^mmap +2 +0 B +<=-8\.0 EiB$'
+	has_line "$output" '^malloc +2 +>=8\.0 EiB +>=8\.0 EiB +8\.0 EiB$'
+	has_line "$output" '^mmap +2 +0 B +<=-8\.0 EiB +0 B$'
 	[ "$stderr" = "$said" ]
 	# kept wide until shown: what the frees took back is not lost
 	run -1 --separate-stderr mt-group --by process --format tsv big.life
-	[ "${lines[1]}" = "$(printf 'app\t4\t%s\t0' $M)" ]
+	[ "${lines[1]}" = "$(printf 'app\t4\t%s\t0\t%s' $M $((M / 2)))" ]
 	[ "$stderr" = "mt-group: Size saturated at $M $up" ]
 	run -1 --separate-stderr mt-group --tree --by heap big.life
-	has_line "$output" '^all +4 +>=8\.0 EiB +0 B$'
+	has_line "$output" '^all +4 +>=8\.0 EiB +0 B +4\.0 EiB$'
 	[ "$stderr" = "$said" ]
 	run -1 --separate-stderr mt-group --format folded big.life
 	[ "$output" = "app $M" ]

@@ -395,14 +395,14 @@ near() {
 	[ "$ours" = $((11 * 1048576)) ]
 	# what was live then, grouped: the two blocks, all of the peak
 	run -0 mt-group --by heap --format tsv at.life
-	[ "${lines[1]}" = "$(printf 'malloc\t2\t%d\t%d' "$ours" "$ours")" ]
+	[ "${lines[1]}" = "$(printf 'malloc\t2\t%d\t%d\t%d' "$ours" "$ours" $((ours / 2)))" ]
 	# C++: massif exactly; heaptrack to its two decimals
 	ours=$(our_peak "$PROGS/peak-cxx")
 	[ "$ours" = "$(massif_peak "$PROGS/peak-cxx")" ]
 	near "$ours" "$(heaptrack_peak "$PROGS/peak-cxx")" 2
 	mt-symbolize p.life | mt-window --at peak --heap malloc | mt-group --no-suppress --by function --format tsv >g.tsv
 	# the map's 20,000 nodes of 72 bytes, built by build()
-	has_line "$(cat g.tsv)" '_Rb_tree<.*>::_M_get_node\(\)\t20000\t1440000\t1440000$'
+	has_line "$(cat g.tsv)" '_Rb_tree<.*>::_M_get_node\(\)\t20000\t1440000\t1440000\t72$'
 	[ "$(awk -F'\t' 'NR > 1 { s += $3 } END { print s }' g.tsv)" = "$ours" ]
 	# python3 (its allocator off): within 0.5% of both (their own
 	# libraries' and environment's few blocks besides)

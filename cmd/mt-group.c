@@ -1452,11 +1452,11 @@ row_begin(const char *name, const char *level, const struct sums *s, size_t dept
 	free(shown);
 }
 
-#define TREE_INDENT 20	/* the levels indented; deeper ones say their level */
+#define TREE_INDENT 16	/* the levels indented; deeper ones say their level */
 
 /*
- * The tree as a table: two columns a level to the twentieth, past it
- * "#21 " before the name; the name column as wide as its widest row, or
+ * The tree as a table: two columns a level to the sixteenth, past it
+ * "#17 " before the name; the name column as wide as its widest row, or
  * in 120 columns (not under 60) with the names cut (name_cut) unless
  * --no-shorten, so that the numbers stay in line at any depth.
  */

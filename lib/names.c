@@ -73,8 +73,9 @@ name_middle_cut(const char *s, size_t w, char *out)
 
 /*
  * The components of a qualified name, split at its "::" outside
- * brackets (a Rust path's leading '<' does not count), and where its
- * parameters begin (the last '(' outside them), or its end.
+ * brackets (a Rust path's leading '<' does not count) but for a generic's
+ * or a closure's, and where its parameters begin (the last '(' outside
+ * them), or its end.
  */
 static size_t
 components(const char *s, const char **c, size_t max, const char **params)
@@ -91,7 +92,8 @@ components(const char *s, const char **c, size_t max, const char **params)
 			*params = p;
 		if ((*p == '>' || *p == ')' || *p == ']') && depth)
 			depth--;
-		if (!depth && p[0] == ':' && p[1] == ':' && n < max)
+		/* "::<T>" and "::{closure#0}" belong to the name before */
+		if (!depth && p[0] == ':' && p[1] == ':' && p[2] != '<' && p[2] != '{' && n < max)
 			c[n++] = p + 2;
 	}
 	while (n > 1 && c[n - 1] > *params)
@@ -140,7 +142,8 @@ name_cut(const char *s, size_t w)
 	b = k - 1;
 	while (b > a && len + (size_t)(c[b] - c[b - 1]) <= w)
 		len += (size_t)(c[b] - c[b - 1]), b--;
-	while (a < b && len + (size_t)(c[a + 1] - c[a]) <= w)
+	/* "<T as Trait>::f" cut inside its brackets would not balance */
+	while (*s != '<' && a < b && len + (size_t)(c[a + 1] - c[a]) <= w)
 		len += (size_t)(c[a + 1] - c[a]), a++;
 	if (a < b && (size_t)(end - s) + plen <= w)
 		a = b;	/* all but the parameters: no "..." to write */

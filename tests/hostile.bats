@@ -222,8 +222,8 @@ bounded() {
 	run -0 mt-group --tree deep.life
 	# the header, all, the process, 10,000 frames for one, 2 for the other
 	[ "$(printf '%s\n' "$output" | wc -l)" = $((1 + 1 + 1 + 10000 + 2)) ]
-	# past the twentieth level the indentation stops and the level is said
-	has_line "$output" '^ {40}#10001 f0 +1 +100 B +100 B +100 B$'
+	# past the sixteenth level the indentation stops and the level is said
+	has_line "$output" '^ {32}#10001 f0 +1 +100 B +100 B +100 B$'
 	run -0 mt-group --tree=bottom-up --format json deep.life
 	printf '%s\n' "$output" | python3 -c 'import json, sys; sys.setrecursionlimit(100000); json.load(sys.stdin)'
 	run -0 mt-group --tree --depth 5 --format tsv deep.life

@@ -562,3 +562,110 @@ mt-group: Impacting Size saturated at -$M $down"
 	[ "$stderr" = "mt-group: suppressed 2 lifetimes never freed, >=8.0 EiB (main.supp:1 2); --no-suppress shows them
 mt-group: the suppressed bytes saturated at $M $up" ]
 }
+
+# deep.life: one block of 100 bytes under main and 40 frames of Rust
+# names, crate_N::alloc::raw_vec::RawVec<T,A>::grow_amortized at level N,
+# each with its line.
+deep_input() {
+	{
+		printf 'proc\t5\t1\t0\t/bin/app\tapp\n'
+		printf 'sym\t0x1000\tmalloc\t-\t/lib/libc.so.6\n'
+		printf 'sym\t0x1001\t_start\t-\t/bin/app\nsym\t0x1002\t__libc_start_main\t-\t/lib/libc.so.6\n'
+		printf 'sym\t0x1003\tmain\t/src/app/src/main.c:3\t/bin/app\n'
+		for d in $(seq 1 40); do
+			printf 'sym\t0x%x\tcrate_%d::alloc::raw_vec::RawVec<T,A>::grow_amortized\t/rustc/0123abcd/library/alloc/src/raw_vec.rs:%d\t/bin/app\n' \
+				$((0x2000 + d)) $d $((100 + d))
+		done
+		printf 'stack\t1\t0x1000'
+		for d in $(seq 40 -1 1); do printf '\t0x%x' $((0x2000 + d)); done
+		printf '\t0x1003\t0x1002\t0x1001\n'
+		printf 'life\t1\t-\t5\t5\tmalloc\t0x10\t100\t1\taifo\t100\n'
+	} >deep.life
+}
+
+@test "--tree: the columns in line at any depth, with --no-shorten too; names cut keeping their last components" {
+	cd "$BATS_TEST_TMPDIR"
+	deep_input
+	for f in --tree --tree=bottom-up "--tree --no-shorten" "--tree --by line" "--tree --by line --no-shorten"; do
+		run -0 mt-group $f deep.life
+		# the header, all, app, 3 frames of start-up, 40 of Rust
+		[ "${#lines[@]}" = 46 ]
+		# every row as long as the header: the numbers in line
+		[ "$(printf '%s\n' "$output" | awk '{ print length($0) }' | sort -u | wc -l)" = 1 ]
+		has_line "$output" ' +1 +100 B +100 B +100 B$'
+		[ "$(printf '%s\n' "$output" | grep -c ' 1  *100 B  *100 B  *100 B$')" = 45 ]
+	done
+	# past the sixteenth level the level said; every Rust frame keeps its
+	# type and method, the crate said where it fits, its line in its file
+	run -0 mt-group --tree deep.life
+	has_line "$output" '^ {32}#17 [^ ]*::RawVec<>::grow_amortized +1 '
+	[ "$(printf '%s\n' "$output" | grep -c 'RawVec<>::grow_amortized  ')" = 40 ]
+	has_line "$output" '^ {10}crate_1::alloc::raw_vec::RawVec<>::grow_amortized +1 '
+	has_line "$output" '^ {32}#43 \.\.\.::\S*RawVec<>::grow_amortized +1 '
+	run -0 mt-group --tree --by line deep.life
+	has_line "$output" '^ {32}#44 \.\.\.::grow_amortized raw_vec\.rs:140 +1 '
+	[ "$(printf '%s\n' "$output" | grep -c 'grow_amortized raw_vec\.rs:1[0-9][0-9] ')" = 41 ]
+	run -0 mt-group --tree --no-shorten deep.life
+	has_line "$output" '^ {32}#43 crate_39::alloc::raw_vec::RawVec<T,A>::grow_amortized +1 '
+}
+
+@test "--tree --by function,line: the leak's function and its callers at their lines; --from-main from main" {
+	cd "$BATS_TEST_TMPDIR"
+	# the lines, by hand from the source
+	src=$PROGS/memtestapp.c
+	leak=$(grep -n 'sink = malloc(40)' "$src" | cut -d: -f1)
+	inner=$(grep -n '^	InnerLoopOperation();' "$src" | cut -d: -f1)
+	op=$(grep -n '^		Operation1();' "$src" | cut -d: -f1)
+	[ -n "$leak" ] && [ -n "$inner" ] && [ -n "$op" ]
+	run -0 mt-group --tree --from-main --by function,line "$BATS_FILE_TMPDIR/wpa.life"
+	[[ ${lines[0]} == "line > stack "* ]]
+	has_line "$output" "^  InnerLoopOperation memtestapp\\.c:$leak +250 +9\\.8 KiB +9\\.8 KiB +40 B\$"
+	has_line "$output" "^    \\[start-up\\] +250 "
+	has_line "$output" "^      main memtestapp\\.c:$op +250 "
+	has_line "$output" "^        Operation1 memtestapp\\.c:$inner +250 "
+	has_line "$output" "^          InnerLoopOperation memtestapp\\.c:$leak +250 "
+	# the runtime's frames above main, never shown
+	! grep -Eq '^ *(_start|__libc_start_main\w*|__libc_start_call_main) ' <<<"$output"
+	# TSV and JSON name the file as the sym line does
+	run -0 --separate-stderr mt-group --tree --from-main --by function,line --format tsv "$BATS_FILE_TMPDIR/wpa.life"
+	has_line "$output" "^[0-9]+\t[0-9]+\tline\tInnerLoopOperation \\S*tests/progs/memtestapp\\.c:$leak\t250\t10000\t10000\t40\$"
+	has_line "$output" "^[0-9]+\t[0-9]+\tframe\t\\[start-up\\]\t250\t"
+	run -0 --separate-stderr mt-group --tree --from-main --by function,line --format json "$BATS_FILE_TMPDIR/wpa.life"
+	printf '%s\n' "$output" | python3 -c 'import json, sys
+t = json.load(sys.stdin)
+leak = [k for k in t["children"] if k["name"].startswith("InnerLoopOperation ")][0]
+assert leak["level"] == "line" and leak["per-alloc"] == 40, leak
+assert leak["children"][0]["name"] == "[start-up]"'
+	# folded stacks and the stack key fold it too
+	run -0 --separate-stderr mt-group --from-main --format folded "$BATS_FILE_TMPDIR/wpa.life"
+	has_line "$output" '^memtestapp;\[start-up\];main;Operation1;InnerLoopOperation 10000$'
+	run -0 --separate-stderr mt-group --from-main --by stack --format tsv "$BATS_FILE_TMPDIR/wpa.life"
+	has_line "$output" '^\[start-up\];main;Operation1;InnerLoopOperation\t250\t'
+}
+
+@test "--from-main on Rust and python3: lang_start and the interpreter one node, the program's main under it" {
+	cd "$BATS_TEST_TMPDIR"
+	command -v rustc >/dev/null || skip "no rustc"
+	printf '%s\n' 'fn make_buffer(n: usize) -> Vec<u8> { let mut v = Vec::with_capacity(n); v.resize(n, 7); v }' \
+		'fn main() { let v = make_buffer(100000); println!("{}", v.len()); std::mem::forget(v); }' >leak.rs
+	rustc -g -C opt-level=0 leak.rs -o leak
+	mt-record -o r.mtr -- ./leak >/dev/null 2>&1
+	mt-symbolize r.mtr | mt-lifetime -q >r.life
+	# without it, Rust's start-up between the process and leak::main
+	run -0 mt-group --tree r.life
+	has_line "$output" '^ +std::rt::lang_start_internal +'
+	run -0 mt-group --tree --from-main r.life
+	[[ ${lines[3]} =~ ^\ {4}\[start-up\]\ + ]]
+	has_line "$output" '^ {6}leak::main +'
+	has_line "$output" '^ {8}leak::make_buffer +1 +97\.7 KiB +97\.7 KiB +97\.7 KiB$'
+	! grep -Eq '^ *(main|_start|std::rt::lang_start\S*|std::panicking::\S*|\S*__rust_begin_short_backtrace) ' <<<"$output"
+	# every lifetime is under it: the program's and the runtime's own
+	run -0 mt-group --tree --from-main --format tsv r.life
+	[ "$(awk -F'\t' '$3 == "process" { print $5 }' <<<"$output")" = "$(awk -F'\t' '$4 == "[start-up]" { print $5 }' <<<"$output")" ]
+	PYTHONMALLOC=malloc mt-record -o py.mtr -- /usr/bin/python3 -c 'x = [str(i) for i in range(20000)]' >/dev/null 2>&1
+	mt-symbolize py.mtr | mt-lifetime -q >py.life
+	run -0 mt-group --tree --from-main --format tsv py.life
+	# the interpreter's way to the eval loop never a node
+	! grep -Eq '\t(Py_BytesMain|Py_RunMain|pymain_run_python|PyEval_EvalCode|_start|__libc_start_call_main)\t' <<<"$output"
+	has_line "$output" '\t\[start-up\]\t'
+}

@@ -669,3 +669,101 @@ assert leak["children"][0]["name"] == "[start-up]"'
 	! grep -Eq '\t(Py_BytesMain|Py_RunMain|pymain_run_python|PyEval_EvalCode|_start|__libc_start_call_main)\t' <<<"$output"
 	has_line "$output" '\t\[start-up\]\t'
 }
+
+@test "commit-time and decommit-time: the walkthrough's ten spikes with their times, to the trace's resolution; Per Alloc" {
+	cd "$BATS_TEST_TMPDIR"
+	# the program's commit() maps and fills as VirtualAlloc commits: the API
+	run -0 --separate-stderr mt-group --skip '^commit$' --by function,commit-time,decommit-time --format tsv "$BATS_FILE_TMPDIR/wpa.life"
+	[ "${lines[0]}" = "$(printf 'function\tcommit-time\tdecommit-time\tcount\tsize\timpact\tper-alloc')" ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "ManipulateTemporaryBuffer"' | wc -l)" = 10 ]
+	[ -z "$(printf '%s\n' "$output" | awk -F'\t' -v M=$MiB '$1 == "ManipulateTemporaryBuffer" && ($4 != 1 || $5 != 10 * M || $7 != 10 * M)')" ]
+	# the times are the life lines' own, in seconds to 100 ns (resolution=100)
+	grep -q $'^#mt-events\t1\t.*\tresolution=100' "$BATS_FILE_TMPDIR/wpa.life"
+	printf '%s\n' "$output" | awk -F'\t' -v M=$MiB '$5 == 10 * M { print $2, $3 }' | sort >ours
+	awk -F'\t' -v M=$MiB '$1 == "life" && $6 == "mmap" && $8 == 10 * M {
+		printf "%d.%07d %d.%07d\n", $2 / 1e9, ($2 % 1e9) / 100, $3 / 1e9, ($3 % 1e9) / 100 }' \
+		"$BATS_FILE_TMPDIR/wpa.life" | sort >theirs
+	[ "$(wc -l <ours)" = 12 ]
+	diff ours theirs
+	# the table heads them as WPA does
+	run -0 --separate-stderr mt-group --skip '^commit$' --by function,commit-time,decommit-time "$BATS_FILE_TMPDIR/wpa.life"
+	[[ ${lines[0]} =~ ^function\ +Commit\ Time\ +Decommit\ Time\ +Count\ +Size\ +Impacting\ Size\ +Per\ Alloc$ ]]
+	[ "$(printf '%s\n' "$output" | grep -cP '^ManipulateTemporaryBuffer +\d\.\d{7} +\d\.\d{7} +1 +10\.0 MiB +0 B +10\.0 MiB$')" = 10 ]
+	# none: '-'; a header without a resolution: nanoseconds; 1 ms: 3 digits
+	printf '%s\n' 'proc	1	0	0	/bin/a	a' 'life	1500000001	-	1	1	malloc	0x10	10	-	aifo	10' \
+		'life	-	2000000000	1	1	malloc	0x20	20	-	aofi	-20' \
+		'life	3	7	1	1	malloc	0x30	31	-	aifi	0' 'life	3	9	1	1	malloc	0x40	30	-	aifi	0' >t.life
+	run -0 mt-group --by commit-time,decommit-time --format tsv t.life
+	has_line "$output" '^1\.500000001\t-\t1\t10\t10\t10$'
+	has_line "$output" '^-\t2\.000000000\t1\t0\t-20\t0$'
+	has_line "$output" '^0\.000000003\t0\.000000007\t1\t31\t0\t31$'
+	{ printf '#mt-events\t1\tstart=1\thost=h\tresolution=1000000\n'; cat t.life; } >ms.life
+	run -0 mt-group --by commit-time,decommit-time --format tsv ms.life
+	has_line "$output" '^1\.500\t-\t1\t10\t10\t10$'
+	# two in the same tick: one group, Per Alloc their Size / Count
+	has_line "$output" '^0\.000\t0\.000\t2\t61\t0\t30$'
+	run -0 mt-group --by commit-time --format json ms.life
+	has_line "$output" '"commit-time": "0\.000", "count": 2, "size": 61, "impact": 0, "per-alloc": 30'
+	run -0 mt-group --by heap --tree --format tsv ms.life
+	[ "${lines[0]}" = "$(printf 'id\tparent\tlevel\tname\tcount\tsize\timpact\tper-alloc')" ]
+	has_line "$output" '^1\t0\theap\tmalloc\t4\t71\t-10\t17$'
+}
+
+# kernel.life: a kernel trace as mt-record --kernel writes it: pid 0,
+# [kernel], its tasks named; page blocks of orders 0, 1, 9, and kmalloc.
+kernel_input() {
+	printf '%s\n' '#mt-events	1	start=1	host=h	resolution=100' \
+		'# mt-record: kernel allocations: kmalloc page, page order >= 0, call sites' \
+		'proc	0	0	0	[kernel]	[kernel]' '#task	11	kworker/0:1' '#task	12	python3' \
+		'sym	0xffffffff81000010	alloc_pipe_info	-	[kernel.kallsyms]' 'stack	1	0xffffffff81000010' \
+		'life	100	200	0	11	page	0x1000	4096	1	aifi	0' \
+		'life	100	-	0	11	page	0x3000	4096	1	aifo	4096' \
+		'life	300	-	0	12	page	0x5000	8192	1	aifo	8192' \
+		'life	400	500	0	12	page	0x200000	2097152	1	aifi	0' \
+		'life	600	-	0	12	kmalloc	0xffff8880	64	1	aifo	64' >kernel.life
+}
+
+@test "a kernel trace: by task by default, not [kernel] on every row; the page order as mm_page_alloc says it" {
+	cd "$BATS_TEST_TMPDIR"
+	kernel_input
+	run -0 --separate-stderr mt-group --format tsv kernel.life
+	[ "${lines[0]}" = "$(printf 'task\theap\ttype\tfunction\tcount\tsize\timpact\tper-alloc')" ]
+	has_line "$output" '^python3:12\tpage\timpacting\talloc_pipe_info\t1\t8192\t8192\t8192$'
+	has_line "$output" '^kworker/0:1:11\tpage\ttransient\talloc_pipe_info\t1\t4096\t0\t4096$'
+	run -0 --separate-stderr mt-group --tree kernel.life
+	[[ ${lines[0]} == "task > stack "* ]]
+	has_line "$output" '^  python3:12 +3 '
+	# asked for, the process is still there; a process's trace as before
+	run -0 --separate-stderr mt-group --by process --format tsv kernel.life
+	[ "${lines[1]}" = "$(printf '[kernel]\t5\t2113600\t12352\t422720')" ]
+	sed 's/^proc\t0\t0\t0\t\[kernel\]\t\[kernel\]$/proc\t0\t0\t0\t\/bin\/k\tk/' kernel.life >k2.life
+	run -0 --separate-stderr mt-group --format tsv k2.life
+	[[ ${lines[0]} == process$'\t'* ]]
+	# order: 4 KiB << order, '-' for the other heaps
+	run -0 --separate-stderr mt-group --by heap,order --format tsv kernel.life
+	[ "$output" = "$(printf 'heap\torder\tcount\tsize\timpact\tper-alloc\npage\t1\t1\t8192\t8192\t8192\npage\t0\t2\t8192\t4096\t4096\nkmalloc\t-\t1\t64\t64\t64\npage\t9\t1\t2097152\t0\t2097152')" ]
+}
+
+@test "a recorded kernel page trace: each order's blocks counted as the kernel's own events count them" {
+	[ "$(id -u)" = 0 ] || skip "kernel tracing needs root"
+	grep -qw tracefs /proc/filesystems || skip "this kernel has no tracefs"
+	cd "$BATS_TEST_TMPDIR"
+	mt-record --kernel --events page -d 2s -o p.mtr 2>p.err &
+	rec=$!
+	for n in $(seq 40); do python3 -c 'x = bytearray(1 << 22)'; done
+	wait $rec
+	mt-symbolize p.mtr | mt-lifetime -q >p.life
+	# the allocations by order, by hand from the decoded events
+	mt-decode p.mtr | awk -F'\t' '$1 == "alloc" && $5 == "page" {
+		o = 0; for (s = $7 / 4096; s > 1; s /= 2) o++; n[o]++ } END { for (o in n) print o, n[o] }' | sort >theirs
+	[ -s theirs ]
+	run -0 --separate-stderr mt-group --by order --format tsv p.life
+	# (blocks allocated before the recording: order '-', their size unknown)
+	printf '%s\n' "$output" | awk -F'\t' 'NR > 1 && $1 != "-" { print $1, $2 }' | sort >ours
+	diff ours theirs
+	# each order's Per Alloc its block: 4 KiB << order
+	[ -z "$(printf '%s\n' "$output" | awk -F'\t' 'NR > 1 && $1 != "-" && $5 != 4096 * 2 ^ $1')" ]
+	# the default table: by task
+	run -0 --separate-stderr mt-group p.life
+	[[ ${lines[0]} == task\ * ]]
+}

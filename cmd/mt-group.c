@@ -14,7 +14,7 @@
 
 #include "mt.h"
 
-static const char synopsis[] = "[-k keys] [-s impact|size|count] [-n count] [-T[=bottom-up]] [-D depth] [-m] "
+static const char synopsis[] = "[-k keys] [-s impact|size|count] [-n count] [-T[=bottom-up]] [-D depth] [-M] "
     "[-F table|tsv|json|folded] [-w size|impact] [-A regex] [file ...]";
 static const char options[] =
     "Groups life lines as WPA's table does: Count, Size, Impacting Size and Per Alloc\n"
@@ -35,7 +35,7 @@ static const char options[] =
     "                       process), callers first or callees first\n"
     "                       (-t is the old spelling)\n"
     "  -D, --depth N        the tree's stacks N frames deep at most\n"
-    "  -m, --from-main      the runtime's start-up frames (above main, lang_start,\n"
+    "  -M, --from-main      the runtime's start-up frames (above main, lang_start,\n"
     "                       Python's eval loop) as one, [start-up]\n"
     "      --diff OLD.tsv   the changes since an earlier run's --format tsv of the\n"
     "                       same keys: exit 0 when none, 1 when some (as diff)\n"
@@ -1691,7 +1691,7 @@ main(int argc, char *argv[])
 		{ "top", required_argument, NULL, 'n' },
 		{ "tree", optional_argument, NULL, 'T' },
 		{ "depth", required_argument, NULL, 'D' },
-		{ "from-main", no_argument, NULL, 'm' },
+		{ "from-main", no_argument, NULL, 'M' },
 		/* Long only: their letters are not in the short options. */
 		{ "shorten", no_argument, NULL, 'C' },
 		{ "diff", required_argument, NULL, 'E' },
@@ -1712,7 +1712,7 @@ main(int argc, char *argv[])
 
 	mt_setprogname(argv[0]);
 	parse_keys("process,heap,type,function");
-	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:mF:f:w:A:S:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:MF:f:w:A:S:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 		case 'b':
@@ -1722,7 +1722,7 @@ main(int argc, char *argv[])
 		case 'C':
 			shorten = 1;
 			break;
-		case 'm':
+		case 'M':
 			from_main = 1;
 			break;
 		case 'E':

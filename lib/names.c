@@ -3,6 +3,7 @@
  * arguments collapsed, and a name too long for its column cut where it
  * stays recognisable, keeping the end of a qualified name.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,10 +133,11 @@ name_cut(const char *s, size_t w)
 	if (len > w) {
 		/* the last component's end: the start of a method's name is
 		   its type's, said again */
-		const char *t = end - (w - 3);
+		const char *t = end - c[k - 1] > (ptrdiff_t)(w - 3 - plen) ?
+		    end - (w - 3 - plen) : c[k - 1];
 		while (t < end && ((unsigned char)*t & 0xc0) == 0x80)
 			t++;
-		sprintf(out, "...%.*s", (int)(end - t), t);
+		sprintf(out, "...%.*s%s", (int)(end - t), t, plen ? "(...)" : "");
 		return out;
 	}
 	a = 0;

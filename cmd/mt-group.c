@@ -1097,7 +1097,7 @@ write_groups(void)
 				widest = k;
 		if (!nkeys || total <= TABLE_WIDTH || w[widest] <= 40)
 			break;
-		w[widest] = w[widest] - (total - TABLE_WIDTH) > 40 ?
+		w[widest] = w[widest] > 40 + (total - TABLE_WIDTH) ?
 		    w[widest] - (total - TABLE_WIDTH) : 40;
 	}
 	for (k = 0; k < nkeys; k++)

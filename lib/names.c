@@ -115,7 +115,7 @@ name_cut(const char *s, size_t w)
 {
 	const char *c[64], *params, *end;
 	size_t n = strlen(s), k, a, b, len, plen;
-	char *out = emalloc(n + w + 16), *p;
+	char *out = emalloc(n + 32), *p;	/* "(...)", "...::": never past n + 10 */
 
 	if (n <= w || w < 8) {
 		memcpy(out, s, n + 1);

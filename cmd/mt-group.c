@@ -1395,14 +1395,7 @@ push_kid(size_t lo, size_t hi, const char *name, enum row row)
 		sums_add(&k->s, &pall[i]->s);
 }
 
-/* The table's rows, kept until the widths of its columns are known. */
-struct trow {
-	char *name, *where;	/* where: the file:line, or NULL */
-	size_t depth;
-	struct sums s;
-};
-static struct trow *trows;
-static size_t ntrows, trowcap;
+static void tree_row(const char *, char *, size_t, const struct sums *);
 
 /* A node's row; for JSON, the object left open for its children. */
 static void
@@ -1445,9 +1438,9 @@ row_begin(const char *name, const char *level, const struct sums *s, size_t dept
 		    sum_shown(s->size, SAT_SIZE), sum_shown(s->impact, SAT_IMPACT), per_alloc(s));
 		break;
 	default:
-		trows = egrow(trows, ntrows, &trowcap, sizeof(*trows));
-		trows[ntrows++] = (struct trow){ shown, where, depth, *s };
-		return;
+		tree_row(shown, where, depth, s);
+		free(where);
+		break;
 	}
 	free(shown);
 }
@@ -1458,61 +1451,49 @@ row_begin(const char *name, const char *level, const struct sums *s, size_t dept
  * The tree as a table: two columns a level to the sixteenth, past it
  * "#17 " before the name; the name column as wide as its widest row, or
  * in 120 columns (not under 60) with the names cut (name_cut) unless
- * --no-shorten, so that the numbers stay in line at any depth.
+ * --no-shorten, so that the numbers stay in line at any depth.  The tree
+ * is walked twice, to measure and to write: a row a frame is not kept.
  */
+static int measuring;
+static size_t tw, cw, sw, iw, pw;	/* the columns' widths */
+
 static void
-tree_table(const char *head)
+tree_row(const char *name, char *where, size_t depth, const struct sums *s)
 {
-	size_t i, w = strlen(head), cw = 5, sw = 4, iw = 14, pw = 9, nums, ind, room, wl;
+	size_t ind = 2 * (depth < TREE_INDENT ? depth : TREE_INDENT), room, wl;
 	char a[32], b[32], c[32], pre[32], *fn, *line;
 	int cut = shorten != 0;
 
-	for (i = 0; i < ntrows; i++) {
-		const struct trow *r = &trows[i];
-		ind = 2 * (r->depth < TREE_INDENT ? r->depth : TREE_INDENT);
-		ind += r->depth > TREE_INDENT ? (size_t)snprintf(pre, sizeof(pre), "#%zu ", r->depth) : 0;
-		ind += strlen(r->name) + (r->where ? 1 + strlen(r->where) : 0);
-		w = ind > w ? ind : w;
-		snprintf(a, sizeof(a), "%" PRId64, sum_shown(r->s.count, SAT_COUNT));
+	pre[0] = '\0';
+	if (depth > TREE_INDENT)
+		snprintf(pre, sizeof(pre), "#%zu ", depth);
+	wl = where ? strlen(where) : 0;
+	if (measuring) {
+		room = ind + strlen(pre) + strlen(name) + (wl ? wl + 1 : 0);
+		tw = room > tw ? room : tw;
+		snprintf(a, sizeof(a), "%" PRId64, sum_shown(s->count, SAT_COUNT));
 		cw = strlen(a) > cw ? strlen(a) : cw;
-		sw = strlen(sum_human(r->s.size, SAT_SIZE, b, sizeof(b))) > sw ? strlen(b) : sw;
-		iw = strlen(sum_human(r->s.impact, SAT_IMPACT, b, sizeof(b))) > iw ? strlen(b) : iw;
-		pw = strlen(mt_human(per_alloc(&r->s), b, sizeof(b))) > pw ? strlen(b) : pw;
+		sw = strlen(sum_human(s->size, SAT_SIZE, b, sizeof(b))) > sw ? strlen(b) : sw;
+		iw = strlen(sum_human(s->impact, SAT_IMPACT, b, sizeof(b))) > iw ? strlen(b) : iw;
+		pw = strlen(mt_human(per_alloc(s), b, sizeof(b))) > pw ? strlen(b) : pw;
+		return;
 	}
-	nums = cw + sw + iw + pw + 8;
-	if (cut && w + 2 + nums > TABLE_WIDTH)
-		w = TABLE_WIDTH - 2 - nums > 60 ? TABLE_WIDTH - 2 - nums : 60;
-	printf("%-*s  %*s  %*s  %*s  %*s\n", (int)w, head, (int)cw, "Count", (int)sw, "Size",
-	    (int)iw, "Impacting Size", (int)pw, "Per Alloc");
-	for (i = 0; i < ntrows; i++) {
-		struct trow *r = &trows[i];
-		ind = 2 * (r->depth < TREE_INDENT ? r->depth : TREE_INDENT);
-		pre[0] = '\0';
-		if (r->depth > TREE_INDENT)
-			snprintf(pre, sizeof(pre), "#%zu ", r->depth);
-		room = w > ind + strlen(pre) ? w - ind - strlen(pre) : 0;
-		wl = r->where ? strlen(r->where) : 0;
-		if (cut && wl && wl > room / 2 && room / 2 > 3) {
-			/* its file cut before the line */
-			memmove(r->where + 3, r->where + wl - (room / 2 - 3), room / 2 - 3 + 1);
-			memcpy(r->where, "...", 3);
-			wl = room / 2;
-		}
-		fn = cut && room > wl + 1 ? name_cut(r->name, room - (wl ? wl + 1 : 0)) :
-		    estrdup(r->name);
-		line = emalloc(strlen(pre) + strlen(fn) + wl + 2);
-		sprintf(line, "%s%s%s%s", pre, fn, wl ? " " : "", wl ? r->where : "");
-		printf("%*s%-*s  %*" PRId64 "  %*s  %*s  %*s\n", (int)ind, "", (int)(w - ind), line,
-		    (int)cw, sum_shown(r->s.count, SAT_COUNT),
-		    (int)sw, sum_human(r->s.size, SAT_SIZE, a, sizeof(a)),
-		    (int)iw, sum_human(r->s.impact, SAT_IMPACT, b, sizeof(b)),
-		    (int)pw, mt_human(per_alloc(&r->s), c, sizeof(c)));
-		free(line);
-		free(fn);
-		free(r->name);
-		free(r->where);
+	room = tw > ind + strlen(pre) ? tw - ind - strlen(pre) : 0;
+	if (cut && wl && wl > room / 2 && room / 2 > 3) {
+		/* its file cut before the line */
+		memmove(where + 3, where + wl - (room / 2 - 3), room / 2 - 3 + 1);
+		memcpy(where, "...", 3);
+		wl = room / 2;
 	}
-	free(trows);
+	fn = cut && room > wl + 1 ? name_cut(name, room - (wl ? wl + 1 : 0)) : estrdup(name);
+	line = emalloc(strlen(pre) + strlen(fn) + wl + 2);
+	sprintf(line, "%s%s%s%s", pre, fn, wl ? " " : "", wl ? where : "");
+	printf("%*s%-*s  %*" PRId64 "  %*s  %*s  %*s\n", (int)ind, "", (int)(tw - ind), line,
+	    (int)cw, sum_shown(s->count, SAT_COUNT), (int)sw, sum_human(s->size, SAT_SIZE, a, sizeof(a)),
+	    (int)iw, sum_human(s->impact, SAT_IMPACT, b, sizeof(b)),
+	    (int)pw, mt_human(per_alloc(s), c, sizeof(c)));
+	free(line);
+	free(fn);
 }
 
 /* The children of the node of groups [lo, hi), whose paths share d elements. */
@@ -1577,11 +1558,6 @@ write_tree(void)
 		sums_add(&total, &pall[i]->s);
 	if (format == F_TSV)
 		printf("id\tparent\tlevel\tname\tcount\tsize\timpact\tper-alloc\n");
-	last_id = 0;
-	row_begin("all", "all", &total, 0, 0, 0, 1);
-	draw(0, npall, 0, 0);
-	if (format == F_JSON)
-		printf("}\n");
 	if (format == F_TABLE) {
 		char head[256] = "";
 		size_t len = 0;
@@ -1590,8 +1566,22 @@ write_tree(void)
 			len += (size_t)snprintf(head + len, sizeof(head) - len, "%s > ",
 			    key_heading(keys[i]));
 		snprintf(head + len, sizeof(head) - len, "stack");
-		tree_table(head);
+		tw = strlen(head), cw = 5, sw = 4, iw = 14, pw = 9;
+		measuring = 1;
+		row_begin("all", "all", &total, 0, 0, 0, 1);
+		draw(0, npall, 0, 0);
+		measuring = 0;
+		if (shorten && tw + 2 + cw + sw + iw + pw + 8 > TABLE_WIDTH)
+			tw = TABLE_WIDTH - 2 - (cw + sw + iw + pw + 8) > 60 ?
+			    TABLE_WIDTH - 2 - (cw + sw + iw + pw + 8) : 60;
+		printf("%-*s  %*s  %*s  %*s  %*s\n", (int)tw, head, (int)cw, "Count", (int)sw,
+		    "Size", (int)iw, "Impacting Size", (int)pw, "Per Alloc");
 	}
+	last_id = 0;
+	row_begin("all", "all", &total, 0, 0, 0, 1);
+	draw(0, npall, 0, 0);
+	if (format == F_JSON)
+		printf("}\n");
 	for (i = 0; i < npall; i++)
 		free(pall[i]->frames), free(pall[i]);
 	free(pall);

@@ -14,24 +14,29 @@
 
 #include "mt.h"
 
-static const char synopsis[] = "[-k keys] [-s impact|size|count] [-n count] [-T[=bottom-up]] [-D depth] "
+static const char synopsis[] = "[-k keys] [-s impact|size|count] [-n count] [-T[=bottom-up]] [-D depth] [-M] "
     "[-F table|tsv|json|folded] [-w size|impact] [-A regex] [file ...]";
 static const char options[] =
-    "Groups life lines as WPA's table does: Count, Size and Impacting Size a group,\n"
-    "biggest first; or a tree of their stacks; or folded stacks for a flame graph.\n"
+    "Groups life lines as WPA's table does: Count, Size, Impacting Size and Per Alloc\n"
+    "a group, biggest first; or a tree of their stacks; or folded stacks for a\n"
+    "flame graph.\n"
     "\n"
     "  -k, --by KEYS        the columns, in order, from process, pid, heap, type,\n"
     "                       class, function, stack, module, file, free-function,\n"
     "                       free-stack (the free's, from mt-record -F), task,\n"
     "                       line (the allocating frame's file:line), temporary,\n"
-    "                       size-class (powers of two)\n"
-    "                       (default process,heap,type,function; -b is the old spelling)\n"
+    "                       size-class (powers of two), order (of a kernel page\n"
+    "                       block), commit-time, decommit-time (seconds)\n"
+    "                       (default process,heap,type,function, in a kernel trace\n"
+    "                       task,heap,type,function; -b is the old spelling)\n"
     "  -s, --sort KEY       impact (default), size or count\n"
     "  -n, --top N          only the N biggest groups (in a tree: children a node)\n"
     "  -T, --tree[=bottom-up]  the stacks as a tree under the --by keys (default\n"
     "                       process), callers first or callees first\n"
     "                       (-t is the old spelling)\n"
     "  -D, --depth N        the tree's stacks N frames deep at most\n"
+    "  -M, --from-main      the runtime's start-up frames (above main, lang_start,\n"
+    "                       Python's eval loop) as one, [start-up]\n"
     "      --diff OLD.tsv   the changes since an earlier run's --format tsv of the\n"
     "                       same keys: exit 0 when none, 1 when some (as diff)\n"
     "      --histogram      by size classes, powers of two, in their order (after\n"
@@ -53,10 +58,19 @@ static const char options[] =
 static uint64_t nlife, nraw;	/* what the input held */
 
 enum key { K_PROCESS, K_PID, K_HEAP, K_TYPE, K_CLASS, K_FUNCTION, K_STACK, K_MODULE,
-	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_TASK, K_LINE, K_TEMPORARY, K_SIZE_CLASS, K_NKEYS };
+	K_FILE, K_FREE_FUNCTION, K_FREE_STACK, K_TASK, K_LINE, K_TEMPORARY, K_SIZE_CLASS,
+	K_ORDER, K_COMMIT_TIME, K_DECOMMIT_TIME, K_NKEYS };
 static const char *const key_names[K_NKEYS] = { "process", "pid", "heap", "type",
 	"class", "function", "stack", "module", "file", "free-function", "free-stack", "task",
-	"line", "temporary", "size-class" };
+	"line", "temporary", "size-class", "order", "commit-time", "decommit-time" };
+/* The table's headings: WPA's names for its two times. */
+static const char *
+key_heading(enum key k)
+{
+	return k == K_COMMIT_TIME ? "Commit Time" : k == K_DECOMMIT_TIME ? "Decommit Time" :
+	    key_names[k];
+}
+
 static int uncached;	/* a key beyond (process, heap, class, stack): no kept groups */
 
 enum format { F_TABLE, F_TSV, F_JSON, F_FOLDED };
@@ -176,19 +190,40 @@ add_frame(char **p, size_t *len, size_t *cap, const char *f)
 	(*p)[*len] = '\0';
 }
 
+static int from_main;		/* --from-main */
+
+/* The start-up frames of a stack (--from-main), found once a stack. */
+static uint32_t
+startup_of(struct mt_stackinfo *si)
+{
+	static struct u64map seen;	/* stack -> 1 + its start-up frames */
+	void **v;
+
+	if (!from_main)
+		return 0;
+	v = u64map_get(&seen, (uint64_t)(uintptr_t)si, 1);
+	if (!*v)
+		*v = (void *)(uintptr_t)(1 + startup_frames(si));
+	return (uint32_t)((uintptr_t)*v - 1);
+}
+
 /*
  * The stack as folded frames, outermost first, from the allocating one;
  * one cut at the recorder's depth begins with a frame "[...]" for the
- * callers missing.
+ * callers missing; with --from-main, the runtime's start-up is one
+ * frame "[start-up]".
  */
 static void
 folded(struct mt_stackinfo *si, char **p, size_t *len, size_t *cap)
 {
+	uint32_t fold = startup_of(si);
 	size_t i;
 
 	if (si->cut)
 		add_frame(p, len, cap, "[...]");
-	for (i = si->n; i-- > si->alloc_frame;)
+	if (fold)
+		add_frame(p, len, cap, "[start-up]");
+	for (i = si->n - fold; i-- > si->alloc_frame;)
 		add_frame(p, len, cap, si->frame[i]->function);
 }
 
@@ -271,6 +306,40 @@ sums_add(struct sums *to, const struct sums *s)
 	to->impact += s->impact;
 }
 
+/* The trace's resolution in ns, from its header: the digits a time has. */
+static uint64_t resolution = 1;
+
+static void
+header_resolution(const struct mt_str *line)
+{
+	const char *p = memmem(line->s, line->len, "\tresolution=", 12);
+	uint64_t r = 0;
+
+	if (line->len < 10 || memcmp(line->s, "#mt-events", 10) || !p)
+		return;
+	for (p += 12; p < line->s + line->len && *p >= '0' && *p <= '9' && r < UINT64_C(1) << 40; p++)
+		r = r * 10 + (uint64_t)(*p - '0');
+	if (r > resolution)	/* files of several resolutions: the coarsest */
+		resolution = r;
+}
+
+/* A time in seconds, to the digits the resolution has: 100 ns, 7 digits. */
+static size_t
+seconds(uint64_t ns, char *buf, size_t size)
+{
+	uint64_t unit = 1000000000;
+	int digits = 0, n;
+
+	while (unit > resolution && unit > 1)
+		unit /= 10, digits++;
+	if (!digits)
+		n = snprintf(buf, size, "%" PRIu64, ns / 1000000000);
+	else
+		n = snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64, ns / 1000000000, digits,
+		    ns % 1000000000 / unit);
+	return (size_t)n < size ? (size_t)n : size - 1;
+}
+
 /*
  * A key's value for a lifetime, in a buffer of ours until the next call:
  * a stack's as folded frames (its ';' escaped).
@@ -344,6 +413,20 @@ key_value(enum key k, const struct mt_event *ev, struct mt_stackinfo *si,
 			*len = (size_t)n;
 			return buf;
 		}
+	case K_ORDER:
+		/* A page block's order, as mm_page_alloc says it: 4 KiB << order. */
+		if (ev->flags & EV_SIZE_NONE || ev->heap.len != 4 || memcmp(ev->heap.s, "page", 4) ||
+		    ev->size < 4096 || ev->size & (ev->size - 1))
+			break;
+		n = snprintf(buf, sizeof(buf), "%d", 63 - __builtin_clzll(ev->size) - 12);
+		*len = (size_t)n;
+		return buf;
+	case K_COMMIT_TIME:
+	case K_DECOMMIT_TIME:
+		if (ev->flags & (k == K_COMMIT_TIME ? EV_TS_NONE : EV_TS2_NONE))
+			break;
+		*len = seconds(k == K_COMMIT_TIME ? ev->ts : ev->ts2, buf, sizeof(buf));
+		return buf;
 	case K_TEMPORARY:
 		/* heaptrack's: freed before its thread allocated again */
 		s = ev->flags & EV_TEMP ? "temporary" : "other";
@@ -411,6 +494,8 @@ struct pgroup {
 	struct mt_stackinfo *si;	/* NULL: no stack */
 	struct sums s;
 	struct pgroup *next;	/* in its hash chain */
+	const char **frames;	/* the stack's levels, as drawn */
+	size_t nframes;
 	const char *lv[];	/* the key values */
 };
 static struct u64map pgroups;	/* hash of key values and stack -> chain */
@@ -418,6 +503,58 @@ static struct pgroup **pall;
 static size_t npall, pallcap, nlevels;
 static long max_depth = -1;	/* --depth: the stack levels drawn */
 static const char *cut_name;	/* "[...]": callers cut at the recorder's depth */
+static const char *startup_name;	/* "[start-up]": the runtime's, --from-main */
+static int with_lines;		/* a line key: frames as "function\tfile:line" */
+
+/* A frame as a level of the tree: with its line when a key asks for it. */
+static const char *
+frame_level(const struct mt_frame *f)
+{
+	size_t a, b;
+	char *s;
+	const char *r;
+
+	if (!with_lines || !strcmp(f->line, "-"))
+		return f->function;
+	a = strlen(f->function);
+	b = strlen(f->line);
+	s = emalloc(a + b + 2);
+	memcpy(s, f->function, a);
+	s[a] = '\t';
+	memcpy(s + a + 1, f->line, b + 1);
+	r = dict_intern(dict, s, a + b + 1);
+	free(s);
+	return r;
+}
+
+/*
+ * The stack's levels, callers first (bottom-up: the allocating function
+ * first): a stack cut at the recorder's depth begins with "[...]", and
+ * with --from-main the runtime's start-up is one level "[start-up]".
+ */
+static void
+path_frames(struct pgroup *g)
+{
+	const struct mt_stackinfo *si = g->si;
+	uint32_t fold = si ? startup_of(g->si) : 0, i;
+	size_t n = 0;
+
+	if (!si)
+		return;
+	g->frames = emalloc((si->n - si->alloc_frame + 2) * sizeof(*g->frames));
+	if (si->cut)
+		g->frames[n++] = cut_name;
+	if (fold)
+		g->frames[n++] = startup_name;
+	for (i = si->n - fold; i-- > si->alloc_frame;)
+		g->frames[n++] = frame_level(si->frame[i]);
+	g->nframes = n;
+	for (i = 0; bottom_up && i < n / 2; i++) {
+		const char *t = g->frames[i];
+		g->frames[i] = g->frames[n - 1 - i];
+		g->frames[n - 1 - i] = t;
+	}
+}
 
 static struct pgroup *
 path_group(const struct mt_event *ev)
@@ -435,6 +572,10 @@ path_group(const struct mt_event *ev)
 	if (si && !si->n)
 		si = NULL;
 	for (i = 0; i < nlevels; i++) {
+		if (keys[i] == K_LINE && si) {	/* the function with its line */
+			lv[i] = frame_level(si->frame[si->alloc_frame]);
+			continue;
+		}
 		s = key_value(keys[i], ev, si, fsi, &n);
 		lv[i] = dict_intern(dict, s, n);
 	}
@@ -446,6 +587,7 @@ path_group(const struct mt_event *ev)
 	g = ecalloc(1, sizeof(*g) + nlevels * sizeof(*lv));
 	g->si = si;
 	memcpy(g->lv, lv, nlevels * sizeof(*lv));
+	path_frames(g);
 	g->next = *v;
 	*v = g;
 	pall = egrow(pall, npall, &pallcap, sizeof(*pall));
@@ -457,7 +599,7 @@ path_group(const struct mt_event *ev)
 static size_t
 path_len(const struct pgroup *g)
 {
-	size_t n = g->si ? g->si->n - g->si->alloc_frame + !!g->si->cut : 0;
+	size_t n = g->nframes;
 
 	if (max_depth >= 0 && n > (size_t)max_depth)
 		n = (size_t)max_depth;
@@ -467,17 +609,7 @@ path_len(const struct pgroup *g)
 static const char *
 path_at(const struct pgroup *g, size_t i)
 {
-	const struct mt_stackinfo *si = g->si;
-	size_t j = i - nlevels;
-
-	if (i < nlevels)
-		return g->lv[i];
-	if (bottom_up)
-		return j == si->n - si->alloc_frame ? cut_name :
-		    si->frame[si->alloc_frame + j]->function;
-	if (si->cut && j-- == 0)
-		return cut_name;
-	return si->frame[si->n - 1 - j]->function;
+	return i < nlevels ? g->lv[i] : g->frames[i - nlevels];
 }
 
 static int
@@ -653,44 +785,6 @@ ctl_shown(const char *s)
 	return e;
 }
 
-/*
- * C++ template arguments collapsed, as heaptrack shows them:
- * std::vector<>::_M_realloc_insert<>(...); operator<, <<, <=, <=> and ->
- * kept.  Unbalanced brackets: the name as it is.
- */
-static char *
-shortened(const char *s)
-{
-	size_t n = strlen(s), i, j = 0, depth = 0;
-	char *r = emalloc(n + 1);
-
-	for (i = 0; i < n; i++) {
-		if (!depth && !strncmp(s + i, "operator", 8)) {
-			memcpy(r + j, s + i, 8);
-			j += 8;
-			for (i += 8; i < n && strchr("<>=-", s[i]); i++)
-				r[j++] = s[i];
-			i--;
-			continue;
-		}
-		if (s[i] == '<') {
-			if (!depth++)
-				r[j++] = '<';
-		} else if (s[i] == '>' && depth) {
-			if (!--depth)
-				r[j++] = '>';
-		} else if (!depth) {
-			r[j++] = s[i];
-		}
-	}
-	if (depth) {
-		free(r);
-		return estrdup(s);
-	}
-	r[j] = '\0';
-	return r;
-}
-
 /* A name as the output shows it: shortened (--shorten), and for a
    terminal's table its control characters escaped. */
 static char *
@@ -700,7 +794,7 @@ shown_name(const char *s)
 
 	if (!(shorten == 1 || (shorten < 0 && format == F_TABLE)))
 		return format == F_TABLE ? ctl_shown(s) : estrdup(s);
-	a = shortened(s);
+	a = name_shortened(s);
 	if (format != F_TABLE)
 		return a;
 	b = ctl_shown(a);
@@ -708,24 +802,19 @@ shown_name(const char *s)
 	return b;
 }
 
-/* s in w columns: a longer one keeps its start and end, "..." between
-   (cut at UTF-8 characters). */
+/*
+ * s in w columns: a longer name cut where it stays recognisable
+ * (name_cut), a longer stack keeping its start and end, "..." between.
+ */
 static void
-put_cell(const char *s, size_t w, int left)
+put_cell(const char *s, size_t w, int name)
 {
-	size_t n = strlen(s), head, tail;
+	char *c = name_cut(s, w);
 
-	if (n <= w || w < 8) {
-		printf(left ? "%-*s" : "%*s", (int)w, s);
-		return;
-	}
-	head = (w - 3) / 2;
-	tail = n - (w - 3 - head);
-	while (head > 0 && ((unsigned char)s[head] & 0xc0) == 0x80)
-		head--;
-	while (tail < n && ((unsigned char)s[tail] & 0xc0) == 0x80)
-		tail++;
-	printf("%.*s...%s%*s", (int)head, s, s + tail, (int)(w - (head + 3 + n - tail)), "");
+	if (!name && strlen(c) < strlen(s))
+		name_middle_cut(s, w, c);
+	printf("%-*s", (int)w, c);
+	free(c);
 }
 
 #define TABLE_WIDTH 120		/* the key columns give way past it */
@@ -782,20 +871,33 @@ json_keys(char **f)
 	}
 }
 
+/*
+ * Per Alloc, PoolMon's: Size / Count, rounded down.  Past 2^63-1 only
+ * when Size is, which is said.
+ */
+static int64_t
+per_alloc(const struct sums *s)
+{
+	mt_wide v = s->count ? s->size / s->count : 0;
+
+	return v > SAT_MAX ? SAT_MAX : v < -SAT_MAX ? -SAT_MAX : (int64_t)v;
+}
+
 static void
 write_groups(void)
 {
-	size_t i, k, n = nall, w[K_NKEYS + 3] = { 0 };
-	char *f[K_NKEYS], *copy, a[32], b[32];
+	size_t i, k, n = nall, w[K_NKEYS + 4] = { 0 };
+	char *f[K_NKEYS], *copy, a[32], b[32], c[32];
 
 	n = sort_top(all, nall, by_sort);
 	if (format == F_TSV) {
-		tsv_header("count\tsize\timpact");
+		tsv_header("count\tsize\timpact\tper-alloc");
 		for (i = 0; i < n; i++) {
-			char *e = shorten == 1 ? shortened(all[i]->key) : NULL;
-			printf("%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n", e ? e : all[i]->key,
-			    sum_shown(all[i]->s.count, SAT_COUNT), sum_shown(all[i]->s.size, SAT_SIZE),
-			    sum_shown(all[i]->s.impact, SAT_IMPACT));
+			char *e = shorten == 1 ? name_shortened(all[i]->key) : NULL;
+			printf("%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n",
+			    e ? e : all[i]->key, sum_shown(all[i]->s.count, SAT_COUNT),
+			    sum_shown(all[i]->s.size, SAT_SIZE), sum_shown(all[i]->s.impact, SAT_IMPACT),
+			    per_alloc(&all[i]->s));
 			free(e);
 		}
 		return;
@@ -807,9 +909,10 @@ write_groups(void)
 			split(copy, f, K_NKEYS);
 			printf("%s\n  {", i ? "," : "");
 			json_keys(f);
-			printf("\"count\": %" PRId64 ", \"size\": %" PRId64 ", \"impact\": %" PRId64 "}",
-			    sum_shown(all[i]->s.count, SAT_COUNT), sum_shown(all[i]->s.size, SAT_SIZE),
-			    sum_shown(all[i]->s.impact, SAT_IMPACT));
+			printf("\"count\": %" PRId64 ", \"size\": %" PRId64 ", \"impact\": %" PRId64
+			    ", \"per-alloc\": %" PRId64 "}", sum_shown(all[i]->s.count, SAT_COUNT),
+			    sum_shown(all[i]->s.size, SAT_SIZE), sum_shown(all[i]->s.impact, SAT_IMPACT),
+			    per_alloc(&all[i]->s));
 			free(copy);
 		}
 		printf("%s]\n", n ? "\n" : "");
@@ -817,10 +920,11 @@ write_groups(void)
 	}
 	/* The table: column widths first. */
 	for (k = 0; k < nkeys; k++)
-		w[k] = strlen(key_names[keys[k]]);
+		w[k] = strlen(key_heading(keys[k]));
 	w[nkeys] = 5;
 	w[nkeys + 1] = 4;
 	w[nkeys + 2] = 14;
+	w[nkeys + 3] = 9;
 	for (i = 0; i < n; i++) {
 		copy = estrdup(all[i]->key);
 		split(copy, f, K_NKEYS);
@@ -835,38 +939,42 @@ write_groups(void)
 			w[nkeys] = strlen(a);
 		if (strlen(sum_human(all[i]->s.size, SAT_SIZE, b, sizeof(b))) > w[nkeys + 1])
 			w[nkeys + 1] = strlen(b);
+		if (strlen(mt_human(per_alloc(&all[i]->s), c, sizeof(c))) > w[nkeys + 3])
+			w[nkeys + 3] = strlen(c);
 		free(copy);
 	}
-	/* Too wide: the widest key columns give way, to 40 at the least. */
-	for (;;) {
+	/* Too wide: the widest key columns give way, to 40 at the least;
+	   with --no-shorten, the names whole. */
+	for (; shorten;) {
 		size_t total = 0, widest = 0;
-		for (k = 0; k < nkeys + 3; k++)
+		for (k = 0; k < nkeys + 4; k++)
 			total += w[k] + 2;
 		for (k = 1; k < nkeys; k++)
 			if (w[k] > w[widest])
 				widest = k;
 		if (!nkeys || total <= TABLE_WIDTH || w[widest] <= 40)
 			break;
-		w[widest] = w[widest] - (total - TABLE_WIDTH) > 40 ?
+		w[widest] = w[widest] > 40 + (total - TABLE_WIDTH) ?
 		    w[widest] - (total - TABLE_WIDTH) : 40;
 	}
 	for (k = 0; k < nkeys; k++)
-		printf("%-*s  ", (int)w[k], key_names[keys[k]]);
-	printf("%*s  %*s  %*s\n", (int)w[nkeys], "Count", (int)w[nkeys + 1], "Size",
-	    (int)w[nkeys + 2], "Impacting Size");
+		printf("%-*s  ", (int)w[k], key_heading(keys[k]));
+	printf("%*s  %*s  %*s  %*s\n", (int)w[nkeys], "Count", (int)w[nkeys + 1], "Size",
+	    (int)w[nkeys + 2], "Impacting Size", (int)w[nkeys + 3], "Per Alloc");
 	for (i = 0; i < n; i++) {
 		copy = estrdup(all[i]->key);
 		split(copy, f, K_NKEYS);
 		for (k = 0; k < nkeys; k++) {
 			char *e = shown_name(f[k]);
-			put_cell(e, w[k], 1);
+			put_cell(e, w[k], keys[k] != K_STACK && keys[k] != K_FREE_STACK);
 			printf("  ");
 			free(e);
 		}
-		printf("%*" PRId64 "  %*s  %*s\n", (int)w[nkeys],
+		printf("%*" PRId64 "  %*s  %*s  %*s\n", (int)w[nkeys],
 		    sum_shown(all[i]->s.count, SAT_COUNT),
 		    (int)w[nkeys + 1], sum_human(all[i]->s.size, SAT_SIZE, a, sizeof(a)),
-		    (int)w[nkeys + 2], sum_human(all[i]->s.impact, SAT_IMPACT, b, sizeof(b)));
+		    (int)w[nkeys + 2], sum_human(all[i]->s.impact, SAT_IMPACT, b, sizeof(b)),
+		    (int)w[nkeys + 3], mt_human(per_alloc(&all[i]->s), c, sizeof(c)));
 		free(copy);
 	}
 }
@@ -894,8 +1002,8 @@ static int
 read_old(const char *path)
 {
 	FILE *fp = fopen(path, "r");
-	char *line = NULL, *f[K_NKEYS + 3], want[512];
-	size_t cap = 0, n, k, lineno = 0, wlen = 0;
+	char *line = NULL, *f[K_NKEYS + 4], want[512];
+	size_t cap = 0, n, k, lineno = 0, wlen = 0, cols = nkeys + 4;
 	ssize_t len;
 	int bad = 0;
 
@@ -906,7 +1014,7 @@ read_old(const char *path)
 	}
 	for (k = 0; k < nkeys; k++)
 		wlen += (size_t)snprintf(want + wlen, sizeof(want) - wlen, "%s\t", key_names[keys[k]]);
-	snprintf(want + wlen, sizeof(want) - wlen, "count\tsize\timpact");
+	snprintf(want + wlen, sizeof(want) - wlen, "count\tsize\timpact\tper-alloc");
 	while ((len = getline(&line, &cap, fp)) > 0) {
 		struct group *g;
 		uint64_t c, sz, im;
@@ -917,7 +1025,10 @@ read_old(const char *path)
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
 		if (lineno == 1) {
-			if (strcmp(line, want)) {
+			/* Per Alloc is derived, and an older run's has none. */
+			if (!strncmp(line, want, wlen + 17) && !line[wlen + 17])
+				cols = nkeys + 3;
+			else if (strcmp(line, want)) {
 				char *had = estrdup(mt_shown(line, (size_t)len));
 				fprintf(stderr, "%s: %s:1: the columns are not those of --by: '%s' "
 				    "(want '%s')\n", mt_progname, path, had, mt_shown(want, strlen(want)));
@@ -932,11 +1043,11 @@ read_old(const char *path)
 			bad = 1;
 			continue;
 		}
-		n = split(line, f, nkeys + 3);
-		if (n != nkeys + 3 || !tsv_num(f[nkeys], 0, &c) || !tsv_num(f[nkeys + 1], 0, &sz) ||
+		n = split(line, f, cols);
+		if (n != cols || !tsv_num(f[nkeys], 0, &c) || !tsv_num(f[nkeys + 1], 0, &sz) ||
 		    !tsv_num(f[nkeys + 2], 1, &im)) {
-			mt_warn_at(path, lineno, n != nkeys + 3 ? "bad row: fields" : "bad number",
-			    n != nkeys + 3 ? f[0] : f[nkeys], strlen(n != nkeys + 3 ? f[0] : f[nkeys]));
+			mt_warn_at(path, lineno, n != cols ? "bad row: fields" : "bad number",
+			    n != cols ? f[0] : f[nkeys], strlen(n != cols ? f[0] : f[nkeys]));
 			bad = 1;
 			continue;
 		}
@@ -1022,7 +1133,7 @@ write_diff(void)
 		printf("[");
 	} else {
 		for (k = 0; k < nkeys; k++)
-			w[k] = strlen(key_names[keys[k]]);
+			w[k] = strlen(key_heading(keys[k]));
 		for (i = 0; i < n; i++) {
 			copy = estrdup(v[i]->key);
 			split(copy, f, K_NKEYS);
@@ -1034,7 +1145,7 @@ write_diff(void)
 			free(copy);
 		}
 		for (k = 0; k < nkeys; k++)
-			printf("%-*s  ", (int)w[k], key_names[keys[k]]);
+			printf("%-*s  ", (int)w[k], key_heading(keys[k]));
 		printf("%8s %8s  %10s %11s  %14s %11s\n", "Count", "change", "Size", "change",
 		    "Impacting Size", "change");
 	}
@@ -1060,7 +1171,7 @@ write_diff(void)
 		} else {
 			for (k = 0; k < nkeys; k++) {
 				char *e = shown_name(f[k]);
-				put_cell(e, w[k], 1);
+				put_cell(e, w[k], keys[k] != K_STACK && keys[k] != K_FREE_STACK);
 				printf("  ");
 				free(e);
 			}
@@ -1141,13 +1252,28 @@ push_kid(size_t lo, size_t hi, const char *name, enum row row)
 		sums_add(&k->s, &pall[i]->s);
 }
 
+static void tree_row(const char *, char *, size_t, const struct sums *);
+
 /* A node's row; for JSON, the object left open for its children. */
 static void
 row_begin(const char *name, const char *level, const struct sums *s, size_t depth,
     uint64_t id, uint64_t parent, int first)
 {
-	char a[32], b[32], *shown = shown_name(name);
+	const char *tab = strchr(name, '\t');
+	char *fn = tab ? estrndup(name, (size_t)(tab - name)) : NULL;
+	char *shown = shown_name(fn ? fn : name), *where = NULL;
 
+	if (tab && format == F_TABLE) {
+		const char *base = strrchr(tab + 1, '/');
+		where = ctl_shown(base ? base + 1 : tab + 1);
+	} else if (tab) {
+		/* "function file:line" */
+		char *t = emalloc(strlen(shown) + strlen(tab) + 1);
+		sprintf(t, "%s %s", shown, tab + 1);
+		free(shown);
+		shown = t;
+	}
+	free(fn);
 	switch (format) {
 	case F_TSV:
 		printf("%" PRIu64 "\t", id);
@@ -1155,30 +1281,76 @@ row_begin(const char *name, const char *level, const struct sums *s, size_t dept
 			printf("%" PRIu64 "\t", parent);
 		else
 			printf("-\t");
-		printf("%s\t%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n", level, shown,
+		printf("%s\t%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\n", level, shown,
 		    sum_shown(s->count, SAT_COUNT), sum_shown(s->size, SAT_SIZE),
-		    sum_shown(s->impact, SAT_IMPACT));
+		    sum_shown(s->impact, SAT_IMPACT), per_alloc(s));
 		break;
 	case F_JSON:
 		printf("%s\n%*s{\"level\": ", first ? "" : ",", (int)depth, "");
 		json_str(level, strlen(level));
 		printf(", \"name\": ");
 		json_str(shown, strlen(shown));
-		printf(", \"count\": %" PRId64 ", \"size\": %" PRId64 ", \"impact\": %" PRId64,
-		    sum_shown(s->count, SAT_COUNT), sum_shown(s->size, SAT_SIZE),
-		    sum_shown(s->impact, SAT_IMPACT));
+		printf(", \"count\": %" PRId64 ", \"size\": %" PRId64 ", \"impact\": %" PRId64
+		    ", \"per-alloc\": %" PRId64, sum_shown(s->count, SAT_COUNT),
+		    sum_shown(s->size, SAT_SIZE), sum_shown(s->impact, SAT_IMPACT), per_alloc(s));
 		break;
 	default:
-		/* A deep node's name keeps 20 columns; a longer one is cut in
-		   its middle, so that the numbers stay in line to 60 levels. */
-		printf("%*s", (int)depth * 2, "");
-		put_cell(shown, depth < 20 ? 60 - depth * 2 : 20, 1);
-		printf(" %10" PRId64 " %12s %14s\n", sum_shown(s->count, SAT_COUNT),
-		    sum_human(s->size, SAT_SIZE, a, sizeof(a)),
-		    sum_human(s->impact, SAT_IMPACT, b, sizeof(b)));
+		tree_row(shown, where, depth, s);
+		free(where);
 		break;
 	}
 	free(shown);
+}
+
+#define TREE_INDENT 16	/* the levels indented; deeper ones say their level */
+
+/*
+ * The tree as a table: two columns a level to the sixteenth, past it
+ * "#17 " before the name; the name column as wide as its widest row, or
+ * in 120 columns (not under 60) with the names cut (name_cut) unless
+ * --no-shorten, so that the numbers stay in line at any depth.  The tree
+ * is walked twice, to measure and to write: a row a frame is not kept.
+ */
+static int measuring;
+static size_t tw, cw, sw, iw, pw;	/* the columns' widths */
+
+static void
+tree_row(const char *name, char *where, size_t depth, const struct sums *s)
+{
+	size_t ind = 2 * (depth < TREE_INDENT ? depth : TREE_INDENT), room, wl;
+	char a[32], b[32], c[32], pre[32], *fn, *line;
+	int cut = shorten != 0;
+
+	pre[0] = '\0';
+	if (depth > TREE_INDENT)
+		snprintf(pre, sizeof(pre), "#%zu ", depth);
+	wl = where ? strlen(where) : 0;
+	if (measuring) {
+		room = ind + strlen(pre) + strlen(name) + (wl ? wl + 1 : 0);
+		tw = room > tw ? room : tw;
+		snprintf(a, sizeof(a), "%" PRId64, sum_shown(s->count, SAT_COUNT));
+		cw = strlen(a) > cw ? strlen(a) : cw;
+		sw = strlen(sum_human(s->size, SAT_SIZE, b, sizeof(b))) > sw ? strlen(b) : sw;
+		iw = strlen(sum_human(s->impact, SAT_IMPACT, b, sizeof(b))) > iw ? strlen(b) : iw;
+		pw = strlen(mt_human(per_alloc(s), b, sizeof(b))) > pw ? strlen(b) : pw;
+		return;
+	}
+	room = tw > ind + strlen(pre) ? tw - ind - strlen(pre) : 0;
+	if (cut && wl && wl > room / 2 && room / 2 > 3) {
+		/* its file cut before the line */
+		memmove(where + 3, where + wl - (room / 2 - 3), room / 2 - 3 + 1);
+		memcpy(where, "...", 3);
+		wl = room / 2;
+	}
+	fn = cut && room > wl + 1 ? name_cut(name, room - (wl ? wl + 1 : 0)) : estrdup(name);
+	line = emalloc(strlen(pre) + strlen(fn) + wl + 2);
+	sprintf(line, "%s%s%s%s", pre, fn, wl ? " " : "", wl ? where : "");
+	printf("%*s%-*s  %*" PRId64 "  %*s  %*s  %*s\n", (int)ind, "", (int)(tw - ind), line,
+	    (int)cw, sum_shown(s->count, SAT_COUNT), (int)sw, sum_human(s->size, SAT_SIZE, a, sizeof(a)),
+	    (int)iw, sum_human(s->impact, SAT_IMPACT, b, sizeof(b)),
+	    (int)pw, mt_human(per_alloc(s), c, sizeof(c)));
+	free(line);
+	free(fn);
 }
 
 /* The children of the node of groups [lo, hi), whose paths share d elements. */
@@ -1237,22 +1409,30 @@ write_tree(void)
 	struct sums total = { 0 };
 	size_t i;
 
-	cut_name = dict_intern(dict, "[...]", 5);
 	if (npall)
 		qsort(pall, npall, sizeof(*pall), path_cmp);
 	for (i = 0; i < npall; i++)
 		sums_add(&total, &pall[i]->s);
-	if (format == F_TSV) {
-		printf("id\tparent\tlevel\tname\tcount\tsize\timpact\n");
-	} else if (format == F_TABLE) {
+	if (format == F_TSV)
+		printf("id\tparent\tlevel\tname\tcount\tsize\timpact\tper-alloc\n");
+	if (format == F_TABLE) {
 		char head[256] = "";
 		size_t len = 0;
 
 		for (i = 0; i < nlevels && len < sizeof(head) - 64; i++)
 			len += (size_t)snprintf(head + len, sizeof(head) - len, "%s > ",
-			    key_names[keys[i]]);
+			    key_heading(keys[i]));
 		snprintf(head + len, sizeof(head) - len, "stack");
-		printf("%-60s %10s %12s %14s\n", head, "Count", "Size", "Impacting Size");
+		tw = strlen(head), cw = 5, sw = 4, iw = 14, pw = 9;
+		measuring = 1;
+		row_begin("all", "all", &total, 0, 0, 0, 1);
+		draw(0, npall, 0, 0);
+		measuring = 0;
+		if (shorten && tw + 2 + cw + sw + iw + pw + 8 > TABLE_WIDTH)
+			tw = TABLE_WIDTH - 2 - (cw + sw + iw + pw + 8) > 60 ?
+			    TABLE_WIDTH - 2 - (cw + sw + iw + pw + 8) : 60;
+		printf("%-*s  %*s  %*s  %*s  %*s\n", (int)tw, head, (int)cw, "Count", (int)sw,
+		    "Size", (int)iw, "Impacting Size", (int)pw, "Per Alloc");
 	}
 	last_id = 0;
 	row_begin("all", "all", &total, 0, 0, 0, 1);
@@ -1260,10 +1440,30 @@ write_tree(void)
 	if (format == F_JSON)
 		printf("}\n");
 	for (i = 0; i < npall; i++)
-		free(pall[i]);
+		free(pall[i]->frames), free(pall[i]);
 	free(pall);
 	free(kids);
 	u64map_free(&pgroups, NULL);
+}
+
+static int by_given;		/* --by */
+static uint64_t kernel_procs, other_procs;	/* proc lines of [kernel], of the rest */
+
+/*
+ * A kernel trace (mt-record --kernel: its one process is pid 0,
+ * "[kernel]") grouped by default by the task that allocated, not by the
+ * process, which is the kernel for every row.
+ */
+static void
+kernel_keys(void)
+{
+	size_t k;
+
+	if (!kernel_procs || other_procs)
+		return;
+	for (k = 0; k < nkeys; k++)
+		if (keys[k] == K_PROCESS)
+			keys[k] = K_TASK, uncached = 1;
 }
 
 static int
@@ -1276,6 +1476,13 @@ group_file(const char *path)
 	if (!(r = reader_open(path)))
 		return 1;
 	while (reader_next(r, &ev)) {
+		if (ev.type == MT_COMMENT)
+			header_resolution(&ev.s1);
+		if (ev.type == MT_PROC && ev.pid == 0 && ev.s1.len == 8 &&
+		    !memcmp(ev.s1.s, "[kernel]", 8))
+			kernel_procs++;
+		else if (ev.type == MT_PROC)
+			other_procs++;
 		if ((added = dict_add(dict, &ev))) {
 			/* A process renamed, a stack redefined. */
 			kept_gen += ev.type == MT_PROC || added == 2;
@@ -1285,6 +1492,8 @@ group_file(const char *path)
 		}
 		/* Unknown records were passed on before us. */
 		if (ev.type == MT_LIFE) {
+			if (!nlife && !by_given)
+				kernel_keys();
 			group_life(&ev);
 			nlife++;
 		} else if (ev.type == MT_ALLOC || ev.type == MT_FREE) {
@@ -1309,12 +1518,13 @@ parse_keys(const char *s)
 		if (k == K_NKEYS || nkeys == K_NKEYS) {
 			fprintf(stderr, "%s: bad key '%.*s' (process, pid, heap, type, class, "
 			    "function, stack, module, file, line, free-function, free-stack, task, "
-			    "temporary, size-class)\n",
+			    "temporary, size-class, order, commit-time, decommit-time)\n",
 			    mt_progname, (int)strlen(mt_shown(s, n)), mt_shown(s, n));
 			exit(2);
 		}
 		uncached |= k == K_FREE_FUNCTION || k == K_FREE_STACK || k == K_TASK ||
-		    k == K_TEMPORARY || k == K_SIZE_CLASS;
+		    k == K_TEMPORARY || k == K_SIZE_CLASS || k == K_ORDER || k == K_COMMIT_TIME ||
+		    k == K_DECOMMIT_TIME;
 		keys[nkeys++] = (enum key)k;
 	}
 }
@@ -1328,6 +1538,7 @@ main(int argc, char *argv[])
 		{ "top", required_argument, NULL, 'n' },
 		{ "tree", optional_argument, NULL, 'T' },
 		{ "depth", required_argument, NULL, 'D' },
+		{ "from-main", no_argument, NULL, 'M' },
 		/* Long only: their letters are not in the short options. */
 		{ "shorten", no_argument, NULL, 'C' },
 		{ "diff", required_argument, NULL, 'E' },
@@ -1342,14 +1553,14 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int ch, i, status = 0, by_given = 0;
+	int ch, i, status = 0;
 	char *end;
 	size_t k;
 
 	mt_setprogname(argv[0]);
 	suppress = suppress_new();
 	parse_keys("process,heap,type,function");
-	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:F:f:w:A:S:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:MF:f:w:A:S:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 		case 'b':
@@ -1358,6 +1569,9 @@ main(int argc, char *argv[])
 			break;
 		case 'C':
 			shorten = 1;
+			break;
+		case 'M':
+			from_main = 1;
 			break;
 		case 'E':
 			diff_path = optarg;
@@ -1479,6 +1693,12 @@ main(int argc, char *argv[])
 				    "(the stacks are drawn under the others)\n", mt_progname);
 				return 2;
 			}
+		/* function,line: one level, the function with its line */
+		for (k = 0; k + 1 < nkeys; k++)
+			if (keys[k] == K_FUNCTION && keys[k + 1] == K_LINE)
+				memmove(keys + k, keys + k + 1, (--nkeys - k) * sizeof(*keys));
+		for (k = 0; k < nkeys; k++)
+			with_lines |= keys[k] == K_LINE;
 		nlevels = nkeys && keys[nkeys - 1] == K_STACK ? nkeys - 1 : nkeys;
 		if (diff_path) {
 			fprintf(stderr, "%s: --diff compares tables: not with --tree\n", mt_progname);
@@ -1499,6 +1719,8 @@ main(int argc, char *argv[])
 	if (!reader_inputs(&argc, argv))
 		return 1;
 	dict = dict_new(skip_pattern);
+	cut_name = dict_intern(dict, "[...]", 5);
+	startup_name = dict_intern(dict, "[start-up]", 10);
 	if (!no_suppress && suppress_builtin(suppress))
 		return 2;
 	if (no_suppress)

@@ -511,6 +511,12 @@ const char *dict_process(struct mt_dict *d, int64_t pid);	/* base name, or "?" *
 const char *proc_name(const char *path, size_t len, size_t *n);
 const char *dict_task(struct mt_dict *d, int64_t tid);	/* a #task comm, or NULL */
 const char *mt_human(int64_t v, char *buf, size_t n);	/* units.c: "1.5 MiB" */
+/* names.c: a function's name for a person: templates as <>, cut to w bytes */
+char *name_shortened(const char *s);
+char *name_cut(const char *s, size_t w);
+void name_middle_cut(const char *s, size_t w, char *out);	/* out: w + 1 bytes */
+/* startup.c: the outermost frames of a stack that are the runtime's start-up */
+uint32_t startup_frames(const struct mt_stackinfo *si);
 
 /*
  * steps.c: changes at the steps where something changed, merged by step;

@@ -72,7 +72,7 @@ _mt_complete()
 	mt-window:-H|mt-window:--heap)
 		COMPREPLY=($(compgen -W "malloc mmap reserve kmalloc page" -- "$cur")); return ;;
 	mt-group:-k|mt-group:--by)
-		_mt_list "$cur" "process pid heap type class function stack module file line free-function free-stack task temporary size-class"; return ;;
+		_mt_list "$cur" "process pid heap type class function stack module file line free-function free-stack task temporary size-class order commit-time decommit-time"; return ;;
 	mt-group:-s|mt-group:--sort)
 		COMPREPLY=($(compgen -W "impact size count" -- "$cur")); return ;;
 	mt-group:-F|mt-group:--format)

@@ -200,7 +200,7 @@ bounded() {
 		'life	1	-	1	1	malloc	0x200	20	-	aifo	20' >c.life
 	run -1 --separate-stderr mt-group --by heap --format tsv c.life
 	has_line "$stderr" "^mt-group: c.life:1: bad class 'ai'"
-	has_line "$output" '^malloc\t1\t20\t20$'
+	has_line "$output" '^malloc\t1\t20\t20\t20$'
 }
 
 @test "a 10,000-frame stack and a 1 MB function name through every filter" {
@@ -222,12 +222,13 @@ bounded() {
 	run -0 mt-group --tree deep.life
 	# the header, all, the process, 10,000 frames for one, 2 for the other
 	[ "$(printf '%s\n' "$output" | wc -l)" = $((1 + 1 + 1 + 10000 + 2)) ]
-	has_line "$output" '^ {20002}f0 +1 +100 B +100 B$'
+	# past the sixteenth level the indentation stops and the level is said
+	has_line "$output" '^ {32}#10001 f0 +1 +100 B +100 B +100 B$'
 	run -0 mt-group --tree=bottom-up --format json deep.life
 	printf '%s\n' "$output" | python3 -c 'import json, sys; sys.setrecursionlimit(100000); json.load(sys.stdin)'
 	run -0 mt-group --tree --depth 5 --format tsv deep.life
 	[ "$(printf '%s\n' "$output" | wc -l)" = $((1 + 1 + 1 + 5 + 2)) ]
-	has_line "$output" '^6\t5\tframe\tf9995\t1\t100\t100$'
+	has_line "$output" '^6\t5\tframe\tf9995\t1\t100\t100\t100$'
 	for f in "--by stack" "--format folded" "--by function --format json"; do
 		run -0 mt-group $f deep.life
 	done
@@ -284,5 +285,5 @@ $p: ev.txt:6: line cut short 'exit?9?10?0'" ]
 	run -1 --separate-stderr mt-window l.txt
 	[ "$output" = "$(printf 'window\t0\t6\nlife\t1\t5\t10\t10\tmalloc\t0x10\t8\t-\taifo\t8')" ]
 	run -1 --separate-stderr mt-group --format tsv --by heap l.txt
-	[ "$output" = "$(printf 'heap\tcount\tsize\timpact\nmalloc\t1\t8\t0')" ]
+	[ "$output" = "$(printf 'heap\tcount\tsize\timpact\tper-alloc\nmalloc\t1\t8\t0\t8')" ]
 }

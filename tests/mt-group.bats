@@ -14,10 +14,10 @@ setup() {
 
 @test "the whole run by process, heap, type, function: Size 120 MiB of mmap, impact 0; the leak" {
 	run -0 bash -c "mt-window wpa.life | mt-group --by process,heap,type,function --format tsv"
-	[ "${lines[0]}" = "$(printf 'process\theap\ttype\tfunction\tcount\tsize\timpact')" ]
-	has_line "$output" "^memtestapp\tmmap\ttransient\tcommit\t12\t$((120 * MiB))\t0$"
+	[ "${lines[0]}" = "$(printf 'process\theap\ttype\tfunction\tcount\tsize\timpact\tper-alloc')" ]
+	has_line "$output" "^memtestapp\tmmap\ttransient\tcommit\t12\t$((120 * MiB))\t0\t$((10 * MiB))$"
 	# the leak: never freed when memtestapp ended, which ended the trace
-	has_line "$output" '^memtestapp\tmalloc\tleaked\tInnerLoopOperation\t250\t10000\t10000$'
+	has_line "$output" '^memtestapp\tmalloc\tleaked\tInnerLoopOperation\t250\t10000\t10000\t40$'
 }
 
 @test "the last four spikes: transient, Count 4, Size 40 MiB, impact 0, main -> Operation1 -> ManipulateTemporaryBuffer" {
@@ -25,33 +25,33 @@ setup() {
 	to=$(awk -F'\t' -v a="$(spike 10)" '$1 == "life" && $2 == a { print $3 }' wpa.life)
 	run -0 bash -c "mt-window --from $((from - 1000000))ns --to $((to + 1000000))ns --heap mmap wpa.life |
 		mt-group --by type,stack --format tsv"
-	has_line "$output" "^transient\t.*;main;Operation1;ManipulateTemporaryBuffer;commit\t4\t$((40 * MiB))\t0$"
-	has_line "$output" "^outstanding\t.*;main;commit\t2\t0\t0$"
+	has_line "$output" "^transient\t.*;main;Operation1;ManipulateTemporaryBuffer;commit\t4\t$((40 * MiB))\t0\t$((10 * MiB))$"
+	has_line "$output" "^outstanding\t.*;main;commit\t2\t0\t0\t0$"
 }
 
 @test "a window over the step-up: +10 MiB impacting from main" {
 	step=$(step_up)
 	run -0 bash -c "mt-window --from $((step - 1000000))ns --to $((step + 1000000))ns --heap mmap wpa.life |
 		mt-group --by type,function --format tsv"
-	has_line "$output" "^impacting\tcommit\t1\t$((10 * MiB))\t$((10 * MiB))$"
-	has_line "$output" "^outstanding\tcommit\t1\t0\t0$"
+	has_line "$output" "^impacting\tcommit\t1\t$((10 * MiB))\t$((10 * MiB))\t$((10 * MiB))$"
+	has_line "$output" "^outstanding\tcommit\t1\t0\t0\t0$"
 	run -0 bash -c "mt-window --from $((step - 1000000))ns --to $((step + 1000000))ns --heap mmap wpa.life |
 		mt-group --tree"
-	has_line "$output" "^ {10}main +2 +10\.0 MiB +10\.0 MiB$"
+	has_line "$output" "^ {10}main +2 +10\.0 MiB +10\.0 MiB +5\.0 MiB$"
 }
 
 @test "sort, top, json, folded, bottom-up tree" {
 	run -0 --separate-stderr bash -c "mt-window wpa.life | mt-group --by function --sort size --top 1 --format tsv"
-	[ "${lines[1]}" = "$(printf 'commit\t12\t%d\t0' $((120 * MiB)))" ]
+	[ "${lines[1]}" = "$(printf 'commit\t12\t%d\t0\t%d' $((120 * MiB)) $((10 * MiB)))" ]
 	[ "${#lines[@]}" = 2 ]
 	run -0 bash -c "mt-window wpa.life | mt-group --by function --sort count --format json --top 1"
-	has_line "$output" '"function": "InnerLoopOperation", "count": 250, "size": 10000, "impact": 10000'
+	has_line "$output" '"function": "InnerLoopOperation", "count": 250, "size": 10000, "impact": 10000, "per-alloc": 40'
 	run -0 bash -c "mt-window wpa.life | mt-group --format folded --weight impact"
 	[ "$output" = "$(printf 'memtestapp;_start;__libc_start_main_impl;__libc_start_call_main;main;Operation1;InnerLoopOperation 10000\nmemtestapp;_start;__libc_start_main_impl;__libc_start_call_main;_IO_printf;_IO_new_file_xsputn;_IO_new_file_overflow;_IO_file_doallocate 4096')" ] ||
 		has_line "$output" '^memtestapp;.*;main;Operation1;InnerLoopOperation 10000$'
 	run -0 bash -c "mt-window --heap mmap wpa.life | mt-group --tree=bottom-up"
-	has_line "$output" '^ {4}commit +12 +120\.0 MiB +0 B$'
-	has_line "$output" '^ {6}ManipulateTemporaryBuffer +10 +100\.0 MiB +0 B$'
+	has_line "$output" '^ {4}commit +12 +120\.0 MiB +0 B +10\.0 MiB$'
+	has_line "$output" '^ {6}ManipulateTemporaryBuffer +10 +100\.0 MiB +0 B +10\.0 MiB$'
 }
 
 # Every function heaptrack_print lists as leaking, with its calls and
@@ -89,7 +89,7 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 
 @test "bad options" {
 	run -2 --separate-stderr mt-group --by bogus wpa.life
-	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, line, free-function, free-stack, task, temporary, size-class)" ]
+	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, line, free-function, free-stack, task, temporary, size-class, order, commit-time, decommit-time)" ]
 	run -2 --separate-stderr mt-group --format xml wpa.life
 	[ "$stderr" = "mt-group: bad format 'xml' (table, tsv, json, folded)" ]
 }
@@ -97,8 +97,8 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 @test "pid, class, module and file keys" {
 	pid=$(awk -F'\t' '$1 == "proc" { print $2 }' wpa.life)
 	run -0 bash -c "mt-window wpa.life | mt-group --by pid,class,module,file --format tsv"
-	has_line "$output" "^$pid\taifo\t\Q$PROGS/memtestapp\E\t.*memtestapp\.c\t250\t10000\t10000$"
-	has_line "$output" "^$pid\taifi\t\Q$PROGS/memtestapp\E\t.*memtestapp\.c\t12\t$((120 * MiB))\t0$"
+	has_line "$output" "^$pid\taifo\t\Q$PROGS/memtestapp\E\t.*memtestapp\.c\t250\t10000\t10000\t40$"
+	has_line "$output" "^$pid\taifi\t\Q$PROGS/memtestapp\E\t.*memtestapp\.c\t12\t$((120 * MiB))\t0\t$((10 * MiB))$"
 }
 
 @test "a process renamed by exec starts groups of its own, from a trace too" {
@@ -106,8 +106,8 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 	"$PROGS/mtr-encode" ren.txt >ren.mtr
 	for f in ren.txt ren.mtr; do
 		run -0 mt-group --by process,heap,class --format tsv $f
-		[ "${lines[1]}" = "a	malloc	aifi	2	16	0" ]
-		[ "${lines[2]}" = "b	malloc	aifi	1	16	0" ]
+		[ "${lines[1]}" = "a	malloc	aifi	2	16	0	8" ]
+		[ "${lines[2]}" = "b	malloc	aifi	1	16	0	16" ]
 	done
 }
 
@@ -151,11 +151,11 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 	# the same through .mtr streams
 	diff l.txt <(mt-lifetime -b f.txt 2>/dev/null | mt-decode)
 	run -0 mt-group --by function,free-function --format tsv l.txt
-	has_line "$output" $'^make_name\tmain\t5\t160\t0$'
-	has_line "$output" $'^make_name\t-\t3\t96\t96$'
-	has_line "$output" $'^main\tmain\t1\t100\t0$'
+	has_line "$output" $'^make_name\tmain\t5\t160\t0\t32$'
+	has_line "$output" $'^make_name\t-\t3\t96\t96\t32$'
+	has_line "$output" $'^main\tmain\t1\t100\t0\t100$'
 	run -0 mt-group --by free-stack --format tsv l.txt
-	has_line "$output" $'^_start;__libc_start_main_impl;__libc_start_call_main;main\t6\t260\t0$'
+	has_line "$output" $'^_start;__libc_start_main_impl;__libc_start_call_main;main\t6\t260\t0\t43$'
 	run -2 mt-group --by free-functions l.txt
 }
 
@@ -165,12 +165,12 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 	printf 'life\t1\t2\t10\t10\tmal\0loc\t0x10\t8\t-\taifi\t0\nlife\t1\t2\t10\t10\tmalloc\t0x20\t8\t-\taifi\t0\n' >nul.life
 	run -1 --separate-stderr mt-group --format tsv nul.life
 	[ "$stderr" = "mt-group: nul.life:1: NUL byte in line 'life?1?2?10?10?mal'" ]
-	has_line "$output" $'^\\?\tmalloc\ttransient\t-\t1\t8\t0$'
+	has_line "$output" $'^\\?\tmalloc\ttransient\t-\t1\t8\t0\t8$'
 	# CRLF: the same as LF, said once
 	printf 'proc\t10\t1\t0\t/bin/app\tapp\r\nlife\t1\t-\t10\t10\tmalloc\t0x10\t8\t-\taifo\t8\r\nlife\t1\t-\t10\t10\tmalloc\t0x20\t8\t-\taifo\t8\r\n' >crlf.life
 	run -0 --separate-stderr mt-group --format tsv crlf.life
 	[ "$stderr" = "mt-group: crlf.life:1: note: CRLF line ends read as LF" ]
-	has_line "$output" $'^app\tmalloc\timpacting\t-\t2\t16\t16$'
+	has_line "$output" $'^app\tmalloc\timpacting\t-\t2\t16\t16\t8$'
 	# invalid UTF-8 and control bytes in names
 	{
 		printf 'proc\t10\t1\t0\t/bin/a\033[31mb\ta\n'
@@ -211,15 +211,15 @@ tree_input() {
 	tree_input
 	run -0 mt-group --tree --by process,type t.life
 	[ "${lines[0]%% *}" = process ] && [[ "${lines[0]}" == "process > type > stack "* ]]
-	has_line "$output" '^all +7 +143 B +138 B$'
-	has_line "$output" '^  app +7 +143 B +138 B$'
-	has_line "$output" '^    impacting +6 +138 B +138 B$'
-	has_line "$output" '^    transient +1 +5 B +0 B$'
-	has_line "$output" '^      main +5 +137 B +137 B$'
-	has_line "$output" '^        a +4 +130 B +130 B$'
-	has_line "$output" '^          b +1 +100 B +100 B$'
-	has_line "$output" '^          \[self\] +3 +30 B +30 B$'
-	has_line "$output" '^      \[no stack\] +1 +1 B +1 B$'
+	has_line "$output" '^all +7 +143 B +138 B +20 B$'
+	has_line "$output" '^  app +7 +143 B +138 B +20 B$'
+	has_line "$output" '^    impacting +6 +138 B +138 B +23 B$'
+	has_line "$output" '^    transient +1 +5 B +0 B +5 B$'
+	has_line "$output" '^      main +5 +137 B +137 B +27 B$'
+	has_line "$output" '^        a +4 +130 B +130 B +32 B$'
+	has_line "$output" '^          b +1 +100 B +100 B +100 B$'
+	has_line "$output" '^          \[self\] +3 +30 B +30 B +10 B$'
+	has_line "$output" '^      \[no stack\] +1 +1 B +1 B +1 B$'
 	# children biggest first: b (100) before [self] (30)
 	[[ "$output" == *"  b "*"[self]"* ]]
 	# no [self] where a function only allocated itself
@@ -228,31 +228,31 @@ tree_input() {
 	[ "$(printf '%s\n' "$output" | grep -c '\[self\]')" = 1 ]
 	# bottom-up: the allocating functions first, their callers under them
 	run -0 mt-group --tree=bottom-up t.life
-	has_line "$output" '^    a +3 +30 B +30 B$'
-	has_line "$output" '^    b +1 +100 B +100 B$'
-	has_line "$output" '^      a +1 +100 B +100 B$'
-	has_line "$output" '^    c +2 +12 B +7 B$'
+	has_line "$output" '^    a +3 +30 B +30 B +10 B$'
+	has_line "$output" '^    b +1 +100 B +100 B +100 B$'
+	has_line "$output" '^      a +1 +100 B +100 B +100 B$'
+	has_line "$output" '^    c +2 +12 B +7 B +6 B$'
 }
 
 @test "--tree with --top, --depth, --sort, TSV and JSON; the combinations it refuses" {
 	cd "$BATS_TEST_TMPDIR"
 	tree_input
 	run -0 mt-group --tree --top 1 t.life
-	has_line "$output" '^    main +6 +142 B +137 B$'
-	has_line "$output" '^    \[1 more\] +1 +1 B +1 B$'
-	has_line "$output" '^      a +4 +130 B +130 B$'
-	has_line "$output" '^      \[1 more\] +2 +12 B +7 B$'
+	has_line "$output" '^    main +6 +142 B +137 B +23 B$'
+	has_line "$output" '^    \[1 more\] +1 +1 B +1 B +1 B$'
+	has_line "$output" '^      a +4 +130 B +130 B +32 B$'
+	has_line "$output" '^      \[1 more\] +2 +12 B +7 B +6 B$'
 	run -0 mt-group --tree --sort count --top 1 t.life
 	has_line "$output" '^      a +4 '
 	run -0 mt-group --tree --depth 1 t.life
-	has_line "$output" '^    main +6 +142 B +137 B$'
+	has_line "$output" '^    main +6 +142 B +137 B +23 B$'
 	[ -z "$(printf '%s\n' "$output" | grep '^      a ')" ]
 	run -0 mt-group --tree --depth 0 --by heap t.life
 	[ "${#lines[@]}" = 3 ]
 	run -0 mt-group --tree --format tsv t.life
-	[ "${lines[0]}" = "$(printf 'id\tparent\tlevel\tname\tcount\tsize\timpact')" ]
-	has_line "$output" '^0\t-\tall\tall\t7\t143\t138$'
-	has_line "$output" '^1\t0\tprocess\tapp\t7\t143\t138$'
+	[ "${lines[0]}" = "$(printf 'id\tparent\tlevel\tname\tcount\tsize\timpact\tper-alloc')" ]
+	has_line "$output" '^0\t-\tall\tall\t7\t143\t138\t20$'
+	has_line "$output" '^1\t0\tprocess\tapp\t7\t143\t138\t20$'
 	# every parent is a row before its children; the sums add up
 	printf '%s\n' "$output" | awk -F'\t' 'NR > 1 { seen[$1] = 1; if ($2 != "-" && !($2 in seen)) exit 1
 		if ($2 != "-") kids[$2] += $5; cnt[$1] = $5 }
@@ -320,7 +320,7 @@ assert (app["level"], app["name"], app["count"]) == ("process", "app", 7)'
 	printf '%s\n' 'proc	1	0	0	/bin/a	a' 'sym	0x10	f	-	/bin/a' 'stack	1	0x10' \
 		'life	1	-	1	1	malloc	0x100	10	1	aifo	10' >n.life
 	run -0 mt-group --by function,file,line --format tsv n.life
-	[ "${lines[1]}" = "$(printf 'f\t-\t-\t1\t10\t10')" ]
+	[ "${lines[1]}" = "$(printf 'f\t-\t-\t1\t10\t10\t10')" ]
 }
 
 @test "C++ names: template arguments shown as <> in the table (--shorten), whole in TSV and JSON; rows within 120 columns" {
@@ -387,7 +387,7 @@ assert (d[0]["count"], d[0]["old-count"], d[0]["state"]) == (3000, 1000, "change
 	has_line "$output" '^main\t1001\t24192\t8192\t0\t0\t0\tnew$'
 	# other keys, a bad row, an unreadable file: trouble, said
 	run -2 --separate-stderr mt-group --by function --diff old.tsv r1000.life
-	has_line "$stderr" "^mt-group: old.tsv:1: the columns are not those of --by: 'heap\\?function\\?count\\?size\\?impact' \\(want 'function\\?count\\?size\\?impact'\\)$"
+	has_line "$stderr" "^mt-group: old.tsv:1: the columns are not those of --by: 'heap\\?function\\?count\\?size\\?impact\\?per-alloc' \\(want 'function\\?count\\?size\\?impact\\?per-alloc'\\)$"
 	printf 'function\tcount\tsize\timpact\nmain\tmany\t1\t1\nx\t1\t1\n' >bad.tsv
 	run -2 --separate-stderr mt-group --by function --diff bad.tsv r1000.life
 	has_line "$stderr" "^mt-group: bad.tsv:2: bad number 'many'"
@@ -401,15 +401,15 @@ assert (d[0]["count"], d[0]["old-count"], d[0]["state"]) == (3000, 1000, "change
 	mt-record -o t.mtr -- "$PROGS/temps" >/dev/null 2>&1
 	mt-symbolize t.mtr >t.txt
 	run -0 bash -c "mt-lifetime -q t.txt | mt-group --by function,temporary --format tsv"
-	has_line "$output" '^churn\ttemporary\t1000\t64000\t0$'
-	has_line "$output" '^pairs\ttemporary\t500\t24000\t0$'
-	has_line "$output" '^pairs\tother\t500\t16000\t0$'
-	has_line "$output" '^keep\tother\t100\t1600\t1600$'
+	has_line "$output" '^churn\ttemporary\t1000\t64000\t0\t64$'
+	has_line "$output" '^pairs\ttemporary\t500\t24000\t0\t48$'
+	has_line "$output" '^pairs\tother\t500\t16000\t0\t32$'
+	has_line "$output" '^keep\tother\t100\t1600\t1600\t16$'
 	[ -z "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "churn" && $2 == "other"')" ]
 	# the same through a .mtr stream
 	run -0 bash -c "mt-lifetime -q -b t.txt | mt-group --by function,temporary --format tsv"
-	has_line "$output" '^churn\ttemporary\t1000\t64000\t0$'
-	has_line "$output" '^pairs\ttemporary\t500\t24000\t0$'
+	has_line "$output" '^churn\ttemporary\t1000\t64000\t0\t64$'
+	has_line "$output" '^pairs\ttemporary\t500\t24000\t0\t48$'
 	# the life line's last field; fate and free stack '-' before it
 	mt-lifetime -q t.txt | awk -F'\t' '$1 == "life" && NF == 14 && $12 == "-" && $13 == "-" && $14 == "temporary" { n++ } END { exit n != 1500 }'
 	# heaptrack counts churn's the same; pairs' b not, as a free came between
@@ -426,7 +426,7 @@ assert (d[0]["count"], d[0]["old-count"], d[0]["state"]) == (3000, 1000, "change
 	mt-record -o t.mtr -- "$PROGS/temps" >/dev/null 2>&1
 	mt-lifetime -q t.mtr >t.life
 	run -0 mt-group --histogram --format tsv t.life
-	[ "$output" = "$(printf 'size-class\tcount\tsize\timpact\n16-31\t100\t1600\t1600\n32-63\t1000\t40000\t0\n64-127\t1000\t64000\t0')" ]
+	[ "$output" = "$(printf 'size-class\tcount\tsize\timpact\tper-alloc\n16-31\t100\t1600\t1600\t16\n32-63\t1000\t40000\t0\t40\n64-127\t1000\t64000\t0\t64')" ]
 	# against awk's own classes of a larger trace, every lifetime counted
 	mt-record -o d.mtr -- "$PROGS/peak-cxx" >/dev/null 2>&1
 	mt-lifetime -q d.mtr >d.life
@@ -509,7 +509,7 @@ views_agree() {
 		[[ $output == *main* || $f == --histogram ]]
 	done
 	run -0 --separate-stderr mt-group --format tsv stdio.life
-	[ "$output" = "$(printf 'process\theap\ttype\tfunction\tcount\tsize\timpact\nx\tmalloc\timpacting\tmain\t1\t16\t16')" ]
+	[ "$output" = "$(printf 'process\theap\ttype\tfunction\tcount\tsize\timpact\tper-alloc\nx\tmalloc\timpacting\tmain\t1\t16\t16\t16')" ]
 	printf 'function ok\nfunction (\nmodule [z-a] function x\nfunction fine\n' >re.supp
 	run -2 --separate-stderr mt-group --suppress re.supp stdio.life
 	[ -z "$output" ]
@@ -556,22 +556,22 @@ mt-group: Impacting Size saturated at $M $up
 mt-group: Impacting Size saturated at -$M $down"
 	# once two lifetimes of 2^63-1 bytes made Size -2 B
 	run -1 --separate-stderr mt-group --by heap --format tsv big.life
-	[ "$output" = "$(printf 'heap\tcount\tsize\timpact\nmalloc\t2\t%s\t%s\nmmap\t2\t0\t-%s' $M $M $M)" ]
+	[ "$output" = "$(printf 'heap\tcount\tsize\timpact\tper-alloc\nmalloc\t2\t%s\t%s\t%s\nmmap\t2\t0\t-%s\t0' $M $M $M $M)" ]
 	[ "$stderr" = "$said" ]
 	run -1 --separate-stderr mt-group --by heap --format json big.life
-	has_line "$output" "^  {\"heap\": \"malloc\", \"count\": 2, \"size\": $M, \"impact\": $M},\$"
-	has_line "$output" "^  {\"heap\": \"mmap\", \"count\": 2, \"size\": 0, \"impact\": -$M}\$"
+	has_line "$output" "^  {\"heap\": \"malloc\", \"count\": 2, \"size\": $M, \"impact\": $M, \"per-alloc\": $M},\$"
+	has_line "$output" "^  {\"heap\": \"mmap\", \"count\": 2, \"size\": 0, \"impact\": -$M, \"per-alloc\": 0}\$"
 	[ "$stderr" = "$said" ]
 	run -1 --separate-stderr mt-group --by heap big.life
-	has_line "$output" '^malloc +2 +>=8\.0 EiB +>=8\.0 EiB$'
-	has_line "$output" '^mmap +2 +0 B +<=-8\.0 EiB$'
+	has_line "$output" '^malloc +2 +>=8\.0 EiB +>=8\.0 EiB +8\.0 EiB$'
+	has_line "$output" '^mmap +2 +0 B +<=-8\.0 EiB +0 B$'
 	[ "$stderr" = "$said" ]
 	# kept wide until shown: what the frees took back is not lost
 	run -1 --separate-stderr mt-group --by process --format tsv big.life
-	[ "${lines[1]}" = "$(printf 'app\t4\t%s\t0' $M)" ]
+	[ "${lines[1]}" = "$(printf 'app\t4\t%s\t0\t%s' $M $((M / 2)))" ]
 	[ "$stderr" = "mt-group: Size saturated at $M $up" ]
 	run -1 --separate-stderr mt-group --tree --by heap big.life
-	has_line "$output" '^all +4 +>=8\.0 EiB +0 B$'
+	has_line "$output" '^all +4 +>=8\.0 EiB +0 B +4\.0 EiB$'
 	[ "$stderr" = "$said" ]
 	run -1 --separate-stderr mt-group --format folded big.life
 	[ "$output" = "app $M" ]
@@ -739,4 +739,209 @@ vg_lost() {
 		has_line "$output" "^${lib}_user\t[^\t]*api-users\t$n\t$bytes\t$bytes$"
 	done <a.out
 	! has_line "$output" '^(g_malloc|g_malloc0|CRYPTO_malloc|sqlite3_?[Mm]alloc)\t' || false
+}
+
+# deep.life: one block of 100 bytes under main and 40 frames of Rust
+# names, crate_N::alloc::raw_vec::RawVec<T,A>::grow_amortized at level N,
+# each with its line.
+deep_input() {
+	{
+		printf 'proc\t5\t1\t0\t/bin/app\tapp\n'
+		printf 'sym\t0x1000\tmalloc\t-\t/lib/libc.so.6\n'
+		printf 'sym\t0x1001\t_start\t-\t/bin/app\nsym\t0x1002\t__libc_start_main\t-\t/lib/libc.so.6\n'
+		printf 'sym\t0x1003\tmain\t/src/app/src/main.c:3\t/bin/app\n'
+		for d in $(seq 1 40); do
+			printf 'sym\t0x%x\tcrate_%d::alloc::raw_vec::RawVec<T,A>::grow_amortized\t/rustc/0123abcd/library/alloc/src/raw_vec.rs:%d\t/bin/app\n' \
+				$((0x2000 + d)) $d $((100 + d))
+		done
+		printf 'stack\t1\t0x1000'
+		for d in $(seq 40 -1 1); do printf '\t0x%x' $((0x2000 + d)); done
+		printf '\t0x1003\t0x1002\t0x1001\n'
+		printf 'life\t1\t-\t5\t5\tmalloc\t0x10\t100\t1\taifo\t100\n'
+	} >deep.life
+}
+
+@test "--tree: the columns in line at any depth, with --no-shorten too; names cut keeping their last components" {
+	cd "$BATS_TEST_TMPDIR"
+	deep_input
+	for f in --tree --tree=bottom-up "--tree --no-shorten" "--tree --by line" "--tree --by line --no-shorten"; do
+		run -0 mt-group $f deep.life
+		# the header, all, app, 3 frames of start-up, 40 of Rust
+		[ "${#lines[@]}" = 46 ]
+		# every row as long as the header: the numbers in line
+		[ "$(printf '%s\n' "$output" | awk '{ print length($0) }' | sort -u | wc -l)" = 1 ]
+		has_line "$output" ' +1 +100 B +100 B +100 B$'
+		[ "$(printf '%s\n' "$output" | grep -c ' 1  *100 B  *100 B  *100 B$')" = 45 ]
+	done
+	# past the sixteenth level the level said; every Rust frame keeps its
+	# type and method, the crate said where it fits, its line in its file
+	run -0 mt-group --tree deep.life
+	has_line "$output" '^ {32}#17 [^ ]*::RawVec<>::grow_amortized +1 '
+	[ "$(printf '%s\n' "$output" | grep -c 'RawVec<>::grow_amortized  ')" = 40 ]
+	has_line "$output" '^ {10}crate_1::alloc::raw_vec::RawVec<>::grow_amortized +1 '
+	has_line "$output" '^ {32}#43 \.\.\.::\S*RawVec<>::grow_amortized +1 '
+	run -0 mt-group --tree --by line deep.life
+	has_line "$output" '^ {32}#44 \.\.\.::grow_amortized raw_vec\.rs:140 +1 '
+	[ "$(printf '%s\n' "$output" | grep -c 'grow_amortized raw_vec\.rs:1[0-9][0-9] ')" = 41 ]
+	run -0 mt-group --tree --no-shorten deep.life
+	has_line "$output" '^ {32}#43 crate_39::alloc::raw_vec::RawVec<T,A>::grow_amortized +1 '
+}
+
+@test "--tree --by function,line: the leak's function and its callers at their lines; --from-main from main" {
+	cd "$BATS_TEST_TMPDIR"
+	# the lines, by hand from the source
+	src=$PROGS/memtestapp.c
+	leak=$(grep -n 'sink = malloc(40)' "$src" | cut -d: -f1)
+	inner=$(grep -n '^	InnerLoopOperation();' "$src" | cut -d: -f1)
+	op=$(grep -n '^		Operation1();' "$src" | cut -d: -f1)
+	[ -n "$leak" ] && [ -n "$inner" ] && [ -n "$op" ]
+	run -0 mt-group --tree --from-main --by function,line "$BATS_FILE_TMPDIR/wpa.life"
+	[[ ${lines[0]} == "line > stack "* ]]
+	has_line "$output" "^  InnerLoopOperation memtestapp\\.c:$leak +250 +9\\.8 KiB +9\\.8 KiB +40 B\$"
+	has_line "$output" "^    \\[start-up\\] +250 "
+	has_line "$output" "^      main memtestapp\\.c:$op +250 "
+	has_line "$output" "^        Operation1 memtestapp\\.c:$inner +250 "
+	has_line "$output" "^          InnerLoopOperation memtestapp\\.c:$leak +250 "
+	# the runtime's frames above main, never shown
+	! grep -Eq '^ *(_start|__libc_start_main\w*|__libc_start_call_main) ' <<<"$output"
+	# TSV and JSON name the file as the sym line does
+	run -0 --separate-stderr mt-group --tree --from-main --by function,line --format tsv "$BATS_FILE_TMPDIR/wpa.life"
+	has_line "$output" "^[0-9]+\t[0-9]+\tline\tInnerLoopOperation \\S*tests/progs/memtestapp\\.c:$leak\t250\t10000\t10000\t40\$"
+	has_line "$output" "^[0-9]+\t[0-9]+\tframe\t\\[start-up\\]\t250\t"
+	run -0 --separate-stderr mt-group --tree --from-main --by function,line --format json "$BATS_FILE_TMPDIR/wpa.life"
+	printf '%s\n' "$output" | python3 -c 'import json, sys
+t = json.load(sys.stdin)
+leak = [k for k in t["children"] if k["name"].startswith("InnerLoopOperation ")][0]
+assert leak["level"] == "line" and leak["per-alloc"] == 40, leak
+assert leak["children"][0]["name"] == "[start-up]"'
+	# folded stacks and the stack key fold it too
+	run -0 --separate-stderr mt-group --from-main --format folded "$BATS_FILE_TMPDIR/wpa.life"
+	has_line "$output" '^memtestapp;\[start-up\];main;Operation1;InnerLoopOperation 10000$'
+	run -0 --separate-stderr mt-group --from-main --by stack --format tsv "$BATS_FILE_TMPDIR/wpa.life"
+	has_line "$output" '^\[start-up\];main;Operation1;InnerLoopOperation\t250\t'
+}
+
+@test "--from-main on Rust and python3: lang_start and the interpreter one node, the program's main under it" {
+	cd "$BATS_TEST_TMPDIR"
+	command -v rustc >/dev/null || skip "no rustc"
+	printf '%s\n' 'fn make_buffer(n: usize) -> Vec<u8> { let mut v = Vec::with_capacity(n); v.resize(n, 7); v }' \
+		'fn main() { let v = make_buffer(100000); println!("{}", v.len()); std::mem::forget(v); }' >leak.rs
+	rustc -g -C opt-level=0 leak.rs -o leak
+	mt-record -o r.mtr -- ./leak >/dev/null 2>&1
+	mt-symbolize r.mtr | mt-lifetime -q >r.life
+	# without it, Rust's start-up between the process and leak::main
+	run -0 mt-group --tree r.life
+	has_line "$output" '^ +std::rt::lang_start_internal +'
+	run -0 mt-group --tree --from-main r.life
+	[[ ${lines[3]} =~ ^\ {4}\[start-up\]\ + ]]
+	has_line "$output" '^ {6}leak::main +'
+	has_line "$output" '^ {8}leak::make_buffer +1 +97\.7 KiB +97\.7 KiB +97\.7 KiB$'
+	! grep -Eq '^ *(main|_start|std::rt::lang_start\S*|std::panicking::\S*|\S*__rust_begin_short_backtrace) ' <<<"$output"
+	# every lifetime is under it: the program's and the runtime's own
+	run -0 mt-group --tree --from-main --format tsv r.life
+	[ "$(awk -F'\t' '$3 == "process" { print $5 }' <<<"$output")" = "$(awk -F'\t' '$4 == "[start-up]" { print $5 }' <<<"$output")" ]
+	PYTHONMALLOC=malloc mt-record -o py.mtr -- /usr/bin/python3 -c 'x = [str(i) for i in range(20000)]' >/dev/null 2>&1
+	mt-symbolize py.mtr | mt-lifetime -q >py.life
+	run -0 mt-group --tree --from-main --format tsv py.life
+	# the interpreter's way to the eval loop never a node
+	! grep -Eq '\t(Py_BytesMain|Py_RunMain|pymain_run_python|PyEval_EvalCode|_start|__libc_start_call_main)\t' <<<"$output"
+	has_line "$output" '\t\[start-up\]\t'
+}
+
+@test "commit-time and decommit-time: the walkthrough's ten spikes with their times, to the trace's resolution; Per Alloc" {
+	cd "$BATS_TEST_TMPDIR"
+	# the program's commit() maps and fills as VirtualAlloc commits: the API
+	run -0 --separate-stderr mt-group --skip '^commit$' --by function,commit-time,decommit-time --format tsv "$BATS_FILE_TMPDIR/wpa.life"
+	[ "${lines[0]}" = "$(printf 'function\tcommit-time\tdecommit-time\tcount\tsize\timpact\tper-alloc')" ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "ManipulateTemporaryBuffer"' | wc -l)" = 10 ]
+	[ -z "$(printf '%s\n' "$output" | awk -F'\t' -v M=$MiB '$1 == "ManipulateTemporaryBuffer" && ($4 != 1 || $5 != 10 * M || $7 != 10 * M)')" ]
+	# the times are the life lines' own, in seconds to 100 ns (resolution=100)
+	grep -q $'^#mt-events\t1\t.*\tresolution=100' "$BATS_FILE_TMPDIR/wpa.life"
+	printf '%s\n' "$output" | awk -F'\t' -v M=$MiB '$5 == 10 * M { print $2, $3 }' | sort >ours
+	awk -F'\t' -v M=$MiB '$1 == "life" && $6 == "mmap" && $8 == 10 * M {
+		printf "%d.%07d %d.%07d\n", $2 / 1e9, ($2 % 1e9) / 100, $3 / 1e9, ($3 % 1e9) / 100 }' \
+		"$BATS_FILE_TMPDIR/wpa.life" | sort >theirs
+	[ "$(wc -l <ours)" = 12 ]
+	diff ours theirs
+	# the table heads them as WPA does
+	run -0 --separate-stderr mt-group --skip '^commit$' --by function,commit-time,decommit-time "$BATS_FILE_TMPDIR/wpa.life"
+	[[ ${lines[0]} =~ ^function\ +Commit\ Time\ +Decommit\ Time\ +Count\ +Size\ +Impacting\ Size\ +Per\ Alloc$ ]]
+	[ "$(printf '%s\n' "$output" | grep -cP '^ManipulateTemporaryBuffer +\d\.\d{7} +\d\.\d{7} +1 +10\.0 MiB +0 B +10\.0 MiB$')" = 10 ]
+	# none: '-'; a header without a resolution: nanoseconds; 1 ms: 3 digits
+	printf '%s\n' 'proc	1	0	0	/bin/a	a' 'life	1500000001	-	1	1	malloc	0x10	10	-	aifo	10' \
+		'life	-	2000000000	1	1	malloc	0x20	20	-	aofi	-20' \
+		'life	3	7	1	1	malloc	0x30	31	-	aifi	0' 'life	3	9	1	1	malloc	0x40	30	-	aifi	0' >t.life
+	run -0 mt-group --by commit-time,decommit-time --format tsv t.life
+	has_line "$output" '^1\.500000001\t-\t1\t10\t10\t10$'
+	has_line "$output" '^-\t2\.000000000\t1\t0\t-20\t0$'
+	has_line "$output" '^0\.000000003\t0\.000000007\t1\t31\t0\t31$'
+	{ printf '#mt-events\t1\tstart=1\thost=h\tresolution=1000000\n'; cat t.life; } >ms.life
+	run -0 mt-group --by commit-time,decommit-time --format tsv ms.life
+	has_line "$output" '^1\.500\t-\t1\t10\t10\t10$'
+	# two in the same tick: one group, Per Alloc their Size / Count
+	has_line "$output" '^0\.000\t0\.000\t2\t61\t0\t30$'
+	run -0 mt-group --by commit-time --format json ms.life
+	has_line "$output" '"commit-time": "0\.000", "count": 2, "size": 61, "impact": 0, "per-alloc": 30'
+	run -0 mt-group --by heap --tree --format tsv ms.life
+	[ "${lines[0]}" = "$(printf 'id\tparent\tlevel\tname\tcount\tsize\timpact\tper-alloc')" ]
+	has_line "$output" '^1\t0\theap\tmalloc\t4\t71\t-10\t17$'
+}
+
+# kernel.life: a kernel trace as mt-record --kernel writes it: pid 0,
+# [kernel], its tasks named; page blocks of orders 0, 1, 9, and kmalloc.
+kernel_input() {
+	printf '%s\n' '#mt-events	1	start=1	host=h	resolution=100' \
+		'# mt-record: kernel allocations: kmalloc page, page order >= 0, call sites' \
+		'proc	0	0	0	[kernel]	[kernel]' '#task	11	kworker/0:1' '#task	12	python3' \
+		'sym	0xffffffff81000010	alloc_pipe_info	-	[kernel.kallsyms]' 'stack	1	0xffffffff81000010' \
+		'life	100	200	0	11	page	0x1000	4096	1	aifi	0' \
+		'life	100	-	0	11	page	0x3000	4096	1	aifo	4096' \
+		'life	300	-	0	12	page	0x5000	8192	1	aifo	8192' \
+		'life	400	500	0	12	page	0x200000	2097152	1	aifi	0' \
+		'life	600	-	0	12	kmalloc	0xffff8880	64	1	aifo	64' >kernel.life
+}
+
+@test "a kernel trace: by task by default, not [kernel] on every row; the page order as mm_page_alloc says it" {
+	cd "$BATS_TEST_TMPDIR"
+	kernel_input
+	run -0 --separate-stderr mt-group --format tsv kernel.life
+	[ "${lines[0]}" = "$(printf 'task\theap\ttype\tfunction\tcount\tsize\timpact\tper-alloc')" ]
+	has_line "$output" '^python3:12\tpage\timpacting\talloc_pipe_info\t1\t8192\t8192\t8192$'
+	has_line "$output" '^kworker/0:1:11\tpage\ttransient\talloc_pipe_info\t1\t4096\t0\t4096$'
+	run -0 --separate-stderr mt-group --tree kernel.life
+	[[ ${lines[0]} == "task > stack "* ]]
+	has_line "$output" '^  python3:12 +3 '
+	# asked for, the process is still there; a process's trace as before
+	run -0 --separate-stderr mt-group --by process --format tsv kernel.life
+	[ "${lines[1]}" = "$(printf '[kernel]\t5\t2113600\t12352\t422720')" ]
+	sed 's/^proc\t0\t0\t0\t\[kernel\]\t\[kernel\]$/proc\t0\t0\t0\t\/bin\/k\tk/' kernel.life >k2.life
+	run -0 --separate-stderr mt-group --format tsv k2.life
+	[[ ${lines[0]} == process$'\t'* ]]
+	# order: 4 KiB << order, '-' for the other heaps
+	run -0 --separate-stderr mt-group --by heap,order --format tsv kernel.life
+	[ "$output" = "$(printf 'heap\torder\tcount\tsize\timpact\tper-alloc\npage\t1\t1\t8192\t8192\t8192\npage\t0\t2\t8192\t4096\t4096\nkmalloc\t-\t1\t64\t64\t64\npage\t9\t1\t2097152\t0\t2097152')" ]
+}
+
+@test "a recorded kernel page trace: each order's blocks counted as the kernel's own events count them" {
+	[ "$(id -u)" = 0 ] || skip "kernel tracing needs root"
+	grep -qw tracefs /proc/filesystems || skip "this kernel has no tracefs"
+	cd "$BATS_TEST_TMPDIR"
+	mt-record --kernel --events page -d 2s -o p.mtr 2>p.err &
+	rec=$!
+	for n in $(seq 40); do python3 -c 'x = bytearray(1 << 22)'; done
+	wait $rec
+	mt-symbolize p.mtr | mt-lifetime -q >p.life
+	# the allocations by order, by hand from the decoded events
+	mt-decode p.mtr | awk -F'\t' '$1 == "alloc" && $5 == "page" {
+		o = 0; for (s = $7 / 4096; s > 1; s /= 2) o++; n[o]++ } END { for (o in n) print o, n[o] }' | sort >theirs
+	[ -s theirs ]
+	run -0 --separate-stderr mt-group --by order --format tsv p.life
+	# (blocks allocated before the recording: order '-', their size unknown)
+	printf '%s\n' "$output" | awk -F'\t' 'NR > 1 && $1 != "-" { print $1, $2 }' | sort >ours
+	diff ours theirs
+	# each order's Per Alloc its block: 4 KiB << order
+	[ -z "$(printf '%s\n' "$output" | awk -F'\t' 'NR > 1 && $1 != "-" && $5 != 4096 * 2 ^ $1')" ]
+	# the default table: by task
+	run -0 --separate-stderr mt-group p.life
+	[[ ${lines[0]} == task\ * ]]
 }

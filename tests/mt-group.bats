@@ -673,7 +673,7 @@ api_stream() {
 	[ -z "$(printf '%s\n' "${lines[@]:1}" | grep '^caller_')" ]
 	# --skip adds to the list
 	run -0 mt-group --skip '^make_allocator$' --by function --format tsv own.life
-	has_line "$output" '^caller_1\t1\t1\t1$'
+	has_line "$output" '^caller_1\t1\t1\t1\t1$'
 	! has_line "$output" '^make_allocator\t' || false
 }
 
@@ -696,9 +696,9 @@ vg_lost() {
 	read -r vb vn vl <<<"$(vg_lost rust_leak::leak_records)"
 	[ "$vl" = "$(rust_line LEAK)" ]
 	[ "$vn" = 20 ] && [ "$vb" = 20000 ]
-	has_line "$output" "^rust_leak::leak_records\tsrc/main.rs:$vl\t$vn\t$vb\t$vb$"
+	has_line "$output" "^rust_leak::leak_records\tsrc/main.rs:$vl\t$vn\t$vb\t$vb\t$((vb / vn))$"
 	# the program's functions named at their lines, make_allocator too
-	has_line "$output" "^rust_leak::make_allocator\tsrc/main.rs:$(rust_line ALLOCATOR)\t1\t512\t0$"
+	has_line "$output" "^rust_leak::make_allocator\tsrc/main.rs:$(rust_line ALLOCATOR)\t1\t512\t0\t512$"
 	has_line "$output" "^rust_leak::count_words\tsrc/main.rs:$(rust_line MAP)\t"
 	# no row of the allocation plumbing, and one form of std's paths
 	! has_line "$output" '^(<+)?(alloc::|hashbrown::|__rust|__rdl|core::)' || false
@@ -736,7 +736,7 @@ vg_lost() {
 			echo "# sqlite: libsqlite3 without symbols for sqlite3Malloc" >&3
 			continue
 		fi
-		has_line "$output" "^${lib}_user\t[^\t]*api-users\t$n\t$bytes\t$bytes$"
+		has_line "$output" "^${lib}_user\t[^\t]*api-users\t$n\t$bytes\t$bytes\t$((bytes / n))$"
 	done <a.out
 	! has_line "$output" '^(g_malloc|g_malloc0|CRYPTO_malloc|sqlite3_?[Mm]alloc)\t' || false
 }

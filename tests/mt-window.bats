@@ -209,7 +209,7 @@ exited_child() {
 	mt-window --from 0.05s --to 0.5s e.life >w.txt
 	[ "$(awk -F'\t' '$1 == "life" && $4 == 200 && $10 == "aifo" && $11 == 1000' w.txt | wc -l)" = 100 ]
 	run -0 mt-group --by pid,type w.txt
-	has_line "$output" '^200 +leaked +100 +97.7 KiB +97.7 KiB$'
+	has_line "$output" '^200 +leaked +100 +97.7 KiB +97.7 KiB +1000 B$'
 	# the whole run as a window: the same as no window
 	mt-window e.life >w.txt
 	[ "$(awk -F'\t' '$1 == "life" && $4 == 200 && $10 == "aifo" && $11 == 1000' w.txt | wc -l)" = 100 ]

@@ -96,6 +96,7 @@ commands_in() {
 		{ flush() }
 		!readme && line ~ /^\$ / { cmd = "run " substr(line, 3); cind = ind; next }
 		readme && ind >= 4 && line ~ /^([A-Z_]+=[^ ]* )*mt-/ { cmd = "run " line; cind = ind; next }
+		readme && ind >= 4 && line ~ /^\$ mt-/ { cmd = "run " substr(line, 3); cind = ind; next }
 		ind >= 4 && line ~ cron {
 			sub("^" f f f f f, "", line); cmd = "cron " line; cind = ind; next }
 		END { flush() }'
@@ -116,6 +117,9 @@ lay_out() {
 		"$w/root/srv/symbols/libs" "$w/root/mnt/prod/usr/lib/debug" "$w/syms" \
 		"$w/prod/usr/bin" "$w/prod/usr/lib/x86_64-linux-gnu"
 	cp app.mtr "$w/app.mtr"
+	# the README's first example records the program by its path in a clone
+	mkdir -p "$w/tests/progs"
+	cp "$PROGS/memtestapp" "$w/tests/progs/"
 	cp app.mtr "$w/old.mtr"
 	cp walk.mtr "$w/new.mtr"
 	cp "$PROGS/memtestapp" "$w/app"

@@ -282,8 +282,9 @@ $p: ev.txt:6: line cut short 'exit?9?10?0'" ]
 		run -1 --separate-stderr "$p" <l.txt
 		[ "$stderr" = "$(said "$p" '<stdin>')" ]
 	done
+	# freed at 5, inside the whole-trace window [0, 6): as without a window
 	run -1 --separate-stderr mt-window l.txt
-	[ "$output" = "$(printf 'window\t0\t6\nlife\t1\t5\t10\t10\tmalloc\t0x10\t8\t-\taifo\t8')" ]
+	[ "$output" = "$(printf 'window\t0\t6\nlife\t1\t5\t10\t10\tmalloc\t0x10\t8\t-\taifi\t0')" ]
 	run -1 --separate-stderr mt-group --format tsv --by heap l.txt
 	[ "$output" = "$(printf 'heap\tcount\tsize\timpact\tper-alloc\nmalloc\t1\t8\t0\t8')" ]
 }

@@ -262,6 +262,26 @@ count_lost(uint64_t n)
 }
 
 /*
+ * Around our own calls that may allocate (busy 2, not recorded): the
+ * thread's signals held, so that a handler that allocates runs after,
+ * its allocations the program's and recorded, not taken for ours.
+ */
+static void
+own_begin(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, old, _NSIG / 8);
+}
+
+static void
+own_end(const sigset_t *old)
+{
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, _NSIG / 8);
+}
+
+/*
  * Our descriptors live high, out of the way of a program that counts on
  * the lowest free numbers (a daemon started with 0-2, a shell's exec 5>):
  * the socket from 32 below the soft limit or 1024, whichever is lower,
@@ -477,9 +497,13 @@ ring_open(struct thread_state *t)
 	   it allocates is ours. */
 	if (t != &late) {
 		int busy = tls.busy;
+		sigset_t old;
+
+		own_begin(&old);
 		tls.busy = 2;
 		pthread_setspecific(thread_key, t);
 		tls.busy = busy;
+		own_end(&old);
 		if (unwind == UNWIND_SHADOW)
 			shadow_thread_start();
 		else if (unwind == UNWIND_FP)
@@ -1157,12 +1181,16 @@ ready_before_unmap(void)
 	struct thread_state *t = &tls;
 	void *ips[4];
 
+	sigset_t old;
+
 	if (t->ring || t->busy || connection_lost)
 		return;
+	own_begin(&old);
 	t->busy = 2;
 	if (ring_open(t) == 0)
 		(void)libunwind_backtrace(ips, 4);
 	t->busy = 0;
+	own_end(&old);
 }
 
 EXPORT void *

@@ -169,27 +169,6 @@ add_key(char **p, size_t *len, size_t *cap, const char *s, size_t n)
 	(*p)[*len] = '\0';
 }
 
-/* Appends a frame after a ';' (but at the start), its own ';' and '\\'
-   escaped with a '\\'. */
-static void
-add_frame(char **p, size_t *len, size_t *cap, const char *f)
-{
-	size_t n = strlen(f) * 2;
-
-	if (*len + n + 2 > *cap) {
-		*cap = (*len + n + 2) * 2;
-		*p = erealloc(*p, *cap);
-	}
-	if (*len && (*p)[*len - 1] != '\t')
-		(*p)[(*len)++] = ';';
-	for (; *f; f++) {
-		if (*f == ';' || *f == '\\')
-			(*p)[(*len)++] = '\\';
-		(*p)[(*len)++] = *f;
-	}
-	(*p)[*len] = '\0';
-}
-
 static int from_main;		/* --from-main */
 
 /* The start-up frames of a stack (--from-main), found once a stack. */
@@ -207,24 +186,10 @@ startup_of(struct mt_stackinfo *si)
 	return (uint32_t)((uintptr_t)*v - 1);
 }
 
-/*
- * The stack as folded frames, outermost first, from the allocating one;
- * one cut at the recorder's depth begins with a frame "[...]" for the
- * callers missing; with --from-main, the runtime's start-up is one
- * frame "[start-up]".
- */
 static void
 folded(struct mt_stackinfo *si, char **p, size_t *len, size_t *cap)
 {
-	uint32_t fold = startup_of(si);
-	size_t i;
-
-	if (si->cut)
-		add_frame(p, len, cap, "[...]");
-	if (fold)
-		add_frame(p, len, cap, "[start-up]");
-	for (i = si->n - fold; i-- > si->alloc_frame;)
-		add_frame(p, len, cap, si->frame[i]->function);
+	stack_folded(si, startup_of(si), p, len, cap);
 }
 
 /*
@@ -399,20 +364,10 @@ key_value(enum key k, const struct mt_event *ev, struct mt_stackinfo *si,
 		}
 		break;
 	case K_SIZE_CLASS:
-		/* Powers of two: 1-1, 2-3, 4-7, ..., 64-127 bytes. */
 		if (ev->flags & EV_SIZE_NONE)
 			break;
-		if (!ev->size) {
-			s = "0";
-			break;
-		}
-		{
-			int b = 63 - __builtin_clzll(ev->size);
-			uint64_t lo = UINT64_C(1) << b, hi = b == 63 ? UINT64_MAX : (lo << 1) - 1;
-			n = snprintf(buf, sizeof(buf), "%" PRIu64 "-%" PRIu64, lo, hi);
-			*len = (size_t)n;
-			return buf;
-		}
+		*len = size_class(ev->size, buf, sizeof(buf));
+		return buf;
 	case K_ORDER:
 		/* A page block's order, as mm_page_alloc says it: 4 KiB << order. */
 		if (ev->flags & EV_SIZE_NONE || ev->heap.len != 4 || memcmp(ev->heap.s, "page", 4) ||
@@ -431,15 +386,10 @@ key_value(enum key k, const struct mt_event *ev, struct mt_stackinfo *si,
 		/* heaptrack's: freed before its thread allocated again */
 		s = ev->flags & EV_TEMP ? "temporary" : "other";
 		break;
-	case K_TASK: {
-		/* The kernel's events by the task that made them (comm:tid);
-		   a process's by its name and thread. */
-		const char *comm = ev->pid == 0 ? dict_task(dict, ev->tid) : NULL;
-		n = snprintf(buf, sizeof(buf), "%.40s:%" PRId64, comm ? comm :
-		    dict_process(dict, ev->pid), (ev->flags & EV_TID_NONE) ? -1 : ev->tid);
-		*len = (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1;
+	case K_TASK:
+		*len = task_name(dict, ev->pid, (ev->flags & EV_TID_NONE) ? -1 : ev->tid, buf,
+		    sizeof(buf));
 		return buf;
-	}
 	default:
 		break;
 	}
@@ -468,7 +418,7 @@ group_by_key(const struct mt_event *ev)
 	key[0] = '\0';
 	if (format == F_FOLDED) {
 		/* The process is the root of every stack. */
-		add_frame(&key, &len, &cap, dict_process(dict, ev->pid));
+		stack_frame_add(&key, &len, &cap, dict_process(dict, ev->pid));
 		if (si && si->n)
 			folded(si, &key, &len, &cap);
 		return group_of(key, len);

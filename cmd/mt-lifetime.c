@@ -59,94 +59,21 @@ put_life(const struct mt_life *l, void *arg)
 	sink_life(&out, l, cls, impact);
 }
 
-/*
- * Allocations and frees of the known heaps read from a trace hold no
- * pointer into the reader's buffers: they wait here a few records, their
- * hash table slots fetched from memory meanwhile, all at once.
- */
-#define AHEAD 32
-static struct mt_event ahead[AHEAD];
-static size_t nahead;
-
 static void
-pair_ahead(struct mt_pairer *p)
+pass(struct mt_reader *r, struct mt_event *ev, void *arg)
 {
-	size_t i;
-
-	for (i = 0; i < nahead; i++)
-		if (ahead[i].type == MT_ALLOC)
-			pairer_alloc(p, &ahead[i]);
-		else
-			pairer_free(p, &ahead[i]);
-	nahead = 0;
-}
-
-/* What the pairer reads of an allocation or free: a fifth of the record. */
-static void
-wait_copy(struct mt_event *to, const struct mt_event *ev)
-{
-	to->type = ev->type;
-	to->flags = ev->flags;
-	to->ts = ev->ts;
-	to->pid = ev->pid;
-	to->tid = ev->tid;
-	to->addr = ev->addr;
-	to->size = ev->size;
-	to->stack = ev->stack;
-	to->heap = ev->heap;
-}
-
-static int
-can_wait(const struct mt_event *ev)
-{
-	return (ev->type == MT_ALLOC || ev->type == MT_FREE) &&
-	    (ev->heap.s == mt_heap_names[0].s || ev->heap.s == mt_heap_names[1].s ||
-	    ev->heap.s == mt_heap_names[2].s);
+	sink_pass(&out, r, ev);
 }
 
 static int
 lifetime(struct mt_pairer *p, const char *path)
 {
+	static const struct pair_hooks hooks = { .other = pass };
 	struct mt_reader *r;
-	struct mt_event ev;
-	int status;
 
 	if (!(r = reader_open(path)))
 		return 1;
-	pairer_input(p, r);
-	while (reader_next(r, &ev)) {
-		if (can_wait(&ev)) {
-			pairer_prefetch(p, &ev);
-			wait_copy(&ahead[nahead++], &ev);
-			if (nahead == AHEAD)
-				pair_ahead(p);
-			continue;
-		}
-		pair_ahead(p);
-		switch (ev.type) {
-		case MT_ALLOC:
-			pairer_alloc(p, &ev);
-			break;
-		case MT_FREE:
-			pairer_free(p, &ev);
-			break;
-		case MT_PROC:
-			pairer_proc(p, ev.pid, ev.ts);
-			sink_pass(&out, r, &ev);
-			break;
-		case MT_EXIT:
-			sink_pass(&out, r, &ev);
-			pairer_image_end(p, ev.pid, "exit", ev.ts);
-			break;
-		default:
-			sink_pass(&out, r, &ev);
-			break;
-		}
-	}
-	pair_ahead(p);
-	status = reader_close(r);
-	pairer_input(p, NULL);
-	return status;
+	return pairer_run(p, r, &hooks);
 }
 
 int

@@ -517,6 +517,12 @@ char *name_cut(const char *s, size_t w);
 void name_middle_cut(const char *s, size_t w, char *out);	/* out: w + 1 bytes */
 /* startup.c: the outermost frames of a stack that are the runtime's start-up */
 uint32_t startup_frames(const struct mt_stackinfo *si);
+/* groupkey.c: key values mt-group and mt-report both show */
+void stack_frame_add(char **p, size_t *len, size_t *cap, const char *f);
+void stack_folded(const struct mt_stackinfo *si, uint32_t startup, char **p, size_t *len,
+    size_t *cap);
+size_t size_class(uint64_t size, char *buf, size_t n);
+size_t task_name(struct mt_dict *d, int64_t pid, int64_t tid, char *buf, size_t n);
 
 /*
  * steps.c: changes at the steps where something changed, merged by step;
@@ -570,6 +576,13 @@ void pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate, uint64
 void pairer_finish(struct mt_pairer *p);	/* the survivors at the end */
 const struct mt_pair_stats *pairer_stats(const struct mt_pairer *p);
 void pairer_free_all(struct mt_pairer *p);
+/* pairrun.c: an input through the pairer; other records to other(). */
+struct pair_hooks {
+	void (*alloc)(const struct mt_event *ev, void *arg);	/* before the pairer's */
+	void (*other)(struct mt_reader *r, struct mt_event *ev, void *arg);
+	void *arg;
+};
+int pairer_run(struct mt_pairer *p, struct mt_reader *r, const struct pair_hooks *h);
 
 /*
  * suppress.c: rules (share/mt-suppress built in, --suppress FILE) on the

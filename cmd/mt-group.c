@@ -660,61 +660,16 @@ by_sort(const void *a, const void *b)
 }
 
 
-/* The length of the UTF-8 sequence at s (of n bytes), or 0 if it is not one. */
-static size_t
-utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	/* No overlong forms, no surrogates, nothing past U+10FFFF. */
-	if ((len == 3 && c < 0x800) || (len == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	return len;
-}
-
-/*
- * A JSON string: quotes, backslashes and control characters escaped; a
- * byte that is not part of valid UTF-8 written as the text \xNN (our
- * rule), which strict decoders take.
- */
+/* A JSON string (lib/json.c) on standard output. */
 static void
 json_str(const char *s, size_t n)
 {
-	size_t i, len;
+	struct mt_out o;
 
-	putchar('"');
-	for (i = 0; i < n; i += len) {
-		unsigned char c = (unsigned char)s[i];
-		len = 1;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			printf("\\u%04x", c);
-		else if (!(len = utf8_len((const unsigned char *)s + i, n - i)))
-			printf("\\\\x%02x", c), len = 1;
-		else
-			fwrite(s + i, 1, len, stdout);
-	}
-	putchar('"');
+	out_init(&o, -1, 2 * n + 16);
+	json_string(&o, s, n);
+	fwrite(o.buf, 1, o.len, stdout);
+	out_free(&o);
 }
 
 /* A name for a terminal: control characters as \xNN, never sent raw. */

@@ -234,6 +234,11 @@ int out_flush(struct mt_out *o);
 int out_finish(struct mt_out *o);	/* flush, say why not, free: 0 or 1 */
 void out_free(struct mt_out *o);
 void out_flush_idle(void *o);	/* out_flush, for mt_set_idle */
+/* json.c */
+size_t utf8_len(const unsigned char *s, size_t n);	/* 0: not a UTF-8 sequence */
+void json_string(struct mt_out *o, const char *s, size_t n);
+/* report_page.c: mt-report's page, the data (JSON) inside */
+void report_page_write(FILE *f, const char *json, size_t len);
 
 /* lines.c: a line reader that does not allocate per line */
 struct mt_lines {
@@ -468,6 +473,7 @@ void reader_write(struct mt_reader *r, struct mt_out *o);
 void reader_keep_bad(struct mt_reader *r);
 void reader_quiet(struct mt_reader *r);	/* a first pass: bad input not said */
 const char *reader_name(const struct mt_reader *r);
+int reader_binary(const struct mt_reader *r);	/* 1: a .mtr stream */
 uint64_t reader_lineno(const struct mt_reader *r);
 int reader_close(struct mt_reader *r);	/* 0, or 1 if anything was wrong */
 

@@ -347,3 +347,9 @@ reader_close(struct mt_reader *r)
 	free(r);
 	return bad;
 }
+
+int
+reader_binary(const struct mt_reader *r)
+{
+	return r->binary;
+}

@@ -1,0 +1,357 @@
+/*
+ * mt-report: the summary a user reads first, or (--html) one page with
+ * WPA's view: the graph, a time range chosen on it, the table and the
+ * flame graph of that range.  One pass over events or life lines; the
+ * stacks' names are made at the end, by mt-symbolize on the dictionary
+ * alone when the input has none.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mt.h"
+#include "report.h"
+
+static const char synopsis[] =
+    "[-qS] [-n count] [-o page.html] [--json file] [-y dir] [--suppress file] [file]";
+static const char options[] =
+    "Summarizes a trace (events or life lines, .mtr or text): its processes and\n"
+    "heaps with their peaks, what leaked, what was live at the peaks, the biggest\n"
+    "transient allocations, temporary allocations and the most calls; each part\n"
+    "with the pipeline that shows it whole.  Or writes one HTML page of it.\n"
+    "\n"
+    "  -o, --html FILE      write the page (graph, time range, table, flame graph)\n"
+    "      --json FILE      write the page's data alone (mt-report(1), DATA)\n"
+    "  -n, --top N          rows a part of the summary (default 5)\n"
+    "  -S, --no-symbolize   stacks as addresses where the input has no sym lines\n"
+    "  -y, --symbols DIR    for mt-symbolize: a symbol directory (repeatable)\n"
+    "      --suppress FILE  more suppressions, as mt-group's (repeatable)\n"
+    "      --no-suppress    none, not even the built-in ones\n"
+    "  -q, --quiet          no summary of the input on standard error\n"
+    "  -h, --help           this help\n"
+    "  -V, --version        the version\n"
+    "\n"
+    "With no file, or -, standard input.  Exit 0, or 1 when something was wrong.\n";
+
+static struct report rep;
+static struct mt_out dictbuf;	/* proc, map, stack, sym, #task lines: for the names */
+static int have_syms, life_seen;
+static uint64_t lost;
+
+static void
+keep_dict(const struct mt_event *ev)
+{
+	size_t n = event_format_size(ev);
+	char *p = out_reserve(&dictbuf, n);
+
+	out_commit(&dictbuf, event_format(ev, p, n));
+}
+
+/* "#mt-events\t1\tstart=NS\thost=NAME" */
+static void
+header(const struct mt_str *line)
+{
+	const char *p = line->s, *end = line->s + line->len, *tab;
+
+	if (line->len < 10 || memcmp(p, "#mt-events", 10))
+		return;
+	for (; p < end; p = tab + 1) {
+		if (!(tab = memchr(p, '\t', (size_t)(end - p))))
+			tab = end;
+		if (tab - p > 6 && !memcmp(p, "start=", 6) && !rep.start_unix)
+			rep.start_unix = strtoull(p + 6, NULL, 10);
+		else if (tab - p > 5 && !memcmp(p, "host=", 5) && !rep.host)
+			rep.host = estrndup(p + 5, (size_t)(tab - p - 5));
+		if (tab == end)
+			break;
+	}
+}
+
+static void
+life_of(const struct mt_event *ev, struct mt_life *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->ta = ev->flags & EV_TS_NONE ? REP_NONE : ev->ts;
+	l->tf = ev->flags & EV_TS2_NONE ? REP_NONE : ev->ts2;
+	l->pid = (int32_t)ev->pid;
+	l->tid = ev->flags & EV_TID_NONE ? -1 : (int32_t)ev->tid;
+	l->heap = ev->heap;
+	l->addr = ev->addr;
+	l->size = ev->flags & EV_SIZE_NONE ? REP_NONE : ev->size;
+	l->stack = ev->flags & EV_STACK_NONE ? REP_NONE : ev->stack;
+	l->fate = ev->s2.len == 4 && !memcmp(ev->s2.s, "exit", 4) ? "exit" :
+	    ev->s2.len == 3 && !memcmp(ev->s2.s, "end", 3) ? "end" : NULL;
+	l->temporary = !!(ev->flags & EV_TEMP);
+}
+
+static void
+other(struct mt_reader *r, struct mt_event *ev, void *arg)
+{
+	struct mt_life l;
+
+	switch (ev->type) {
+	case MT_LIFE:
+		if (!life_seen && rep.lifetimes)
+			fprintf(stderr, "%s: %s: life lines after allocations: the peaks are "
+			    "those of the life lines\n", mt_progname, reader_name(r));
+		life_seen = rep.life_input = 1;
+		life_of(ev, &l);
+		report_life(&rep, &l);
+		return;
+	case MT_SYM:
+		have_syms = 1;
+		/* fall through */
+	case MT_PROC:
+	case MT_MAP:
+	case MT_STACK:
+		if (ev->type == MT_PROC) {
+			report_proc(&rep, ev->pid);
+			report_time(&rep, ev->ts);
+		}
+		keep_dict(ev);
+		return;
+	case MT_COMMENT:
+		header(&ev->s1);
+		if (ev->s1.len > 6 && (!memcmp(ev->s1.s, "#task\t", 6) ||
+		    !memcmp(ev->s1.s, "#mt-events", 10)))
+			keep_dict(ev);
+		return;
+	case MT_EXIT:
+		report_time(&rep, ev->ts);
+		return;
+	case MT_LOST:
+		lost += ev->size;
+		return;
+	default:
+		return;
+	}
+}
+
+static void
+on_alloc(const struct mt_event *ev, void *arg)
+{
+	rep.events++;
+	report_alloc(&rep, ev);
+}
+
+static void
+on_life(const struct mt_life *l, void *arg)
+{
+	report_life(&rep, l);
+}
+
+/* mt-symbolize beside this program, or on the PATH. */
+static void
+exec_symbolize(char **extra, size_t nextra)
+{
+	char self[4096], *slash, **argv = emalloc((nextra + 2) * sizeof(*argv));
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 32);
+	size_t i;
+
+	argv[0] = "mt-symbolize";
+	for (i = 0; i < nextra; i++)
+		argv[i + 1] = extra[i];
+	argv[nextra + 1] = NULL;
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/'))) {
+			strcpy(slash + 1, "mt-symbolize");
+			execv(self, argv);
+		}
+	}
+	execvp("mt-symbolize", argv);
+	fprintf(stderr, "%s: mt-symbolize: %s\n", mt_progname, strerror(errno));
+	_exit(127);
+}
+
+/*
+ * The names: the dictionary's lines read into a dictionary, through
+ * mt-symbolize when the input had no sym lines (only these lines: the
+ * events are not read twice).
+ */
+static struct mt_dict *
+names(int symbolize, char **symdirs, size_t nsymdirs)
+{
+	struct mt_dict *d = dict_new(NULL);
+	struct mt_reader *r;
+	struct mt_event ev;
+	int fd = memfd_create("mt-report", MFD_CLOEXEC), pfd[2];
+	pid_t pid = -1;
+	int st;
+
+	if (fd < 0 || write(fd, dictbuf.buf, dictbuf.len) != (ssize_t)dictbuf.len ||
+	    lseek(fd, 0, SEEK_SET) != 0) {
+		fprintf(stderr, "%s: the stacks' names: %s\n", mt_progname, strerror(errno));
+		mt_status = 1;
+		return d;
+	}
+	if (symbolize && !have_syms && pipe2(pfd, O_CLOEXEC) == 0) {
+		fflush(stdout);
+		if ((pid = fork()) == 0) {
+			dup2(fd, STDIN_FILENO);
+			dup2(pfd[1], STDOUT_FILENO);
+			exec_symbolize(symdirs, nsymdirs);
+		}
+		close(pfd[1]);
+		if (pid > 0) {
+			close(fd);
+			fd = pfd[0];
+		} else {
+			close(pfd[0]);
+		}
+	}
+	if ((r = reader_open_fd(fd, pid > 0 ? "mt-symbolize" : "the dictionary"))) {
+		reader_quiet(r);
+		while (reader_next(r, &ev))
+			dict_add(d, &ev);
+		reader_close(r);
+	}
+	if (pid > 0 && (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) > 1)) {
+		fprintf(stderr, "%s: mt-symbolize failed: stacks may be addresses\n", mt_progname);
+		mt_status = 1;
+	}
+	return d;
+}
+
+static int
+write_file(const char *path, const struct mt_out *o, int html)
+{
+	FILE *f = fopen(path, "w");
+	int bad;
+
+	if (!f) {
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, path, strerror(errno));
+		return 1;
+	}
+	if (html)
+		report_page_write(f, o->buf, o->len);
+	else
+		fwrite(o->buf, 1, o->len, f);
+	bad = ferror(f);
+	if (fclose(f) || bad) {
+		fprintf(stderr, "%s: %s: %s\n", mt_progname, path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "html", required_argument, NULL, 'o' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "no-symbolize", no_argument, NULL, 'S' },
+		{ "symbols", required_argument, NULL, 'y' },
+		{ "suppress", required_argument, NULL, 'P' },
+		{ "no-suppress", no_argument, NULL, 'N' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const struct pair_hooks hooks = { .alloc = on_alloc, .other = other };
+	const char *html = NULL, *json = NULL, *input;
+	char **symdirs = NULL, *end;
+	size_t nsymdirs = 0, top = 5;
+	int ch, status = 0, quiet = 0, symbolize = 1, no_suppress = 0;
+	struct mt_pairer *p;
+	struct mt_reader *r;
+	struct mt_out o;
+
+	mt_setprogname(argv[0]);
+	report_init(&rep, 2000);
+	rep.sup = suppress_new();
+	while ((ch = getopt_long(argc, argv, "o:n:Sy:qhV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'o':
+			html = optarg;
+			break;
+		case 'j':
+			json = optarg;
+			break;
+		case 'n':
+			errno = 0;
+			top = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || top > 100000) {
+				fprintf(stderr, "%s: --top: not a count '%s'\n", mt_progname, optarg);
+				return 2;
+			}
+			break;
+		case 'S':
+			symbolize = 0;
+			break;
+		case 'y':
+			symdirs = erealloc(symdirs, (nsymdirs + 2) * sizeof(*symdirs));
+			symdirs[nsymdirs++] = "-y";
+			symdirs[nsymdirs++] = optarg;
+			break;
+		case 'P':
+			if (suppress_read(rep.sup, optarg))
+				return 2;
+			break;
+		case 'N':
+			no_suppress = 1;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'h':
+			mt_usage(1, synopsis, options);
+		case 'V':
+			mt_version();
+		default:
+			mt_usage(0, synopsis, options);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1) {
+		fprintf(stderr, "%s: one input at a time\n", mt_progname);
+		mt_usage(0, synopsis, options);
+	}
+	input = argc ? argv[0] : "-";
+	if (!no_suppress && suppress_builtin(rep.sup))
+		return 2;
+	if (no_suppress)
+		suppress_none(rep.sup);
+	out_init(&dictbuf, -1, 1 << 16);
+	if (!(r = reader_open(input)))
+		return 1;
+	p = pairer_new(on_life, NULL);
+	status |= pairer_run(p, r, &hooks);
+	pairer_finish(p);
+	pairer_free_all(p);
+	report_finish(&rep);
+	rep.dict = names(symbolize, symdirs, nsymdirs);
+	if (!quiet && lost)
+		fprintf(stderr, "%s: %" PRIu64 " events lost in recording: the figures miss them\n",
+		    mt_progname, lost);
+	if (html || json) {
+		out_init(&o, -1, 1 << 20);
+		report_json(&rep, strcmp(input, "-") ? input : "<stdin>", &o);
+		if (json)
+			status |= write_file(json, &o, 0);
+		if (html)
+			status |= write_file(html, &o, 1);
+		if (!quiet && html)
+			fprintf(stderr, "%s: %s: the page, %zu KiB of data\n", mt_progname, html,
+			    o.len / 1024);
+		out_free(&o);
+	} else {
+		status |= summary(&rep, argc ? input : NULL, have_syms, top);
+	}
+	out_free(&dictbuf);
+	report_free(&rep);
+	status |= mt_close_stdout();
+	return status | mt_status;
+}

@@ -1,0 +1,585 @@
+/*
+ * report.c: mt-report's one pass over a trace (report.h).  The peak of
+ * each process and heap is taken as mt-window --at peak takes it: the
+ * bytes outstanding once every change at an instant is made, the first
+ * instant of the most.  Changes come in the trace's order from a pairer;
+ * from life lines, whose allocations are not in order, they are kept and
+ * sorted at the end.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "mt.h"
+#include "report.h"
+
+/* A change of a site's bytes, kept when life lines are read. */
+struct rep_change {
+	uint64_t t;
+	int64_t d;
+	uint32_t site;
+};
+
+/* Graph buckets a series holds before the width grows 2 or 5 times. */
+#define GRAPH_CAP 5000
+/* Cells kept at exact times; past it the unit grows while the trace has
+   at least MIN_BUCKETS of it. */
+#define CELL_LIMIT (1u << 18)
+#define MIN_BUCKETS 1000
+
+static uint64_t
+next_unit(uint64_t u)
+{
+	/* 1, 5, 10, 50, ...: each a multiple of the one before. */
+	uint64_t d = u;
+
+	while (d >= 10 && d % 10 == 0)
+		d /= 10;
+	return d == 1 ? u * 5 : u * 2;
+}
+
+void
+report_init(struct report *r, size_t biggest)
+{
+	memset(r, 0, sizeof(*r));
+	r->u = 1;
+	r->w = 1000;
+	r->gcap = GRAPH_CAP;
+	r->cell_limit = CELL_LIMIT;
+	r->bigcap = biggest;
+	r->big = biggest ? emalloc(biggest * sizeof(*r->big)) : NULL;
+}
+
+static size_t
+slot(uint64_t h, size_t cap)
+{
+	return (size_t)(h & (cap - 1));
+}
+
+/* Open addressing over indexes + 1; grows at half full. */
+static uint32_t *
+rehash(uint32_t *old, size_t oldcap, size_t newcap, uint64_t (*hash)(const struct report *,
+    uint32_t), const struct report *r)
+{
+	uint32_t *t = ecalloc(newcap, sizeof(*t));
+	size_t i, j;
+
+	for (i = 0; i < oldcap; i++) {
+		if (!old[i])
+			continue;
+		for (j = slot(hash(r, old[i] - 1), newcap); t[j]; j = (j + 1) & (newcap - 1))
+			;
+		t[j] = old[i];
+	}
+	free(old);
+	return t;
+}
+
+static uint64_t
+site_hash_of(int64_t pid, const char *heap, uint64_t stack)
+{
+	return hash64((uint64_t)pid * 0x9e3779b97f4a7c15u ^ (uint64_t)(uintptr_t)heap ^
+	    hash64(stack));
+}
+
+static uint64_t
+site_hash(const struct report *r, uint32_t i)
+{
+	const struct rep_site *s = &r->sites[i];
+
+	return site_hash_of(s->pid, s->heap, s->stack);
+}
+
+static uint32_t
+series_of(struct report *r, int64_t pid, const char *heap)
+{
+	size_t i;
+	struct rep_series *s;
+
+	for (i = r->nseries; i-- > 0;)
+		if (r->series[i].pid == pid && r->series[i].heap == heap)
+			return (uint32_t)i;
+	r->series = egrow(r->series, r->nseries + 1, &r->seriescap, sizeof(*r->series));
+	s = &r->series[r->nseries];
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
+	s->heap = heap;
+	s->max = ecalloc(r->gcap, sizeof(*s->max));
+	s->min = ecalloc(r->gcap, sizeof(*s->min));
+	return (uint32_t)r->nseries++;
+}
+
+/* The heap's name held once: known heaps by the library's bytes. */
+static const char *
+heap_name(struct report *r, struct mt_str h)
+{
+	int k = heap_known(&h);
+
+	if (k >= 0)
+		return mt_heap_names[k].s;
+	if (!r->dict)
+		r->dict = dict_new(NULL);
+	return dict_intern(r->dict, h.s, h.len);
+}
+
+static uint32_t
+site_of(struct report *r, int64_t pid, const char *heap, uint64_t stack)
+{
+	size_t j;
+	struct rep_site *s;
+
+	if (r->sitehcap) {
+		for (j = slot(site_hash_of(pid, heap, stack), r->sitehcap); r->sitehash[j];
+		    j = (j + 1) & (r->sitehcap - 1)) {
+			s = &r->sites[r->sitehash[j] - 1];
+			if (s->pid == pid && s->heap == heap && s->stack == stack)
+				return r->sitehash[j] - 1;
+		}
+	}
+	if ((r->nsites + 1) * 2 > r->sitehcap) {
+		size_t cap = r->sitehcap ? r->sitehcap * 2 : 1024;
+
+		r->sitehash = rehash(r->sitehash, r->sitehcap, cap, site_hash, r);
+		r->sitehcap = cap;
+	}
+	r->sites = egrow(r->sites, r->nsites + 1, &r->sitecap, sizeof(*r->sites));
+	s = &r->sites[r->nsites];
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
+	s->heap = heap;
+	s->stack = stack;
+	s->series = series_of(r, pid, heap);
+	for (j = slot(site_hash_of(pid, heap, stack), r->sitehcap); r->sitehash[j];
+	    j = (j + 1) & (r->sitehcap - 1))
+		;
+	r->sitehash[j] = (uint32_t)++r->nsites;
+	return (uint32_t)(r->nsites - 1);
+}
+
+static uint64_t
+key_hash_of(uint32_t site, int64_t tid, int sclass)
+{
+	return hash64(((uint64_t)site << 32 | (uint32_t)(sclass + 2)) ^ hash64((uint64_t)tid));
+}
+
+static uint64_t
+key_hash(const struct report *r, uint32_t i)
+{
+	const struct rep_key *k = &r->keys[i];
+
+	return key_hash_of(k->site, k->tid, k->sclass);
+}
+
+static uint32_t
+key_of(struct report *r, uint32_t site, int64_t tid, int sclass)
+{
+	size_t j;
+	struct rep_key *k;
+
+	if (r->keyhcap) {
+		for (j = slot(key_hash_of(site, tid, sclass), r->keyhcap); r->keyhash[j];
+		    j = (j + 1) & (r->keyhcap - 1)) {
+			k = &r->keys[r->keyhash[j] - 1];
+			if (k->site == site && k->tid == tid && k->sclass == sclass)
+				return r->keyhash[j] - 1;
+		}
+	}
+	if ((r->nkeys + 1) * 2 > r->keyhcap) {
+		size_t cap = r->keyhcap ? r->keyhcap * 2 : 1024;
+
+		r->keyhash = rehash(r->keyhash, r->keyhcap, cap, key_hash, r);
+		r->keyhcap = cap;
+	}
+	r->keys = egrow(r->keys, r->nkeys + 1, &r->keycap, sizeof(*r->keys));
+	k = &r->keys[r->nkeys];
+	memset(k, 0, sizeof(*k));
+	k->site = site;
+	k->tid = tid;
+	k->sclass = sclass;
+	for (j = slot(key_hash_of(site, tid, sclass), r->keyhcap); r->keyhash[j];
+	    j = (j + 1) & (r->keyhcap - 1))
+		;
+	r->keyhash[j] = (uint32_t)++r->nkeys;
+	return (uint32_t)(r->nkeys - 1);
+}
+
+static uint64_t
+cell_hash_of(uint32_t key, int64_t a, int64_t f, unsigned on, unsigned fate)
+{
+	return hash64((uint64_t)key << 4 ^ on << 2 ^ fate) ^ hash64((uint64_t)a * 31 + (uint64_t)f);
+}
+
+static uint64_t
+cell_hash(const struct report *r, uint32_t i)
+{
+	const struct rep_cell *c = &r->cells[i];
+
+	return cell_hash_of(c->key, c->a, c->f, c->on, c->fate);
+}
+
+static void
+cell_add(struct report *r, uint32_t key, int64_t a, int64_t f, unsigned on, unsigned fate,
+    uint64_t n, uint64_t s)
+{
+	size_t j;
+	struct rep_cell *c;
+
+	if (r->cellhcap) {
+		for (j = slot(cell_hash_of(key, a, f, on, fate), r->cellhcap); r->cellhash[j];
+		    j = (j + 1) & (r->cellhcap - 1)) {
+			c = &r->cells[r->cellhash[j] - 1];
+			if (c->key == key && c->a == a && c->f == f && c->on == on &&
+			    c->fate == fate) {
+				c->n += n;
+				c->s += s;
+				return;
+			}
+		}
+	}
+	if ((r->ncells + 1) * 2 > r->cellhcap) {
+		size_t cap = r->cellhcap ? r->cellhcap * 2 : 4096;
+
+		r->cellhash = rehash(r->cellhash, r->cellhcap, cap, cell_hash, r);
+		r->cellhcap = cap;
+	}
+	r->cells = egrow(r->cells, r->ncells + 1, &r->cellcap, sizeof(*r->cells));
+	c = &r->cells[r->ncells];
+	c->key = key;
+	c->a = a;
+	c->f = f;
+	c->on = (uint8_t)on;
+	c->fate = (uint8_t)fate;
+	c->n = n;
+	c->s = s;
+	for (j = slot(cell_hash_of(key, a, f, on, fate), r->cellhcap); r->cellhash[j];
+	    j = (j + 1) & (r->cellhcap - 1))
+		;
+	r->cellhash[j] = (uint32_t)++r->ncells;
+}
+
+/*
+ * Too many cells: a coarser unit, while the trace so far keeps at least
+ * MIN_BUCKETS of it.  A time's position at a multiple of the unit is its
+ * position at the unit divided, so the cells are merged, not remade.
+ */
+static void
+coarsen(struct report *r)
+{
+	struct rep_cell *old = r->cells;
+	size_t i, n = r->ncells;
+	uint64_t u, m;
+
+	while (r->ncells > r->cell_limit / 2 && (u = next_unit(r->u)) <= r->end / MIN_BUCKETS) {
+		m = u / r->u;
+		r->cells = NULL;
+		r->ncells = r->cellcap = 0;
+		memset(r->cellhash, 0, r->cellhcap * sizeof(*r->cellhash));
+		for (i = 0; i < n; i++) {
+			const struct rep_cell *c = &old[i];
+			int64_t a = c->a < 0 ? -1 : c->a / (int64_t)m;
+			int64_t f = c->f < 0 ? -1 : c->f / (int64_t)m;
+			unsigned on = c->on && c->f >= 0 && c->f % (int64_t)m == 0;
+
+			cell_add(r, c->key, a, f, on, c->fate, c->n, c->s);
+		}
+		free(old);
+		old = r->cells;
+		n = r->ncells;
+		r->u = u;
+	}
+	if (r->ncells > r->cell_limit / 2)
+		r->cell_limit *= 2;	/* the trace is too short yet: later */
+}
+
+/* Graph buckets w times coarser: every bucket of a series merged by m. */
+static void
+graph_coarsen(struct report *r, uint64_t m)
+{
+	size_t i;
+	uint64_t b;
+
+	for (i = 0; i < r->nseries; i++) {
+		struct rep_series *s = &r->series[i];
+
+		for (b = 0; b <= s->lastb; b++) {
+			uint64_t to = b / m;
+
+			if (b % m == 0) {
+				s->max[to] = s->max[b];
+				s->min[to] = s->min[b];
+			} else {
+				if (s->max[b] > s->max[to])
+					s->max[to] = s->max[b];
+				if (s->min[b] < s->min[to])
+					s->min[to] = s->min[b];
+			}
+		}
+		s->lastb /= m;
+	}
+	r->w *= m;
+}
+
+/* The value settled at t (every change at t made): the graph, the peak. */
+static void
+settle(struct report *r, struct rep_series *s, uint64_t t, int64_t v)
+{
+	uint64_t b, k;
+
+	while (t / r->w >= r->gcap)
+		graph_coarsen(r, next_unit(r->w) / r->w);
+	b = t / r->w;
+	/* Before its first change a series held nothing (the buckets are 0). */
+	for (k = s->lastb + 1; k <= b; k++)
+		s->max[k] = s->min[k] = s->settled;
+	if (v > s->max[b])
+		s->max[b] = v;
+	if (v < s->min[b])
+		s->min[b] = v;
+	s->lastb = b;
+	s->settled = v;
+	if (!s->epoch || v > s->peak) {
+		s->peak = v;
+		s->peak_t = t;
+		s->epoch++;
+	}
+}
+
+/* d bytes to a site at t, in time order. */
+static void
+change(struct report *r, uint32_t si, uint64_t t, int64_t d)
+{
+	struct rep_site *site = &r->sites[si];
+	struct rep_series *s = &r->series[site->series];
+
+	if (s->changed && t != s->last_t)
+		settle(r, s, s->last_t, s->cur);
+	s->changed = 1;
+	s->last_t = t;
+	if (site->epoch != s->epoch) {
+		site->at_peak = site->live;
+		site->epoch = s->epoch;
+	}
+	site->live += d;
+	s->cur += d;
+}
+
+static void
+keep_change(struct report *r, uint32_t site, uint64_t t, int64_t d)
+{
+	if (!r->life_input) {
+		change(r, site, t, d);
+		return;
+	}
+	r->changes = egrow(r->changes, r->nchanges + 1, &r->changecap, sizeof(*r->changes));
+	r->changes[r->nchanges].t = t;
+	r->changes[r->nchanges].d = d;
+	r->changes[r->nchanges++].site = site;
+}
+
+void
+report_time(struct report *r, uint64_t ts)
+{
+	if (ts != REP_NONE && ts > r->end)
+		r->end = ts;
+}
+
+void
+report_proc(struct report *r, int64_t pid)
+{
+	size_t i;
+
+	for (i = r->npids; i-- > 0;)
+		if (r->pids[i] == pid)
+			return;
+	r->pids = egrow(r->pids, r->npids + 1, &r->pidcap, sizeof(*r->pids));
+	r->pids[r->npids++] = pid;
+}
+
+void
+report_alloc(struct report *r, const struct mt_event *ev)
+{
+	uint32_t si;
+
+	if (ev->flags & EV_SIZE_NONE)
+		return;
+	report_time(r, ev->ts);
+	si = site_of(r, ev->pid, heap_name(r, ev->heap),
+	    ev->flags & EV_STACK_NONE ? REP_NONE : ev->stack);
+	change(r, si, ev->ts, (int64_t)ev->size);
+}
+
+static void
+big_add(struct report *r, const struct rep_life *l)
+{
+	size_t i = r->nbig, c;
+	struct rep_life t;
+
+	if (!r->bigcap)
+		return;
+	if (r->nbig == r->bigcap) {
+		if (l->size <= r->big[0].size)
+			return;
+		/* The least of the biggest goes: sift the new one down. */
+		r->big[0] = *l;
+		for (i = 0; (c = 2 * i + 1) < r->nbig; i = c) {
+			if (c + 1 < r->nbig && r->big[c + 1].size < r->big[c].size)
+				c++;
+			if (r->big[c].size >= r->big[i].size)
+				break;
+			t = r->big[c], r->big[c] = r->big[i], r->big[i] = t;
+		}
+		return;
+	}
+	r->big[r->nbig++] = *l;
+	for (; i > 0 && r->big[(i - 1) / 2].size > r->big[i].size; i = (i - 1) / 2) {
+		t = r->big[(i - 1) / 2], r->big[(i - 1) / 2] = r->big[i], r->big[i] = t;
+	}
+}
+
+static int
+size_log(uint64_t size)
+{
+	if (size == REP_NONE)
+		return -2;
+	return size ? 63 - __builtin_clzll(size) : -1;
+}
+
+void
+report_life(struct report *r, const struct mt_life *l)
+{
+	const char *heap = heap_name(r, l->heap);
+	uint64_t size = l->size == REP_NONE ? 0 : l->size;
+	uint32_t si = site_of(r, l->pid, heap, l->stack);
+	uint32_t ki = key_of(r, si, l->tid, size_log(l->size));
+	struct rep_key *k = &r->keys[ki];
+	struct rep_series *s = &r->series[r->sites[si].series];
+	unsigned fate = l->fate && !strcmp(l->fate, "exit") ? 2 : l->tf == REP_NONE || l->fate ? 1 : 0;
+	int64_t a, f = -1;
+	unsigned on = 0;
+	struct rep_life big;
+
+	r->lifetimes++;
+	report_time(r, l->ta);
+	report_time(r, l->tf);
+	if (l->ta != REP_NONE) {
+		k->allocs++, s->allocs++, r->allocs++;
+		k->bytes += size, s->bytes += size;
+		if (r->life_input)
+			keep_change(r, si, l->ta, (int64_t)size);
+	} else if (size) {
+		/* Made before recording: held from the start, as mt-window has it. */
+		r->sites[si].base += (int64_t)size;
+		s->base += (int64_t)size;
+	}
+	if (l->tf != REP_NONE && size)
+		keep_change(r, si, l->tf, -(int64_t)size);
+	if (fate == 0)
+		k->frees++, s->frees++, r->frees++;
+	else if (fate == 1)
+		k->end_n++, k->end_b += size, s->end_n++, s->end_b += size;
+	else
+		k->leak_n++, k->leak_b += size, s->leak_n++, s->leak_b += size;
+	if (l->temporary)
+		k->temp++, s->temp++, r->temp++;
+	a = l->ta == REP_NONE ? -1 : (int64_t)(l->ta / r->u);
+	if (fate == 0) {
+		f = (int64_t)(l->tf / r->u);
+		on = l->tf % r->u == 0;
+	}
+	cell_add(r, ki, a, f, on, fate, 1, size);
+	if (r->ncells > r->cell_limit)
+		coarsen(r);
+	big.key = ki;
+	big.fate = (uint8_t)fate;
+	big.ta = l->ta;
+	big.tf = fate ? REP_NONE : l->tf;
+	big.size = size;
+	big_add(r, &big);
+}
+
+static int
+change_cmp(const void *a, const void *b)
+{
+	const struct rep_change *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+void
+report_finish(struct report *r)
+{
+	size_t i;
+
+	if (r->life_input) {
+		qsort(r->changes, r->nchanges, sizeof(*r->changes), change_cmp);
+		for (i = 0; i < r->nchanges; i++)
+			change(r, r->changes[i].site, r->changes[i].t, r->changes[i].d);
+		free(r->changes);
+		r->changes = NULL;
+		r->nchanges = 0;
+	}
+	for (i = 0; i < r->nseries; i++) {
+		struct rep_series *s = &r->series[i];
+
+		if (s->changed)
+			settle(r, s, s->last_t, s->cur);
+		s->changed = 0;
+	}
+	/* Room for the graph to end past the trace. */
+	while ((r->end + 1) / r->w + 1 > r->gcap)
+		graph_coarsen(r, next_unit(r->w) / r->w);
+}
+
+uint64_t
+report_buckets(const struct report *r)
+{
+	return r->end / r->w + 1;
+}
+
+int64_t
+report_site_peak(const struct report *r, const struct rep_site *site)
+{
+	const struct rep_series *s = &r->series[site->series];
+
+	return (site->epoch == s->epoch ? site->at_peak : site->live) + site->base;
+}
+
+int
+report_suppressed(struct report *r, uint32_t site)
+{
+	size_t i;
+
+	if (!r->sup || r->sites[site].stack == REP_NONE)
+		return 0;
+	if (!r->site_sup) {
+		r->site_sup = emalloc(r->nsites ? r->nsites : 1);
+		for (i = 0; i < r->nsites; i++)
+			r->site_sup[i] = -1;
+	}
+	if (r->site_sup[site] < 0)
+		r->site_sup[site] = suppress_match(r->sup, r->dict, r->sites[site].stack) >= 0;
+	return r->site_sup[site];
+}
+
+void
+report_free(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nseries; i++) {
+		free(r->series[i].max);
+		free(r->series[i].min);
+	}
+	free(r->series);
+	free(r->sites);
+	free(r->sitehash);
+	free(r->keys);
+	free(r->keyhash);
+	free(r->cells);
+	free(r->cellhash);
+	free(r->big);
+	free(r->changes);
+	free(r->host);
+	free(r->pids);
+	free(r->site_sup);
+}

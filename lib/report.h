@@ -1,0 +1,124 @@
+/*
+ * report.h: what mt-report gathers of a trace in one pass: per process
+ * and heap (a series) its bytes over time, its peak and the sites live
+ * at it; per row of WPA's table (a key) its sums; the lifetimes by where
+ * their times fall (cells); the biggest lifetimes.
+ */
+#ifndef MT_REPORT_H
+#define MT_REPORT_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#define REP_NONE UINT64_MAX
+
+/* A process and heap: its bytes outstanding over time. */
+struct rep_series {
+	int64_t pid;
+	const char *heap;
+	int64_t cur;		/* outstanding now, without base */
+	int64_t base;		/* made before recording, size known */
+	int64_t peak;		/* the most outstanding at an instant, without base */
+	uint64_t peak_t, last_t;
+	int changed;		/* anything at last_t */
+	uint64_t epoch;		/* bumped at each new peak: sites save lazily */
+	int64_t *max, *min;	/* graph buckets 0..lastb of the report's width */
+	int64_t settled;	/* the value since the last instant settled */
+	uint64_t lastb;
+	uint64_t allocs, frees, bytes, temp;
+	uint64_t leak_n, leak_b, end_n, end_b;
+};
+
+/* A process, heap and stack: its bytes live now and at its series' peak. */
+struct rep_site {
+	int64_t pid;
+	const char *heap;
+	uint64_t stack;
+	uint32_t series;
+	int64_t live, base, at_peak;
+	uint64_t epoch;
+};
+
+/* A row of the finest table: process, heap, stack, thread, size class. */
+struct rep_key {
+	uint32_t site;
+	int64_t tid;
+	int sclass;		/* -2: size unknown, -1: size 0, else log2 */
+	uint64_t allocs, bytes, temp, frees;
+	uint64_t leak_n, leak_b, end_n, end_b;
+};
+
+/* Lifetimes of a key whose times fall alike, in units of u ns. */
+struct rep_cell {
+	uint32_t key;
+	uint8_t on, fate;	/* fate: 0 freed, 1 live at the end, 2 leaked at exit */
+	int64_t a, f;		/* -1: before recording / never freed */
+	uint64_t n, s;
+};
+
+struct rep_life {
+	uint32_t key;
+	uint8_t fate;
+	uint64_t ta, tf, size;	/* REP_NONE: none */
+};
+
+struct report {
+	struct mt_dict *dict;	/* names, once the input is read */
+	struct rep_series *series;
+	size_t nseries, seriescap;
+	struct rep_site *sites;
+	size_t nsites, sitecap;
+	uint32_t *sitehash;
+	size_t sitehcap;
+	struct rep_key *keys;
+	size_t nkeys, keycap;
+	uint32_t *keyhash;
+	size_t keyhcap;
+	struct rep_cell *cells;
+	size_t ncells, cellcap;
+	uint32_t *cellhash;
+	size_t cellhcap, cell_limit;
+	uint64_t u;		/* the cells' unit of time, ns: 1, 5, 10, 50, ... */
+	uint64_t w;		/* the graph's bucket width, ns */
+	size_t gcap;		/* graph buckets a series holds */
+	struct rep_life *big;	/* a min-heap by size: the biggest lifetimes */
+	size_t nbig, bigcap;
+	uint64_t seen_lives;	/* lifetimes offered to big */
+	uint64_t end;		/* the last time seen */
+	uint64_t events, lifetimes, allocs, frees, temp, procs;
+	int life_input;		/* life lines read: changes sorted at the end */
+	struct rep_change *changes;
+	size_t nchanges, changecap;
+	uint64_t start_unix;	/* the header's start=, 0 if none */
+	char *host;
+	struct mt_suppress *sup;	/* never-freed stacks that are no leak; NULL: none */
+	int8_t *site_sup;	/* per site: -1 unknown, 0, 1 suppressed */
+	int64_t *pids;		/* every process seen, in order */
+	size_t npids, pidcap;
+};
+
+void report_init(struct report *r, size_t biggest);
+/* An allocation, before it is paired. */
+void report_alloc(struct report *r, const struct mt_event *ev);
+/* A lifetime, from the pairer or a life line. */
+void report_life(struct report *r, const struct mt_life *l);
+/* A time seen on any record, and a process. */
+void report_time(struct report *r, uint64_t ts);
+void report_proc(struct report *r, int64_t pid);
+/* The input is over: sorted changes replayed, the last instant settled. */
+void report_finish(struct report *r);
+/* A site's bytes at its series' peak. */
+int64_t report_site_peak(const struct report *r, const struct rep_site *s);
+/* A series' graph bucket count (they end past r->end). */
+uint64_t report_buckets(const struct report *r);
+/* A site whose never-freed lifetimes a suppression rule takes (r->dict set). */
+int report_suppressed(struct report *r, uint32_t site);
+void report_free(struct report *r);
+
+/* report_json.c: the page's data (man mt-report, DATA) */
+struct mt_out;
+void report_json(struct report *r, const char *trace, struct mt_out *o);
+/* report_summary.c: the first screen; syms: the input had sym lines */
+int summary(struct report *r, const char *input, int syms, size_t top);
+
+#endif

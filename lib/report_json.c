@@ -1,0 +1,279 @@
+/*
+ * report_json.c: the page's data (mt-report(1), DATA): the graph's
+ * series, the keys as the strings mt-group prints for them, the stacks,
+ * the cells a window's table is summed from, and the biggest lifetimes.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "mt.h"
+#include "report.h"
+
+struct strings {
+	char **s;
+	size_t n, cap;
+	struct u64map at;	/* hash -> index + 1, chained by rehashing */
+};
+
+static size_t
+string_id(struct strings *t, const char *s)
+{
+	uint64_t h = hash_bytes(s, strlen(s));
+	void **v;
+
+	for (;; h = hash64(h + 1)) {
+		v = u64map_get(&t->at, h, 1);
+		if (!*v)
+			break;
+		if (!strcmp(t->s[(uintptr_t)*v - 1], s))
+			return (uintptr_t)*v - 1;
+	}
+	t->s = egrow(t->s, t->n + 1, &t->cap, sizeof(*t->s));
+	t->s[t->n] = estrdup(s);
+	*v = (void *)(uintptr_t)++t->n;
+	return t->n - 1;
+}
+
+static void
+num(struct mt_out *o, int64_t v, int comma)
+{
+	char *p = out_reserve(o, 24);
+
+	out_commit(o, (size_t)sprintf(p, comma ? ",%" PRId64 : "%" PRId64, v));
+}
+
+static void
+lit(struct mt_out *o, const char *s)
+{
+	out_write(o, s, strlen(s));
+}
+
+enum col { C_PROCESS, C_PID, C_HEAP, C_TASK, C_FUNCTION, C_LINE, C_FILE, C_MODULE, C_STACK,
+	C_SIZE_CLASS, C_NCOLS };
+static const char *const col_names[C_NCOLS] = { "process", "pid", "heap", "task", "function",
+	"line", "file", "module", "stack", "size-class" };
+
+/* A key's columns as mt-group --format tsv prints them. */
+static void
+key_strings(struct report *r, const struct rep_key *k, struct strings *t, size_t *ids)
+{
+	const struct rep_site *s = &r->sites[k->site];
+	struct mt_stackinfo *si = s->stack == REP_NONE ? NULL : dict_stack(r->dict, s->stack);
+	const struct mt_frame *f = si && si->n ? si->frame[si->alloc_frame] : NULL;
+	static char *fold;
+	static size_t cap;
+	size_t len = 0;
+	char buf[96];
+
+	ids[C_PROCESS] = string_id(t, dict_process(r->dict, s->pid));
+	snprintf(buf, sizeof(buf), "%" PRId64, s->pid);
+	ids[C_PID] = string_id(t, buf);
+	ids[C_HEAP] = string_id(t, s->heap);
+	task_name(r->dict, s->pid, k->tid, buf, sizeof(buf));
+	ids[C_TASK] = string_id(t, buf);
+	ids[C_FUNCTION] = string_id(t, f ? f->function : "-");
+	ids[C_LINE] = string_id(t, f ? f->line : "-");
+	ids[C_FILE] = string_id(t, f ? f->file : "-");
+	ids[C_MODULE] = string_id(t, f ? f->module : "-");
+	if (!fold)
+		fold = emalloc(cap = 256);
+	fold[0] = '\0';
+	if (f)
+		stack_folded(si, 0, &fold, &len, &cap);
+	ids[C_STACK] = string_id(t, f ? fold : "-");
+	if (k->sclass == -2)
+		strcpy(buf, "-");
+	else
+		size_class(k->sclass < 0 ? 0 : UINT64_C(1) << k->sclass, buf, sizeof(buf));
+	ids[C_SIZE_CLASS] = string_id(t, buf);
+}
+
+/* The stacks, outermost frame first to the allocating one, and the frames. */
+static size_t
+stack_id(struct report *r, uint64_t stack, struct u64map *seen, struct mt_out *so,
+    size_t *nstacks, struct strings *t, struct u64map *frames, size_t *nframes,
+    struct mt_out *fo)
+{
+	struct mt_stackinfo *si = stack == REP_NONE ? NULL : dict_stack(r->dict, stack);
+	void **v;
+	size_t i;
+
+	if (!si || !si->n)
+		return SIZE_MAX;
+	v = u64map_get(seen, stack, 1);
+	if (*v)
+		return (uintptr_t)*v - 1;
+	*v = (void *)(uintptr_t)++*nstacks;
+	lit(so, *nstacks > 1 ? ",[" : "[");
+	for (i = si->n; i-- > si->alloc_frame;) {
+		const struct mt_frame *f = si->frame[i];
+		void **fv = u64map_get(frames, (uint64_t)(uintptr_t)f, 1);
+
+		if (!*fv) {
+			*fv = (void *)(uintptr_t)++*nframes;
+			lit(fo, *nframes > 1 ? ",[" : "[");
+			num(fo, (int64_t)string_id(t, f->function), 0);
+			num(fo, (int64_t)string_id(t, f->line), 1);
+			num(fo, (int64_t)string_id(t, f->module), 1);
+			lit(fo, "]");
+		}
+		num(so, (int64_t)((uintptr_t)*fv - 1), i + 1 < si->n);
+	}
+	lit(so, "]");
+	return *nstacks - 1;
+}
+
+static void
+series_json(struct report *r, struct strings *t, struct mt_out *o)
+{
+	uint64_t n = report_buckets(r), b;
+	size_t i;
+	int m;
+
+	lit(o, "\"series\":{\"w\":");
+	num(o, (int64_t)r->w, 0);
+	lit(o, ",\"n\":");
+	num(o, (int64_t)n, 0);
+	lit(o, ",\"lines\":[");
+	for (i = 0; i < r->nseries; i++) {
+		const struct rep_series *s = &r->series[i];
+
+		lit(o, i ? ",{\"process\":" : "{\"process\":");
+		num(o, (int64_t)string_id(t, dict_process(r->dict, s->pid)), 0);
+		lit(o, ",\"pid\":");
+		num(o, s->pid, 0);
+		lit(o, ",\"heap\":");
+		num(o, (int64_t)string_id(t, s->heap), 0);
+		for (m = 0; m < 2; m++) {
+			const int64_t *v = m ? s->min : s->max;
+
+			lit(o, m ? ",\"min\":[" : ",\"max\":[");
+			for (b = 0; b < n; b++)
+				num(o, (b <= s->lastb ? v[b] : s->settled) + s->base, b > 0);
+			lit(o, "]");
+		}
+		lit(o, "}");
+	}
+	lit(o, "]},\n");
+}
+
+/* A column of the cells, or of the lifetimes. */
+#define COLUMN(o, name, n, expr) do {					\
+		size_t i_;						\
+		lit(o, "\"" name "\":[");				\
+		for (i_ = 0; i_ < (n); i_++)				\
+			num(o, (int64_t)(expr), i_ > 0);		\
+		lit(o, "]");						\
+	} while (0)
+
+void
+report_json(struct report *r, const char *trace, struct mt_out *o)
+{
+	struct strings t = { 0 };
+	struct u64map seen = { 0 }, frames = { 0 };
+	struct mt_out so, fo;
+	size_t (*ids)[C_NCOLS] = ecalloc(r->nkeys ? r->nkeys : 1, sizeof(*ids));
+	size_t *kstack = ecalloc(r->nkeys ? r->nkeys : 1, sizeof(*kstack));
+	size_t i, c, nstacks = 0, nframes = 0, ncells = 0, *keep;
+
+	out_init(&so, -1, 1 << 16);
+	out_init(&fo, -1, 1 << 16);
+	for (i = 0; i < r->nkeys; i++) {
+		key_strings(r, &r->keys[i], &t, ids[i]);
+		kstack[i] = stack_id(r, r->sites[r->keys[i].site].stack, &seen, &so, &nstacks, &t,
+		    &frames, &nframes, &fo);
+	}
+	lit(o, "{\"schema\":1,\n\"info\":{\"trace\":");
+	json_string(o, trace, strlen(trace));
+	lit(o, ",\"host\":");
+	if (r->host) {
+		json_string(o, r->host, strlen(r->host));
+	} else {
+		lit(o, "null");
+	}
+	lit(o, ",\"start_unix_ns\":");
+	if (r->start_unix)
+		num(o, (int64_t)r->start_unix, 0);
+	else
+		lit(o, "null");
+	lit(o, ",\"end\":");
+	num(o, (int64_t)r->end, 0);
+	lit(o, ",\"events\":");
+	num(o, (int64_t)r->events, 0);
+	lit(o, ",\"lifetimes\":");
+	num(o, (int64_t)r->lifetimes, 0);
+	lit(o, ",\"capped\":null},\n");
+	series_json(r, &t, o);
+
+	/* Cells whose lifetimes a rule suppresses are left out, as mt-group does. */
+	keep = emalloc((r->ncells ? r->ncells : 1) * sizeof(*keep));
+	for (i = 0; i < r->ncells; i++)
+		if (!r->cells[i].fate || !report_suppressed(r, r->keys[r->cells[i].key].site))
+			keep[ncells++] = i;
+	lit(o, "\"cells\":{\"u\":");
+	num(o, (int64_t)r->u, 0);
+	lit(o, r->u == 1 ? ",\"exact\":true,\n" : ",\"exact\":false,\n");
+	COLUMN(o, "k", ncells, r->cells[keep[i_]].key);
+	lit(o, ",\n");
+	COLUMN(o, "a", ncells, r->cells[keep[i_]].a);
+	lit(o, ",\n");
+	COLUMN(o, "f", ncells, r->cells[keep[i_]].f);
+	lit(o, ",\n");
+	COLUMN(o, "on", ncells, r->cells[keep[i_]].on);
+	lit(o, ",\n");
+	COLUMN(o, "fate", ncells, r->cells[keep[i_]].fate);
+	lit(o, ",\n");
+	COLUMN(o, "n", ncells, r->cells[keep[i_]].n);
+	lit(o, ",\n");
+	COLUMN(o, "s", ncells, r->cells[keep[i_]].s);
+	lit(o, "},\n\"lifetimes\":{");
+	for (i = c = 0; i < r->nbig; i++)
+		if (!r->big[i].fate || !report_suppressed(r, r->keys[r->big[i].key].site))
+			r->big[c++] = r->big[i];
+	r->nbig = c;
+	COLUMN(o, "k", r->nbig, r->big[i_].key);
+	lit(o, ",");
+	COLUMN(o, "ta", r->nbig, r->big[i_].ta == REP_NONE ? -1 : (int64_t)r->big[i_].ta);
+	lit(o, ",");
+	COLUMN(o, "tf", r->nbig, r->big[i_].tf == REP_NONE ? -1 : (int64_t)r->big[i_].tf);
+	lit(o, ",");
+	COLUMN(o, "size", r->nbig, r->big[i_].size);
+	lit(o, ",");
+	COLUMN(o, "fate", r->nbig, r->big[i_].fate);
+	lit(o, r->lifetimes > r->nbig ? ",\"cut\":true},\n" : ",\"cut\":false},\n");
+
+	lit(o, "\"keys\":{");
+	for (c = 0; c < C_NCOLS; c++) {
+		lit(o, "\"");
+		lit(o, col_names[c]);
+		lit(o, "\":[");
+		for (i = 0; i < r->nkeys; i++)
+			num(o, (int64_t)ids[i][c], i > 0);
+		lit(o, "],\n");
+	}
+	COLUMN(o, "frames", r->nkeys, kstack[i_] == SIZE_MAX ? -1 : (int64_t)kstack[i_]);
+	lit(o, "},\n\"stacks\":[");
+	out_write(o, so.buf, so.len);
+	lit(o, "],\n\"frames\":[");
+	out_write(o, fo.buf, fo.len);
+	lit(o, "],\n\"strings\":[");
+	for (i = 0; i < t.n; i++) {
+		if (i)
+			lit(o, i % 16 ? "," : ",\n");
+		json_string(o, t.s[i], strlen(t.s[i]));
+		free(t.s[i]);
+	}
+	lit(o, "]}\n");
+	free(t.s);
+	u64map_free(&t.at, NULL);
+	u64map_free(&seen, NULL);
+	u64map_free(&frames, NULL);
+	out_free(&so);
+	out_free(&fo);
+	free(ids);
+	free(kstack);
+	free(keep);
+}

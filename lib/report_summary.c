@@ -1,0 +1,358 @@
+/*
+ * report_summary.c: mt-report's first screen.  What heaptrack_print's
+ * summary says (calls, temporary allocations, peak, leaks), per process
+ * and heap, and what only mt knows (mappings, the peak's instant, what
+ * leaked at exit and what was live at the end); each part with the
+ * pipeline that shows it whole.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "mt.h"
+#include "report.h"
+
+/* A row of a part: a function and line, or one lifetime. */
+struct row {
+	const char *function, *line;
+	uint64_t v, n;		/* what it is sorted by, and a count */
+	uint64_t ta, tf;
+	size_t from;		/* lifetimes from its stack */
+};
+
+struct rows {
+	struct row *d;
+	size_t n, cap;
+	struct u64map at;	/* hash of function and line -> index + 1 */
+};
+
+static const char *hint_input;	/* the file, or NULL for standard input */
+static int hint_life, hint_syms;
+
+static void
+site_names(struct mt_dict *d, const struct rep_site *s, const char **fn, const char **line)
+{
+	struct mt_stackinfo *si = s->stack == REP_NONE ? NULL : dict_stack(d, s->stack);
+
+	*fn = *line = "-";
+	if (si && si->n) {
+		*fn = si->frame[si->alloc_frame]->function;
+		*line = si->frame[si->alloc_frame]->line;
+	}
+}
+
+static struct row *
+row_of(struct rows *rs, const char *fn, const char *line)
+{
+	uint64_t h = hash_bytes(fn, strlen(fn)) * 31 + hash_bytes(line, strlen(line));
+	void **v;
+	size_t i;
+
+	/* Chains are rare: a collision walks on by the next hash. */
+	for (;; h = hash64(h + 1)) {
+		v = u64map_get(&rs->at, h, 1);
+		if (!*v)
+			break;
+		i = (size_t)(uintptr_t)*v - 1;
+		if (!strcmp(rs->d[i].function, fn) && !strcmp(rs->d[i].line, line))
+			return &rs->d[i];
+	}
+	rs->d = egrow(rs->d, rs->n + 1, &rs->cap, sizeof(*rs->d));
+	memset(&rs->d[rs->n], 0, sizeof(rs->d[rs->n]));
+	rs->d[rs->n].function = fn;
+	rs->d[rs->n].line = line;
+	*v = (void *)(uintptr_t)++rs->n;
+	return &rs->d[rs->n - 1];
+}
+
+static int
+row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? 1 : -1;
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->function, y->function);
+}
+
+static void
+rows_free(struct rows *rs)
+{
+	free(rs->d);
+	u64map_free(&rs->at, NULL);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static const char *
+secs(uint64_t ns, char *buf, size_t n)
+{
+	snprintf(buf, n, "%" PRIu64 ".%03" PRIu64 " s", ns / 1000000000, ns % 1000000000 / 1000000);
+	return buf;
+}
+
+/* The pipeline that shows a part whole, from this input. */
+static void
+hint(const char *window, const char *group)
+{
+	const char *in = hint_input ? hint_input : "";
+
+	fputs("  $ ", stdout);
+	if (!hint_input)
+		fputs("... | ", stdout);
+	if (hint_life) {
+		if (window)
+			printf("mt-window %s%s%s | %s\n", window, *in ? " " : "", in, group);
+		else
+			printf("%s%s%s\n", group, *in ? " " : "", in);
+		return;
+	}
+	if (hint_input && hint_syms)
+		printf("mt-lifetime %s | ", in);
+	else if (hint_input)
+		printf("mt-symbolize %s | mt-lifetime | ", in);
+	else
+		fputs("mt-lifetime | ", stdout);
+	if (window)
+		printf("mt-window %s | ", window);
+	printf("%s\n", group);
+}
+
+/* The top rows of a part, biggest first: bytes and a count. */
+static void
+put_rows(struct rows *rs, size_t top, const char *count_word)
+{
+	char b[32];
+	size_t i;
+
+	qsort(rs->d, rs->n, sizeof(*rs->d), row_cmp);
+	for (i = 0; i < rs->n && i < top; i++)
+		printf("  %10s %9" PRIu64 " %-6s %s  %s\n", mt_human((int64_t)rs->d[i].v, b, sizeof(b)),
+		    rs->d[i].n, count_word, rs->d[i].function, rs->d[i].line);
+	if (rs->n > top)
+		printf("  (%zu more)\n", rs->n - top);
+}
+
+static const char *
+proc_label(struct report *r, int64_t pid)
+{
+	return pid == 0 ? "[kernel]" : dict_process(r->dict, pid);
+}
+
+static void
+overview(struct report *r, const char *name)
+{
+	double secs_f = r->end / 1e9;
+	char b[32];
+
+	printf("%s: %s, %zu process%s, %" PRIu64 " allocations", name,
+	    secs(r->end, b, sizeof(b)), r->npids, r->npids == 1 ? "" : "es", r->allocs);
+	if (secs_f > 0)
+		printf(" (%.0f/s)", r->allocs / secs_f);
+	printf(", %" PRIu64 " frees, %" PRIu64 " temporary", r->frees, r->temp);
+	if (secs_f > 0)
+		printf(" (%.0f/s)", r->temp / secs_f);
+	printf("\n");
+}
+
+static void
+heaps_table(struct report *r)
+{
+	char pk[32], at[32], end[32], leak[32], all[32];
+	size_t i, w = 7;
+
+	for (i = 0; i < r->nseries; i++)
+		if (strlen(proc_label(r, r->series[i].pid)) > w)
+			w = strlen(proc_label(r, r->series[i].pid));
+	if (w > 24)
+		w = 24;
+	printf("\n%-*s %7s %-8s %10s %10s %10s %10s %11s %9s\n", (int)w, "process", "pid", "heap",
+	    "peak", "at", "leaked", "live end", "allocated", "calls");
+	for (i = 0; i < r->nseries; i++) {
+		const struct rep_series *s = &r->series[i];
+		int64_t peak = (s->peak > 0 ? s->peak : 0) + s->base;
+
+		printf("%-*.*s %7" PRId64 " %-8s %10s %10s %10s %10s %11s %9" PRIu64 "\n", (int)w,
+		    (int)w, proc_label(r, s->pid), s->pid, s->heap, mt_human(peak, pk, sizeof(pk)),
+		    secs(s->peak_t, at, sizeof(at)), mt_human((int64_t)s->leak_b, leak, sizeof(leak)),
+		    mt_human((int64_t)s->end_b, end, sizeof(end)),
+		    mt_human((int64_t)s->bytes, all, sizeof(all)), s->allocs);
+	}
+}
+
+/* Leaked at exit, and live when the trace ended, by function and line. */
+static void
+leaks(struct report *r, size_t top)
+{
+	struct rows leak = { 0 }, end = { 0 };
+	uint64_t sup_n = 0, sup_b = 0;
+	char b[32];
+	size_t i;
+
+	for (i = 0; i < r->nkeys; i++) {
+		const struct rep_key *k = &r->keys[i];
+		const char *fn, *line;
+		struct row *x;
+
+		if (!k->leak_n && !k->end_n)
+			continue;
+		if (report_suppressed(r, k->site)) {
+			sup_n += k->leak_n + k->end_n;
+			sup_b += k->leak_b + k->end_b;
+			continue;
+		}
+		site_names(r->dict, &r->sites[k->site], &fn, &line);
+		if (k->leak_n) {
+			x = row_of(&leak, fn, line);
+			x->v += k->leak_b, x->n += k->leak_n;
+		}
+		if (k->end_n) {
+			x = row_of(&end, fn, line);
+			x->v += k->end_b, x->n += k->end_n;
+		}
+	}
+	if (leak.n) {
+		printf("\nLeaked: never freed before its process exited, by function and line\n");
+		put_rows(&leak, top, "blocks");
+		hint(NULL, "mt-group --by type,function,line");
+	}
+	if (end.n) {
+		printf("\nLive when the trace ended (its process had not exited)\n");
+		put_rows(&end, top, "blocks");
+		hint(NULL, "mt-group --by type,function,line");
+	}
+	if (!leak.n && !end.n)
+		printf("\nNothing leaked: every block was freed%s.\n", sup_n ? " or suppressed" : "");
+	if (sup_n)
+		printf("  (suppressed: %" PRIu64 " blocks never freed, %s, that are no leak of the "
+		    "program; --no-suppress shows them)\n", sup_n, mt_human((int64_t)sup_b, b,
+		    sizeof(b)));
+	rows_free(&leak);
+	rows_free(&end);
+}
+
+static void
+peaks(struct report *r, size_t top)
+{
+	struct rows rs = { 0 };
+	size_t i;
+
+	/* A site's blocks live at the peak are not kept: its bytes are. */
+	for (i = 0; i < r->nsites; i++) {
+		const struct rep_site *s = &r->sites[i];
+		int64_t v = report_site_peak(r, s);
+		const char *fn, *line;
+		struct row *x;
+
+		if (v <= 0)
+			continue;
+		site_names(r->dict, s, &fn, &line);
+		x = row_of(&rs, fn, line);
+		x->v += (uint64_t)v;
+		x->n++;
+	}
+	printf("\nLive at the peaks (each process and heap at its own), by function and line\n");
+	if (!rs.n)
+		printf("  nothing\n");
+	put_rows(&rs, top, "stacks");
+	hint("--at peak", "mt-group --no-suppress --by process,heap,function,line");
+	rows_free(&rs);
+}
+
+static int
+big_cmp(const void *a, const void *b)
+{
+	const struct rep_life *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	return x->ta < y->ta ? -1 : x->ta > y->ta;
+}
+
+/* The biggest allocated and freed: when, for how long, from where. */
+static void
+transients(struct report *r, size_t top)
+{
+	char b[32], t[32], d[32];
+	size_t i, shown = 0, j, from;
+
+	qsort(r->big, r->nbig, sizeof(*r->big), big_cmp);
+	printf("\nBiggest transient allocations (allocated and freed), with their stacks\n");
+	for (i = 0; i < r->nbig && shown < top; i++) {
+		const struct rep_life *l = &r->big[i];
+		const struct rep_site *s = &r->sites[r->keys[l->key].site];
+		const char *fn, *line;
+
+		if (l->fate || l->ta == REP_NONE)
+			continue;
+		for (j = 0, from = 0; j < r->nbig; j++)
+			from += !r->big[j].fate && r->keys[r->big[j].key].site == r->keys[l->key].site;
+		site_names(r->dict, s, &fn, &line);
+		printf("  %10s  at %s for %s  %s  %s", mt_human((int64_t)l->size, b, sizeof(b)),
+		    secs(l->ta, t, sizeof(t)), secs(l->tf - l->ta, d, sizeof(d)), fn, line);
+		if (from > 1)
+			printf("  (%zu of the biggest from this stack)", from);
+		printf("\n");
+		shown++;
+	}
+	if (!shown)
+		printf("  none\n");
+	hint(NULL, "mt-group --by type,function,commit-time,decommit-time --sort size");
+}
+
+static void
+by_key(struct report *r, size_t top, int temp)
+{
+	struct rows rs = { 0 };
+	size_t i;
+
+	for (i = 0; i < r->nkeys; i++) {
+		const struct rep_key *k = &r->keys[i];
+		const char *fn, *line;
+		struct row *x;
+
+		if (temp ? !k->temp : !k->allocs)
+			continue;
+		site_names(r->dict, &r->sites[k->site], &fn, &line);
+		x = row_of(&rs, fn, line);
+		x->v += temp ? k->temp : k->allocs;
+		x->n += k->bytes;
+	}
+	if (temp)
+		printf("\nMost temporary allocations (freed before their thread allocated again)\n");
+	else
+		printf("\nMost allocation calls\n");
+	qsort(rs.d, rs.n, sizeof(*rs.d), row_cmp);
+	for (i = 0; i < rs.n && i < top; i++) {
+		char b[32];
+
+		printf("  %10" PRIu64 " calls %10s  %s  %s\n", rs.d[i].v,
+		    mt_human((int64_t)rs.d[i].n, b, sizeof(b)), rs.d[i].function, rs.d[i].line);
+	}
+	if (!rs.n)
+		printf("  none\n");
+	else if (rs.n > top)
+		printf("  (%zu more)\n", rs.n - top);
+	hint(NULL, temp ? "mt-group --by temporary,function,line --sort count" :
+	    "mt-group --by function,line --sort count");
+	rows_free(&rs);
+}
+
+int
+summary(struct report *r, const char *input, int syms, size_t top)
+{
+	hint_input = input;
+	hint_life = r->life_input;
+	hint_syms = syms;
+	overview(r, input ? input : "<stdin>");
+	heaps_table(r);
+	leaks(r, top);
+	peaks(r, top);
+	transients(r, top);
+	by_key(r, top, 1);
+	by_key(r, top, 0);
+	return 0;
+}

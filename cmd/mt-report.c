@@ -92,11 +92,23 @@ life_of(const struct mt_event *ev, struct mt_life *l)
 	l->temporary = !!(ev->flags & EV_TEMP);
 }
 
+/*
+ * heaptrack's temporary allocation, to compare with its figure: a free
+ * that is the malloc heap's next record after the allocation of a block
+ * of the same size and stack in the same process.
+ */
+static struct {
+	int armed, freeing;
+	int64_t pid;
+	uint64_t size, stack;
+} ht;
+
 static void
 other(struct mt_reader *r, struct mt_event *ev, void *arg)
 {
 	struct mt_life l;
 
+	ht.freeing = 0;
 	switch (ev->type) {
 	case MT_LIFE:
 		if (!life_seen && rep.lifetimes)
@@ -140,11 +152,33 @@ on_alloc(const struct mt_event *ev, void *arg)
 {
 	rep.events++;
 	report_alloc(&rep, ev);
+	ht.freeing = 0;
+	if (ev->heap.s != mt_heap_names[0].s)
+		return;
+	ht.armed = 1;
+	ht.pid = ev->pid;
+	ht.size = ev->flags & EV_SIZE_NONE ? REP_NONE : ev->size;
+	ht.stack = ev->flags & EV_STACK_NONE ? REP_NONE : ev->stack;
+}
+
+static void
+on_free(const struct mt_event *ev, void *arg)
+{
+	rep.events++;
+	ht.freeing = 0;
+	if (ev->heap.s != mt_heap_names[0].s)
+		return;
+	ht.freeing = ht.armed;
+	ht.armed = 0;
 }
 
 static void
 on_life(const struct mt_life *l, void *arg)
 {
+	if (ht.freeing && l->pid == ht.pid && l->size == ht.size && l->stack == ht.stack &&
+	    !l->fate)
+		rep.ht_temp++;
+	ht.freeing = 0;
 	report_life(&rep, l);
 }
 
@@ -259,7 +293,8 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	static const struct pair_hooks hooks = { .alloc = on_alloc, .other = other };
+	static const struct pair_hooks hooks = { .alloc = on_alloc, .free = on_free,
+		.other = other };
 	const char *html = NULL, *json = NULL, *input;
 	char **symdirs = NULL, *end;
 	size_t nsymdirs = 0, top = 5;
@@ -329,6 +364,7 @@ main(int argc, char *argv[])
 		return 1;
 	p = pairer_new(on_life, NULL);
 	status |= pairer_run(p, r, &hooks);
+	ht.freeing = 0;
 	pairer_finish(p);
 	pairer_free_all(p);
 	report_finish(&rep);

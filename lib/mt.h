@@ -585,6 +585,7 @@ void pairer_free_all(struct mt_pairer *p);
 /* pairrun.c: an input through the pairer; other records to other(). */
 struct pair_hooks {
 	void (*alloc)(const struct mt_event *ev, void *arg);	/* before the pairer's */
+	void (*free)(const struct mt_event *ev, void *arg);	/* before the pairer's */
 	void (*other)(struct mt_reader *r, struct mt_event *ev, void *arg);
 	void *arg;
 };

@@ -28,6 +28,8 @@ pair_ahead(struct mt_pairer *p, struct ahead *a, const struct pair_hooks *h)
 				h->alloc(&a->ev[i], h->arg);
 			pairer_alloc(p, &a->ev[i]);
 		} else {
+			if (h->free)
+				h->free(&a->ev[i], h->arg);
 			pairer_free(p, &a->ev[i]);
 		}
 	}
@@ -81,6 +83,8 @@ pairer_run(struct mt_pairer *p, struct mt_reader *r, const struct pair_hooks *h)
 			pairer_alloc(p, &ev);
 			break;
 		case MT_FREE:
+			if (h->free)
+				h->free(&ev, h->arg);
 			pairer_free(p, &ev);
 			break;
 		case MT_PROC:

@@ -113,27 +113,40 @@ series_of(struct report *r, int64_t pid, const char *heap)
 static const char *
 heap_name(struct report *r, struct mt_str h)
 {
-	int k = heap_known(&h);
+	int k;
 
-	if (k >= 0)
+	for (k = 0; k < 3; k++)
+		if (h.s == mt_heap_names[k].s)
+			return h.s;
+	if ((k = heap_known(&h)) >= 0)
 		return mt_heap_names[k].s;
 	if (!r->dict)
 		r->dict = dict_new(NULL);
 	return dict_intern(r->dict, h.s, h.len);
 }
 
+/* The last site of a stack's hash: most records repeat a recent stack. */
+#define SITE_CACHE 4096
+static uint32_t site_cache[SITE_CACHE];	/* index + 1 */
+
 static uint32_t
 site_of(struct report *r, int64_t pid, const char *heap, uint64_t stack)
 {
 	size_t j;
 	struct rep_site *s;
+	uint32_t *c = &site_cache[hash64(stack) & (SITE_CACHE - 1)];
 
+	if (*c && *c <= r->nsites) {
+		s = &r->sites[*c - 1];
+		if (s->stack == stack && s->pid == pid && s->heap == heap)
+			return *c - 1;
+	}
 	if (r->sitehcap) {
 		for (j = slot(site_hash_of(pid, heap, stack), r->sitehcap); r->sitehash[j];
 		    j = (j + 1) & (r->sitehcap - 1)) {
 			s = &r->sites[r->sitehash[j] - 1];
 			if (s->pid == pid && s->heap == heap && s->stack == stack)
-				return r->sitehash[j] - 1;
+				return (*c = r->sitehash[j]) - 1;
 		}
 	}
 	if ((r->nsites + 1) * 2 > r->sitehcap) {
@@ -153,6 +166,7 @@ site_of(struct report *r, int64_t pid, const char *heap, uint64_t stack)
 	    j = (j + 1) & (r->sitehcap - 1))
 		;
 	r->sitehash[j] = (uint32_t)++r->nsites;
+	*c = (uint32_t)r->nsites;
 	return (uint32_t)(r->nsites - 1);
 }
 
@@ -170,18 +184,27 @@ key_hash(const struct report *r, uint32_t i)
 	return key_hash_of(k->site, k->tid, k->sclass);
 }
 
+#define KEY_CACHE 4096
+static uint32_t key_cache[KEY_CACHE];	/* index + 1 */
+
 static uint32_t
 key_of(struct report *r, uint32_t site, int64_t tid, int sclass)
 {
 	size_t j;
 	struct rep_key *k;
+	uint32_t *c = &key_cache[key_hash_of(site, tid, sclass) & (KEY_CACHE - 1)];
 
+	if (*c && *c <= r->nkeys) {
+		k = &r->keys[*c - 1];
+		if (k->site == site && k->tid == tid && k->sclass == sclass)
+			return *c - 1;
+	}
 	if (r->keyhcap) {
 		for (j = slot(key_hash_of(site, tid, sclass), r->keyhcap); r->keyhash[j];
 		    j = (j + 1) & (r->keyhcap - 1)) {
 			k = &r->keys[r->keyhash[j] - 1];
 			if (k->site == site && k->tid == tid && k->sclass == sclass)
-				return r->keyhash[j] - 1;
+				return (*c = r->keyhash[j]) - 1;
 		}
 	}
 	if ((r->nkeys + 1) * 2 > r->keyhcap) {
@@ -200,6 +223,7 @@ key_of(struct report *r, uint32_t site, int64_t tid, int sclass)
 	    j = (j + 1) & (r->keyhcap - 1))
 		;
 	r->keyhash[j] = (uint32_t)++r->nkeys;
+	*c = (uint32_t)r->nkeys;
 	return (uint32_t)(r->nkeys - 1);
 }
 
@@ -224,6 +248,15 @@ cell_add(struct report *r, uint32_t key, int64_t a, int64_t f, unsigned on, unsi
 	size_t j;
 	struct rep_cell *c;
 
+	/* A key's lifetimes come in runs that fall alike: its last cell first. */
+	if (r->keys[key].last && r->keys[key].last <= r->ncells) {
+		c = &r->cells[r->keys[key].last - 1];
+		if (c->key == key && c->a == a && c->f == f && c->on == on && c->fate == fate) {
+			c->n += n;
+			c->s += s;
+			return;
+		}
+	}
 	if (r->cellhcap) {
 		for (j = slot(cell_hash_of(key, a, f, on, fate), r->cellhcap); r->cellhash[j];
 		    j = (j + 1) & (r->cellhcap - 1)) {
@@ -232,6 +265,7 @@ cell_add(struct report *r, uint32_t key, int64_t a, int64_t f, unsigned on, unsi
 			    c->fate == fate) {
 				c->n += n;
 				c->s += s;
+				r->keys[key].last = r->cellhash[j];
 				return;
 			}
 		}
@@ -255,6 +289,7 @@ cell_add(struct report *r, uint32_t key, int64_t a, int64_t f, unsigned on, unsi
 	    j = (j + 1) & (r->cellhcap - 1))
 		;
 	r->cellhash[j] = (uint32_t)++r->ncells;
+	r->keys[key].last = (uint32_t)r->ncells;
 }
 
 /*
@@ -289,6 +324,7 @@ coarsen(struct report *r)
 	}
 	if (r->ncells > r->cell_limit / 2)
 		r->cell_limit *= 2;	/* the trace is too short yet: later */
+
 }
 
 /* Graph buckets w times coarser: every bucket of a series merged by m. */

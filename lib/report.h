@@ -44,6 +44,7 @@ struct rep_key {
 	uint32_t site;
 	int64_t tid;
 	int sclass;		/* -2: size unknown, -1: size 0, else log2 */
+	uint32_t last;		/* its cell last added to, + 1 */
 	uint64_t allocs, bytes, temp, frees;
 	uint64_t leak_n, leak_b, end_n, end_b;
 };
@@ -86,6 +87,7 @@ struct report {
 	uint64_t seen_lives;	/* lifetimes offered to big */
 	uint64_t end;		/* the last time seen */
 	uint64_t events, lifetimes, allocs, frees, temp, procs;
+	uint64_t ht_temp;	/* heaptrack's temporary allocations (events read) */
 	int life_input;		/* life lines read: changes sorted at the end */
 	struct rep_change *changes;
 	size_t nchanges, changecap;

@@ -152,10 +152,14 @@ overview(struct report *r, const char *name)
 	    secs(r->end, b, sizeof(b)), r->npids, r->npids == 1 ? "" : "es", r->allocs);
 	if (secs_f > 0)
 		printf(" (%.0f/s)", r->allocs / secs_f);
-	printf(", %" PRIu64 " frees, %" PRIu64 " temporary", r->frees, r->temp);
-	if (secs_f > 0)
-		printf(" (%.0f/s)", r->temp / secs_f);
-	printf("\n");
+	printf(", %" PRIu64 " frees\n", r->frees);
+	/* heaptrack's rule when events were read; ours always. */
+	if (!r->life_input)
+		printf("temporary: %" PRIu64 " freed right after their allocation (heaptrack's "
+		    "count), ", r->ht_temp);
+	else
+		printf("temporary: ");
+	printf("%" PRIu64 " freed before their thread allocated again\n", r->temp);
 }
 
 static void

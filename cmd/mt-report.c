@@ -21,7 +21,7 @@
 #include "report.h"
 
 static const char synopsis[] =
-    "[-qS] [-n count] [-o page.html] [--json file] [-y dir] [--suppress file] [file]";
+    "[-qSB] [-n count] [-o page.html] [--json file] [-y dir] [--suppress file] [file]";
 static const char options[] =
     "Summarizes a trace (events or life lines, .mtr or text): its processes and\n"
     "heaps with their peaks, what leaked, what was live at the peaks, the biggest\n"
@@ -31,6 +31,7 @@ static const char options[] =
     "  -o, --html FILE      write the page (graph, time range, table, flame graph)\n"
     "      --json FILE      write the page's data alone (mt-report(1), DATA)\n"
     "  -n, --top N          rows a part of the summary (default 5)\n"
+    "  -B, --bytes          sizes in bytes, not 1.5 MiB\n"
     "  -S, --no-symbolize   stacks as addresses where the input has no sym lines\n"
     "  -y, --symbols DIR    for mt-symbolize: a symbol directory (repeatable)\n"
     "      --suppress FILE  more suppressions, as mt-group's (repeatable)\n"
@@ -288,6 +289,7 @@ main(int argc, char *argv[])
 		{ "symbols", required_argument, NULL, 'y' },
 		{ "suppress", required_argument, NULL, 'P' },
 		{ "no-suppress", no_argument, NULL, 'N' },
+		{ "bytes", no_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -306,7 +308,7 @@ main(int argc, char *argv[])
 	mt_setprogname(argv[0]);
 	report_init(&rep, 2000);
 	rep.sup = suppress_new();
-	while ((ch = getopt_long(argc, argv, "o:n:Sy:qhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:n:Sy:BqhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
 			html = optarg;
@@ -336,6 +338,9 @@ main(int argc, char *argv[])
 			break;
 		case 'N':
 			no_suppress = 1;
+			break;
+		case 'B':
+			report_bytes = 1;
 			break;
 		case 'q':
 			quiet = 1;

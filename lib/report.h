@@ -122,5 +122,6 @@ struct mt_out;
 void report_json(struct report *r, const char *trace, struct mt_out *o);
 /* report_summary.c: the first screen; syms: the input had sym lines */
 int summary(struct report *r, const char *input, int syms, size_t top);
+extern int report_bytes;	/* sizes in bytes, not 1.5 MiB */
 
 #endif

@@ -28,7 +28,19 @@ struct rows {
 	struct u64map at;	/* hash of function and line -> index + 1 */
 };
 
-static const char *hint_input;	/* the file, or NULL for standard input */
+static const char *hint_input;
+int report_bytes;		/* --bytes: sizes in bytes, for scripts */
+
+static const char *
+human(int64_t v, char *buf, size_t n)
+{
+	if (report_bytes) {
+		snprintf(buf, n, "%" PRId64, v);
+		return buf;
+	}
+	return mt_human(v, buf, n);
+}
+	/* the file, or NULL for standard input */
 static int hint_life, hint_syms;
 
 static void
@@ -130,7 +142,7 @@ put_rows(struct rows *rs, size_t top, const char *count_word)
 
 	qsort(rs->d, rs->n, sizeof(*rs->d), row_cmp);
 	for (i = 0; i < rs->n && i < top; i++)
-		printf("  %10s %9" PRIu64 " %-6s %s  %s\n", mt_human((int64_t)rs->d[i].v, b, sizeof(b)),
+		printf("  %10s %9" PRIu64 " %-6s %s  %s\n", human((int64_t)rs->d[i].v, b, sizeof(b)),
 		    rs->d[i].n, count_word, rs->d[i].function, rs->d[i].line);
 	if (rs->n > top)
 		printf("  (%zu more)\n", rs->n - top);
@@ -180,10 +192,10 @@ heaps_table(struct report *r)
 		int64_t peak = (s->peak > 0 ? s->peak : 0) + s->base;
 
 		printf("%-*.*s %7" PRId64 " %-8s %10s %10s %10s %10s %11s %9" PRIu64 "\n", (int)w,
-		    (int)w, proc_label(r, s->pid), s->pid, s->heap, mt_human(peak, pk, sizeof(pk)),
-		    secs(s->peak_t, at, sizeof(at)), mt_human((int64_t)s->leak_b, leak, sizeof(leak)),
-		    mt_human((int64_t)s->end_b, end, sizeof(end)),
-		    mt_human((int64_t)s->bytes, all, sizeof(all)), s->allocs);
+		    (int)w, proc_label(r, s->pid), s->pid, s->heap, human(peak, pk, sizeof(pk)),
+		    secs(s->peak_t, at, sizeof(at)), human((int64_t)s->leak_b, leak, sizeof(leak)),
+		    human((int64_t)s->end_b, end, sizeof(end)),
+		    human((int64_t)s->bytes, all, sizeof(all)), s->allocs);
 	}
 }
 
@@ -232,7 +244,7 @@ leaks(struct report *r, size_t top)
 		printf("\nNothing leaked: every block was freed%s.\n", sup_n ? " or suppressed" : "");
 	if (sup_n)
 		printf("  (suppressed: %" PRIu64 " blocks never freed, %s, that are no leak of the "
-		    "program; --no-suppress shows them)\n", sup_n, mt_human((int64_t)sup_b, b,
+		    "program; --no-suppress shows them)\n", sup_n, human((int64_t)sup_b, b,
 		    sizeof(b)));
 	rows_free(&leak);
 	rows_free(&end);
@@ -295,7 +307,7 @@ transients(struct report *r, size_t top)
 		for (j = 0, from = 0; j < r->nbig; j++)
 			from += !r->big[j].fate && r->keys[r->big[j].key].site == r->keys[l->key].site;
 		site_names(r->dict, s, &fn, &line);
-		printf("  %10s  at %s for %s  %s  %s", mt_human((int64_t)l->size, b, sizeof(b)),
+		printf("  %10s  at %s for %s  %s  %s", human((int64_t)l->size, b, sizeof(b)),
 		    secs(l->ta, t, sizeof(t)), secs(l->tf - l->ta, d, sizeof(d)), fn, line);
 		if (from > 1)
 			printf("  (%zu of the biggest from this stack)", from);
@@ -334,7 +346,7 @@ by_key(struct report *r, size_t top, int temp)
 		char b[32];
 
 		printf("  %10" PRIu64 " calls %10s  %s  %s\n", rs.d[i].v,
-		    mt_human((int64_t)rs.d[i].n, b, sizeof(b)), rs.d[i].function, rs.d[i].line);
+		    human((int64_t)rs.d[i].n, b, sizeof(b)), rs.d[i].function, rs.d[i].line);
 	}
 	if (!rs.n)
 		printf("  none\n");

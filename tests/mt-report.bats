@@ -1,0 +1,201 @@
+#!/usr/bin/env bats
+# mt-report: the summary against heaptrack_print where both measure the
+# same thing, against mt-window and mt-group where they do; the page's
+# data against mt-window | mt-group through an oracle of its own
+# (tests/report-table.py).
+load helpers
+
+setup_file() {
+	record_walkthrough
+}
+
+# heaptrack_print's summary of a trace as "calls temporary peak leaked",
+# its sizes in bytes as it rounds them (K, M, G: powers of 1000).
+ht_summary() {
+	heaptrack_print "$1" 2>/dev/null | awk '
+		function bytes(s) { m = 1; if (s ~ /K$/) m = 1e3; else if (s ~ /M$/) m = 1e6;
+			else if (s ~ /G$/) m = 1e9; sub(/[KMGB]$/, "", s); return s * m }
+		/^calls to allocation functions:/ { c = $5 }
+		/^temporary memory allocations:/ { t = $4 }
+		/^peak heap memory consumption:/ { p = bytes($5) }
+		/^total memory leaked:/ { l = bytes($4) }
+		END { printf "%d %d %d %d\n", c, t, p, l }'
+}
+
+# Ours, for the malloc heap of the one process: the same four, exact.
+mt_summary() {
+	mt-report -B --no-suppress "$1" | awk '
+		/^temporary:/ { t = $2 }
+		$3 == "malloc" && $2 ~ /^[0-9]+$/ { c = $NF; p = $4; l = $7 }
+		END { printf "%d %d %d %d\n", c, t, p, l }'
+}
+
+# What heaptrack's own library allocates in a C program (libstdc++'s
+# pool, which a C++ program has anyway): "calls peak".
+ht_own() {
+	heaptrack -o "$BATS_TEST_TMPDIR/true" /bin/true >/dev/null 2>&1
+	ht_summary "$BATS_TEST_TMPDIR"/true.* | cut -d' ' -f1,3
+}
+
+# heaptrack prints three digits: the same figure is within its rounding.
+near() {	# ours theirs percent
+	local d=$(( $1 > $2 ? $1 - $2 : $2 - $1 ))
+	[ $(( d * 1000 )) -le $(( $2 * ${3:-5} )) ] || { echo "ours $1, heaptrack's $2" >&2; return 1; }
+}
+
+@test "the walkthrough: the leak to its line, the mappings' peak, each part's pipeline shows it whole" {
+	cd "$BATS_FILE_TMPDIR"
+	run -0 mt-report wpa.mtr
+	has_line "$output" '^wpa\.mtr: [0-9.]+ s, 1 process, 263 allocations \([0-9]+/s\), 12 frees$'
+	has_line "$output" '^memtestapp +[0-9]+ mmap +30\.0 MiB +[0-9.]+ s +0 B +0 B +120\.0 MiB +12$'
+	has_line "$output" '^ +9\.8 KiB +250 blocks InnerLoopOperation  tests/progs/memtestapp\.c:43$'
+	has_line "$output" '^  \$ mt-symbolize wpa\.mtr \| mt-lifetime \| mt-group --by type,function,line$'
+	has_line "$output" '^ +10\.0 MiB +at [0-9.]+ s for [0-9.]+ s  commit  tests/progs/memtestapp\.c:31'
+	# What the parts say is what their pipelines print.
+	hint=$(printf '%s\n' "$output" | grep -m1 -A8 '^Leaked' | sed -n 's/^  \$ //p')
+	run -0 bash -c "$hint"
+	has_line "$output" '^leaked +InnerLoopOperation +tests/progs/memtestapp\.c:43 +250 +9\.8 KiB +9\.8 KiB +40 B$'
+	run -0 mt-report wpa.mtr
+	hint=$(printf '%s\n' "$output" | grep -A8 '^Live at the peaks' | sed -n 's/^  \$ //p')
+	[[ $hint == *"mt-window --at peak"* ]]
+	run -0 bash -c "$hint -F tsv"
+	has_line "$output" "^memtestapp\tmmap\tcommit\ttests/progs/memtestapp\.c:31\t3\t$((30 * MiB))\t$((30 * MiB))\t"
+	run -0 mt-report -B wpa.mtr
+	has_line "$output" "^ +$((30 * MiB)) +3 stacks commit  tests/progs/memtestapp\.c:31$"
+}
+
+@test "each process and heap's peak and its instant are mt-window --at peak's, from events and life lines" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o f.mtr -- "$PROGS/procs-many" 20 >/dev/null 2>&1
+	mt-symbolize f.mtr | mt-lifetime -q >f.life
+	mt-window --at peak f.life | awk -F'\t' '$1 == "sample" { print $3, $4, $5, $2 }' | sort >want
+	[ "$(wc -l <want)" -ge 21 ]
+	for input in f.mtr f.life; do
+		mt-report -B "$input" | awk '$2 ~ /^[0-9]+$/ && NF == 10 { print $2, $3, $4 }' |
+			sort >got
+		# the instant to the millisecond the summary shows
+		cut -d' ' -f1-3 want | diff - got
+	done
+	mt-report -B f.mtr | awk '$2 ~ /^[0-9]+$/ && NF == 10 { print $2, $3, $5 }' | sort >at
+	mt-window --at peak f.life | awk -F'\t' '$1 == "sample" {
+		printf "%s %s %d.%03d\n", $3, $4, $2 / 1e9, ($2 % 1e9) / 1e6 }' | sort | diff - at
+}
+
+@test "heaptrack_print's figures: calls, peak and leaked of a C++ program and of the walkthrough" {
+	cd "$BATS_TEST_TMPDIR"
+	heaptrack -o hc "$PROGS/peak-cxx" >/dev/null 2>&1
+	mt-record -o c.mtr -- "$PROGS/peak-cxx" >/dev/null 2>&1
+	read -r hcalls htemp hpeak hleak < <(ht_summary hc.*)
+	read -r calls temp peak leak < <(mt_summary c.mtr)
+	[ "$calls" = "$hcalls" ]
+	near "$peak" "$hpeak"
+	[ "$temp" -ge 1 ] && [ "$htemp" -ge 1 ]
+	# The walkthrough's leak: 250 blocks of 40 and stdout's buffer.
+	heaptrack -o hw "$PROGS/memtestapp" >/dev/null 2>&1
+	read -r hcalls htemp hpeak hleak < <(ht_summary hw.*)
+	read -r calls temp peak leak < <(mt_summary "$BATS_FILE_TMPDIR/wpa.mtr")
+	[ "$leak" = 14096 ]
+	near "$leak" "$hleak"
+	[ "$temp" = "$htemp" ]
+	# heaptrack's library brings libstdc++, whose pool is one more call.
+	read -r own_calls own_peak < <(ht_own)
+	[ "$calls" = $((hcalls - own_calls)) ]
+	near $((peak + own_peak)) "$hpeak"
+}
+
+@test "heaptrack_print's figures on python3: calls, temporary, peak" {
+	cd "$BATS_TEST_TMPDIR"
+	script='import json
+out = [json.loads(json.dumps({"id": i, "t": [i] * (i % 5)})) for i in range(20000)]
+print(len(out))'
+	PYTHONMALLOC=malloc heaptrack -o hp /usr/bin/python3 -c "$script" >/dev/null 2>&1
+	PYTHONMALLOC=malloc mt-record -o p.mtr -- /usr/bin/python3 -c "$script" >/dev/null 2>&1
+	read -r hcalls htemp hpeak hleak < <(ht_summary hp.*)
+	read -r calls temp peak leak < <(mt_summary p.mtr)
+	read -r own_calls own_peak < <(ht_own)
+	[ "$hcalls" -gt 100000 ]
+	# Two runs of python: within 0.5% (they differ by a few dozen calls).
+	near $((calls + own_calls)) "$hcalls" 5
+	near "$temp" "$htemp" 5
+	near $((peak + own_peak)) "$hpeak" 5
+}
+
+@test "a kernel trace: [kernel] and its heaps, the page blocks' peak" {
+	cd "$BATS_TEST_TMPDIR"
+	printf '%s\n' '#mt-events	1	start=1	host=h	resolution=100' \
+		'proc	0	0	0	[kernel]	[kernel]' '#task	11	kworker/0:1' '#task	12	python3' \
+		'sym	0xffffffff81000010	alloc_pipe_info	-	[kernel.kallsyms]' 'stack	1	0xffffffff81000010' \
+		'life	100	200	0	11	page	0x1000	4096	1	aifi	0' \
+		'life	100	-	0	11	page	0x3000	4096	1	aifo	4096' \
+		'life	300	-	0	12	page	0x5000	8192	1	aifo	8192' \
+		'life	400	500	0	12	page	0x200000	2097152	1	aifi	0' \
+		'life	600	-	0	12	kmalloc	0xffff8880	64	1	aifo	64' >k.life
+	run -0 mt-report -B k.life
+	has_line "$output" '^\[kernel\] +0 page +2109440 +0\.000 s +0 +12288 +2113536 +4$'
+	has_line "$output" '^\[kernel\] +0 kmalloc +64 +0\.000 s +0 +64 +64 +1$'
+	has_line "$output" '^ +12352 +3 blocks alloc_pipe_info  -$'
+	has_line "$output" '^ +2109504 +2 stacks alloc_pipe_info  -$'
+	has_line "$output" '^  \$ mt-group --by type,function,line k\.life$'
+}
+
+@test "events and life lines, .mtr and text, file and stdin: one summary" {
+	cd "$BATS_FILE_TMPDIR"
+	mt-report wpa.mtr | sed 1,2d | grep -v '^  \$' >a
+	mt-report wpa.life | sed 1,2d | grep -v '^  \$' >b
+	mt-symbolize wpa.mtr | mt-report | sed 1,2d | grep -v '^  \$' >c
+	mt-decode wpa.mtr | mt-report | sed 1,2d | grep -v '^  \$' >d
+	diff a b
+	diff a c
+	diff a d
+}
+
+@test "bad input: said with file:line, the rest summarized, exit 1; bad options exit 2" {
+	cd "$BATS_TEST_TMPDIR"
+	{ head -20 "$BATS_FILE_TMPDIR/wpa.life"; echo 'life	bogus'; sed 1,20d "$BATS_FILE_TMPDIR/wpa.life"; } >bad.life
+	run -1 --separate-stderr mt-report bad.life
+	[[ $stderr == *"mt-report: bad.life:21: "* ]]
+	has_line "$output" 'InnerLoopOperation'
+	head -c $(( $(stat -c %s "$BATS_FILE_TMPDIR/wpa.mtr") - 150 )) "$BATS_FILE_TMPDIR/wpa.mtr" >cut.mtr
+	run -1 --separate-stderr mt-report cut.mtr
+	[[ $stderr == *cut.mtr* ]]
+	run -2 mt-report --top x wpa.mtr
+	run -2 mt-report a b
+	run -1 --separate-stderr mt-report /nonexistent
+	[ "$stderr" = "mt-report: /nonexistent: No such file or directory" ]
+}
+
+# The tables the page's data gives for windows on its unit, by several
+# keys, against mt-window --from A --to B | mt-group -F tsv --by KEYS.
+data_agrees() {	# json life A B keys...
+	local json=$1 life=$2 a=$3 b=$4 by n
+	shift 4
+	for by in "$@"; do
+		n=$(( $(tr , '\n' <<<"$by" | wc -l) + 3 ))
+		diff <(mt-window --from "${a}ns" --to "${b}ns" "$life" 2>/dev/null |
+			mt-group -F tsv --by "$by" 2>/dev/null | sed 1d | cut -f1-$n | sort) \
+			<("$TESTS/report-table.py" "$json" "$a" "$b" "$by" | sort)
+	done
+}
+
+@test "the page's data: any window's table as mt-window | mt-group, exact times and buckets" {
+	cd "$BATS_FILE_TMPDIR"
+	mt-report --json wpa.json wpa.mtr
+	grep -q '"u":1,"exact":true' wpa.json
+	end=$(awk -F'\t' '$1 == "life" { for (k = 2; k <= 3; k++) if ($k != "-" && $k > e) e = $k } END { print e + 1 }' wpa.life)
+	s1=$(spike 1) s9=$(spike 9) up=$(step_up)
+	for w in "0 $end" "$s9 $end" "$((up - 1000)) $((up + 1000))" "$s1 $((s1 + 1))" "$((s1 + 1)) $s9"; do
+		data_agrees wpa.json wpa.life $w type,function process,heap,type,stack \
+			size-class,task,type line,module,file,pid
+	done
+	# A million lifetimes: in buckets, still exact on them.
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o p.mtr -- "$PROGS/pairs" 600000 >/dev/null 2>&1
+	mt-symbolize p.mtr | mt-lifetime -q >p.life
+	mt-report --json p.json p.mtr
+	u=$(grep -o '"u":[0-9]*' p.json | cut -d: -f2)
+	[ "$u" -gt 1 ]
+	end=$(grep -o '"end":[0-9]*' p.json | cut -d: -f2)
+	for w in "0 $(( (end / u + 1) * u ))" "$((u * 10)) $((u * 500))" "$((u * 300)) $((u * 301))"; do
+		data_agrees p.json p.life $w type,function stack,type,size-class
+	done
+}

@@ -21,7 +21,7 @@
 #include "report.h"
 
 static const char synopsis[] =
-    "[-qSB] [-n count] [-o page.html] [--json file] [-y dir] [--suppress file] [file]";
+    "[-qB] [-n count] [-o page.html] [--json file] [-y dir] [--suppress file] [file]";
 static const char options[] =
     "Summarizes a trace (events or life lines, .mtr or text): its processes and\n"
     "heaps with their peaks, what leaked, what was live at the peaks, the biggest\n"
@@ -32,11 +32,11 @@ static const char options[] =
     "      --json FILE      write the page's data alone (mt-report(1), DATA)\n"
     "  -n, --top N          rows a part of the summary (default 5)\n"
     "  -B, --bytes          sizes in bytes, not 1.5 MiB\n"
-    "  -S, --no-symbolize   stacks as addresses where the input has no sym lines\n"
+    "      --no-symbolize   stacks as addresses where the input has no sym lines\n"
     "  -y, --symbols DIR    for mt-symbolize: a symbol directory (repeatable)\n"
     "      --suppress FILE  more suppressions, as mt-group's (repeatable)\n"
     "      --no-suppress    none, not even the built-in ones\n"
-    "  -q, --quiet          no summary of the input on standard error\n"
+    "  -q, --quiet          nothing on standard error but what is wrong\n"
     "  -h, --help           this help\n"
     "  -V, --version        the version\n"
     "\n"
@@ -308,7 +308,7 @@ main(int argc, char *argv[])
 	mt_setprogname(argv[0]);
 	report_init(&rep, 2000);
 	rep.sup = suppress_new();
-	while ((ch = getopt_long(argc, argv, "o:n:Sy:BqhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:n:y:BqhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
 			html = optarg;

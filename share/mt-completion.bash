@@ -1,5 +1,5 @@
 # bash completion for mt's programs: mt-record, mt-decode, mt-symbolize,
-# mt-lifetime, mt-window, mt-group, mt-pooldiff and mt-plot.  Installed
+# mt-lifetime, mt-window, mt-group, mt-pooldiff, mt-report and mt-plot.  Installed
 # under each program's name in bash-completion's completions directory;
 # or source it.  The options come from each program's --help, so they
 # cannot drift from it; their values from the lists below.
@@ -53,9 +53,9 @@ _mt_complete()
 	case $prog:$prev in
 	*:-o|*:--output|mt-pooldiff:-P|mt-pooldiff:--proc)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	mt-group:--diff)
+	mt-group:--diff|mt-report:--html|mt-report:--json|mt-report:--suppress|mt-group:--suppress)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	mt-symbolize:-y|mt-symbolize:-s|mt-symbolize:--symbols)
+	mt-symbolize:-y|mt-symbolize:-s|mt-symbolize:--symbols|mt-report:-y|mt-report:--symbols)
 		COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	mt-record:-e|mt-record:--events)
 		_mt_list "$cur" "kmalloc cache page"; return ;;
@@ -67,7 +67,8 @@ _mt_complete()
 	mt-group:-n|mt-group:--top|mt-group:-A|mt-group:--skip|mt-group:-D|mt-group:--depth|\
 	mt-pooldiff:-i|mt-pooldiff:--interval|mt-pooldiff:--time|mt-pooldiff:-m|\
 	mt-pooldiff:--include|mt-pooldiff:-x|mt-pooldiff:--exclude|mt-pooldiff:-A|\
-	mt-pooldiff:--skip|mt-plot:-t|mt-plot:--title|mt-plot:-n|mt-plot:--top)
+	mt-pooldiff:--skip|mt-plot:-t|mt-plot:--title|mt-plot:-n|mt-plot:--top|\
+	mt-report:-n|mt-report:--top)
 		return ;;	# a value of the user's own
 	mt-window:-H|mt-window:--heap)
 		COMPREPLY=($(compgen -W "malloc mmap reserve kmalloc page" -- "$cur")); return ;;
@@ -107,4 +108,5 @@ _mt()
 	_mt_complete "${1##*/}"
 }
 
-complete -F _mt mt-record mt-decode mt-symbolize mt-lifetime mt-window mt-group mt-pooldiff mt-plot
+complete -F _mt mt-record mt-decode mt-symbolize mt-lifetime mt-window mt-group mt-pooldiff mt-report \
+	mt-plot

@@ -6,8 +6,8 @@
 
 load helpers
 
-PROGRAMS="mt-record mt-decode mt-symbolize mt-lifetime mt-window mt-group mt-pooldiff mt-plot"
-FILTERS="mt-decode mt-symbolize mt-lifetime mt-window mt-group mt-pooldiff"
+PROGRAMS="mt-record mt-decode mt-symbolize mt-lifetime mt-window mt-group mt-pooldiff mt-report mt-plot"
+FILTERS="mt-decode mt-symbolize mt-lifetime mt-window mt-group mt-pooldiff mt-report"
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
@@ -66,6 +66,7 @@ help_letters() {
 		include) echo match ;;
 		interval) echo series ;;
 		tag) echo by ;;
+		html) echo output ;;
 		*) echo "$1" ;;
 		esac
 	}

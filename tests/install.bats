@@ -66,7 +66,7 @@ setup() {
 	[ "${lines[0]}" = "usage: mt-plot [-o file.png|file.svg] [-L title] [-n count] [-f time] [--to time] [--gnuplot script] [file]" ]
 	mandoc -Tascii p/share/man/man1/mt-plot.1 | grep -q "draw memory outstanding over time"
 	comp=$PWD/p/share/bash-completion/completions
-	for p in mt-record mt-decode mt-symbolize mt-lifetime mt-window mt-group mt-pooldiff mt-plot; do
+	for p in mt-record mt-decode mt-symbolize mt-lifetime mt-window mt-group mt-pooldiff mt-report mt-plot; do
 		[ -e "$comp/$p" ]
 	done
 	# What bash offers at a TAB, in a bash -i that loaded the file.

@@ -22,7 +22,7 @@ EX_CRON_RUNS=13			# cron's first hour at */5
 # What the tools say on standard error when all is well: their
 # summaries.  Anything else (a warning, a note that an argument asks for
 # more than the input has) fails the command.
-EX_SUMMARY='^(mt-record: |mt-lifetime: [0-9]+ (lifetimes|blocks)|mt-group: (suppressed|[0-9]+ groups changed)|mt-pooldiff: suppressed|mt-plot: )'
+EX_SUMMARY='^(mt-record: |mt-lifetime: [0-9]+ (lifetimes|blocks)|mt-group: (suppressed|[0-9]+ groups changed)|mt-pooldiff: suppressed|mt-plot: |mt-report: [^ ]+: the page)'
 
 setup_file() {
 	cd "$BATS_FILE_TMPDIR"
@@ -330,6 +330,10 @@ run_page() {
 
 @test "mt-pooldiff(1): its examples run, the crontab lines as cron would" {
 	run_page mt-pooldiff.1
+}
+
+@test "mt-report(1): its examples run" {
+	run_page mt-report.1
 }
 
 @test "mt-plot(1): its examples run" {

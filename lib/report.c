@@ -18,6 +18,7 @@ struct rep_change {
 	uint64_t t;
 	int64_t d;
 	uint32_t site;
+	int32_t n;		/* a block more or less */
 };
 
 /* Graph buckets a series holds before the width grows 2 or 5 times. */
@@ -380,9 +381,9 @@ settle(struct report *r, struct rep_series *s, uint64_t t, int64_t v)
 	}
 }
 
-/* d bytes to a site at t, in time order. */
+/* d bytes and n blocks to a site at t, in time order. */
 static void
-change(struct report *r, uint32_t si, uint64_t t, int64_t d)
+change(struct report *r, uint32_t si, uint64_t t, int64_t d, int n)
 {
 	struct rep_site *site = &r->sites[si];
 	struct rep_series *s = &r->series[site->series];
@@ -393,22 +394,25 @@ change(struct report *r, uint32_t si, uint64_t t, int64_t d)
 	s->last_t = t;
 	if (site->epoch != s->epoch) {
 		site->at_peak = site->live;
+		site->at_peak_n = site->live_n;
 		site->epoch = s->epoch;
 	}
 	site->live += d;
+	site->live_n += n;
 	s->cur += d;
 }
 
 static void
-keep_change(struct report *r, uint32_t site, uint64_t t, int64_t d)
+keep_change(struct report *r, uint32_t site, uint64_t t, int64_t d, int n)
 {
 	if (!r->life_input) {
-		change(r, site, t, d);
+		change(r, site, t, d, n);
 		return;
 	}
 	r->changes = egrow(r->changes, r->nchanges + 1, &r->changecap, sizeof(*r->changes));
 	r->changes[r->nchanges].t = t;
 	r->changes[r->nchanges].d = d;
+	r->changes[r->nchanges].n = n;
 	r->changes[r->nchanges++].site = site;
 }
 
@@ -441,7 +445,7 @@ report_alloc(struct report *r, const struct mt_event *ev)
 	report_time(r, ev->ts);
 	si = site_of(r, ev->pid, heap_name(r, ev->heap),
 	    ev->flags & EV_STACK_NONE ? REP_NONE : ev->stack);
-	change(r, si, ev->ts, (int64_t)ev->size);
+	change(r, si, ev->ts, (int64_t)ev->size, 1);
 }
 
 static void
@@ -501,14 +505,15 @@ report_life(struct report *r, const struct mt_life *l)
 		k->allocs++, s->allocs++, r->allocs++;
 		k->bytes += size, s->bytes += size;
 		if (r->life_input)
-			keep_change(r, si, l->ta, (int64_t)size);
-	} else if (size) {
+			keep_change(r, si, l->ta, (int64_t)size, 1);
+	} else {
 		/* Made before recording: held from the start, as mt-window has it. */
 		r->sites[si].base += (int64_t)size;
+		r->sites[si].base_n++;
 		s->base += (int64_t)size;
 	}
-	if (l->tf != REP_NONE && size)
-		keep_change(r, si, l->tf, -(int64_t)size);
+	if (l->tf != REP_NONE)
+		keep_change(r, si, l->tf, -(int64_t)size, -1);
 	if (fate == 0)
 		k->frees++, s->frees++, r->frees++;
 	else if (fate == 1)
@@ -549,7 +554,8 @@ report_finish(struct report *r)
 	if (r->life_input) {
 		qsort(r->changes, r->nchanges, sizeof(*r->changes), change_cmp);
 		for (i = 0; i < r->nchanges; i++)
-			change(r, r->changes[i].site, r->changes[i].t, r->changes[i].d);
+			change(r, r->changes[i].site, r->changes[i].t, r->changes[i].d,
+			    r->changes[i].n);
 		free(r->changes);
 		r->changes = NULL;
 		r->nchanges = 0;
@@ -573,11 +579,13 @@ report_buckets(const struct report *r)
 }
 
 int64_t
-report_site_peak(const struct report *r, const struct rep_site *site)
+report_site_peak(const struct report *r, const struct rep_site *site, int64_t *n)
 {
 	const struct rep_series *s = &r->series[site->series];
+	int at = site->epoch == s->epoch;
 
-	return (site->epoch == s->epoch ? site->at_peak : site->live) + site->base;
+	*n = (at ? site->at_peak_n : site->live_n) + site->base_n;
+	return (at ? site->at_peak : site->live) + site->base;
 }
 
 int

@@ -36,6 +36,7 @@ struct rep_site {
 	uint64_t stack;
 	uint32_t series;
 	int64_t live, base, at_peak;
+	int64_t live_n, base_n, at_peak_n;	/* the blocks */
 	uint64_t epoch;
 };
 
@@ -109,8 +110,8 @@ void report_time(struct report *r, uint64_t ts);
 void report_proc(struct report *r, int64_t pid);
 /* The input is over: sorted changes replayed, the last instant settled. */
 void report_finish(struct report *r);
-/* A site's bytes at its series' peak. */
-int64_t report_site_peak(const struct report *r, const struct rep_site *s);
+/* A site's bytes at its series' peak, and its blocks (n). */
+int64_t report_site_peak(const struct report *r, const struct rep_site *s, int64_t *n);
 /* A series' graph bucket count (they end past r->end). */
 uint64_t report_buckets(const struct report *r);
 /* A site whose never-freed lifetimes a suppression rule takes (r->dict set). */

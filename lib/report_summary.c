@@ -259,21 +259,21 @@ peaks(struct report *r, size_t top)
 	/* A site's blocks live at the peak are not kept: its bytes are. */
 	for (i = 0; i < r->nsites; i++) {
 		const struct rep_site *s = &r->sites[i];
-		int64_t v = report_site_peak(r, s);
+		int64_t n, v = report_site_peak(r, s, &n);
 		const char *fn, *line;
 		struct row *x;
 
-		if (v <= 0)
+		if (n <= 0)
 			continue;
 		site_names(r->dict, s, &fn, &line);
 		x = row_of(&rs, fn, line);
 		x->v += (uint64_t)v;
-		x->n++;
+		x->n += (uint64_t)n;
 	}
 	printf("\nLive at the peaks (each process and heap at its own), by function and line\n");
 	if (!rs.n)
 		printf("  nothing\n");
-	put_rows(&rs, top, "stacks");
+	put_rows(&rs, top, "blocks");
 	hint("--at peak", "mt-group --no-suppress --by process,heap,function,line");
 	rows_free(&rs);
 }
@@ -288,35 +288,108 @@ big_cmp(const void *a, const void *b)
 	return x->ta < y->ta ? -1 : x->ta > y->ta;
 }
 
-/* The biggest allocated and freed: when, for how long, from where. */
+/* A stack's allocating frame and two callers: "commit < Manipulate < Op1". */
+static void
+put_path(struct mt_dict *d, const struct rep_site *s)
+{
+	struct mt_stackinfo *si = s->stack == REP_NONE ? NULL : dict_stack(d, s->stack);
+	uint32_t i;
+
+	if (!si || !si->n) {
+		fputs("-", stdout);
+		return;
+	}
+	for (i = si->alloc_frame; i < si->n && i < si->alloc_frame + 3; i++)
+		printf("%s%s", i > si->alloc_frame ? " < " : "", si->frame[i]->function);
+	if (i < si->n)
+		fputs(" < ...", stdout);
+	printf("  %s", si->frame[si->alloc_frame]->line);
+}
+
+/* A site's stack as mt-group --by stack has it (names, not addresses); held. */
+static const char *
+site_fold(struct report *r, uint32_t site)
+{
+	static char **fold;
+	struct mt_stackinfo *si;
+	size_t len = 0, cap = 0;
+	char *p = NULL;
+
+	if (!fold)
+		fold = ecalloc(r->nsites ? r->nsites : 1, sizeof(*fold));
+	if (fold[site])
+		return fold[site];
+	si = r->sites[site].stack == REP_NONE ? NULL : dict_stack(r->dict, r->sites[site].stack);
+	if (si && si->n) {
+		p = emalloc(cap = 256);
+		p[0] = '\0';
+		stack_folded(si, 0, &p, &len, &cap);
+	}
+	return fold[site] = p ? p : estrdup("-");
+}
+
+static int
+same_stack(struct report *r, const struct rep_life *a, const struct rep_life *b)
+{
+	uint32_t x = r->keys[a->key].site, y = r->keys[b->key].site;
+
+	return r->sites[x].pid == r->sites[y].pid && r->sites[x].heap == r->sites[y].heap &&
+	    (x == y || !strcmp(site_fold(r, x), site_fold(r, y)));
+}
+
+/*
+ * The biggest blocks allocated and freed, a line a stack: the biggest,
+ * how many of the biggest lifetimes it made, when the first few began,
+ * how long they lived.
+ */
 static void
 transients(struct report *r, size_t top)
 {
 	char b[32], t[32], d[32];
-	size_t i, shown = 0, j, from;
+	size_t i, j, shown = 0;
 
 	qsort(r->big, r->nbig, sizeof(*r->big), big_cmp);
-	printf("\nBiggest transient allocations (allocated and freed), with their stacks\n");
+	printf("\nBiggest transient allocations (allocated and freed), a line a stack\n");
 	for (i = 0; i < r->nbig && shown < top; i++) {
 		const struct rep_life *l = &r->big[i];
-		const struct rep_site *s = &r->sites[r->keys[l->key].site];
-		const char *fn, *line;
+		uint64_t n = 0, lo = UINT64_MAX, hi = 0;
+		int seen = 0, times = 0;
 
 		if (l->fate || l->ta == REP_NONE)
 			continue;
-		for (j = 0, from = 0; j < r->nbig; j++)
-			from += !r->big[j].fate && r->keys[r->big[j].key].site == r->keys[l->key].site;
-		site_names(r->dict, s, &fn, &line);
-		printf("  %10s  at %s for %s  %s  %s", human((int64_t)l->size, b, sizeof(b)),
-		    secs(l->ta, t, sizeof(t)), secs(l->tf - l->ta, d, sizeof(d)), fn, line);
-		if (from > 1)
-			printf("  (%zu of the biggest from this stack)", from);
-		printf("\n");
+		for (j = 0; j < i && !seen; j++)
+			seen = !r->big[j].fate && r->big[j].ta != REP_NONE &&
+			    same_stack(r, &r->big[j], l);
+		if (seen)
+			continue;
+		printf("  %10s", human((int64_t)l->size, b, sizeof(b)));
+		for (j = i; j < r->nbig; j++) {
+			const struct rep_life *m = &r->big[j];
+
+			if (m->fate || m->ta == REP_NONE || m->size != l->size || !same_stack(r, m, l))
+				continue;
+			n++;
+			lo = m->tf - m->ta < lo ? m->tf - m->ta : lo;
+			hi = m->tf - m->ta > hi ? m->tf - m->ta : hi;
+		}
+		printf(" x%-4" PRIu64 " at", n);
+		for (j = i; j < r->nbig && times < 3; j++) {
+			const struct rep_life *m = &r->big[j];
+
+			if (!m->fate && m->ta != REP_NONE && m->size == l->size && same_stack(r, m, l))
+				printf("%s %s", times++ ? "," : "", secs(m->ta, t, sizeof(t)));
+		}
+		printf("%s for %s", n > 3 ? ", ..." : "", secs(lo, t, sizeof(t)));
+		if (hi != lo)
+			printf("-%s", secs(hi, d, sizeof(d)));
+		fputs("\n              ", stdout);
+		put_path(r->dict, &r->sites[r->keys[l->key].site]);
+		putchar('\n');
 		shown++;
 	}
 	if (!shown)
 		printf("  none\n");
-	hint(NULL, "mt-group --by type,function,commit-time,decommit-time --sort size");
+	hint(NULL, "mt-group --by type,stack,commit-time,decommit-time --sort size");
 }
 
 static void

@@ -50,7 +50,10 @@ near() {	# ours theirs percent
 	has_line "$output" '^memtestapp +[0-9]+ mmap +30\.0 MiB +[0-9.]+ s +0 B +0 B +120\.0 MiB +12$'
 	has_line "$output" '^ +9\.8 KiB +250 blocks InnerLoopOperation  tests/progs/memtestapp\.c:43$'
 	has_line "$output" '^  \$ mt-symbolize wpa\.mtr \| mt-lifetime \| mt-group --by type,function,line$'
-	has_line "$output" '^ +10\.0 MiB +at [0-9.]+ s for [0-9.]+ s  commit  tests/progs/memtestapp\.c:31'
+	# The spikes, told from the steady state by their stack.
+	has_line "$output" '^ +10\.0 MiB x10 +at [0-9.]+ s, [0-9.]+ s, [0-9.]+ s, \.\.\. for '
+	has_line "$output" '^ +commit < ManipulateTemporaryBuffer < Operation1 < \.\.\.  tests/progs/memtestapp\.c:31$'
+	has_line "$output" '^ +10\.0 MiB x2 +at '
 	# What the parts say is what their pipelines print.
 	hint=$(printf '%s\n' "$output" | grep -m1 -A8 '^Leaked' | sed -n 's/^  \$ //p')
 	run -0 bash -c "$hint"
@@ -61,7 +64,8 @@ near() {	# ours theirs percent
 	run -0 bash -c "$hint -F tsv"
 	has_line "$output" "^memtestapp\tmmap\tcommit\ttests/progs/memtestapp\.c:31\t3\t$((30 * MiB))\t$((30 * MiB))\t"
 	run -0 mt-report -B wpa.mtr
-	has_line "$output" "^ +$((30 * MiB)) +3 stacks commit  tests/progs/memtestapp\.c:31$"
+	has_line "$output" "^ +$((30 * MiB)) +3 blocks commit  tests/progs/memtestapp\.c:31$"
+	has_line "$output" "^ +10000 +250 blocks InnerLoopOperation  tests/progs/memtestapp\.c:43$"
 }
 
 @test "each process and heap's peak and its instant are mt-window --at peak's, from events and life lines" {
@@ -134,7 +138,7 @@ print(len(out))'
 	has_line "$output" '^\[kernel\] +0 page +2109440 +0\.000 s +0 +12288 +2113536 +4$'
 	has_line "$output" '^\[kernel\] +0 kmalloc +64 +0\.000 s +0 +64 +64 +1$'
 	has_line "$output" '^ +12352 +3 blocks alloc_pipe_info  -$'
-	has_line "$output" '^ +2109504 +2 stacks alloc_pipe_info  -$'
+	has_line "$output" '^ +2109504 +4 blocks alloc_pipe_info  -$'
 	has_line "$output" '^  \$ mt-group --by type,function,line k\.life$'
 }
 

@@ -293,6 +293,27 @@ cell_add(struct report *r, uint32_t key, int64_t a, int64_t f, unsigned on, unsi
 	r->keys[key].last = (uint32_t)r->ncells;
 }
 
+/* A key's run of lifetimes into its cell. */
+static void
+pending_flush(struct report *r, uint32_t ki)
+{
+	struct rep_key *k = &r->keys[ki];
+
+	if (!k->pset)
+		return;
+	k->pset = 0;
+	cell_add(r, ki, k->pa, k->pf, k->pon, k->pfate, k->pn, k->ps);
+}
+
+static void
+pending_flush_all(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nkeys; i++)
+		pending_flush(r, (uint32_t)i);
+}
+
 /*
  * Too many cells: a coarser unit, while the trace so far keeps at least
  * MIN_BUCKETS of it.  A time's position at a multiple of the unit is its
@@ -305,6 +326,9 @@ coarsen(struct report *r)
 	size_t i, n = r->ncells;
 	uint64_t u, m;
 
+	pending_flush_all(r);
+	old = r->cells;
+	n = r->ncells;
 	while (r->ncells > r->cell_limit / 2 && (u = next_unit(r->u)) <= r->end / MIN_BUCKETS) {
 		m = u / r->u;
 		r->cells = NULL;
@@ -527,9 +551,24 @@ report_life(struct report *r, const struct mt_life *l)
 		f = (int64_t)(l->tf / r->u);
 		on = l->tf % r->u == 0;
 	}
-	cell_add(r, ki, a, f, on, fate, 1, size);
-	if (r->ncells > r->cell_limit)
-		coarsen(r);
+	k = &r->keys[ki];
+	if (!k->pset || k->pa != a || k->pf != f || k->pon != on || k->pfate != fate) {
+		pending_flush(r, ki);
+		if (r->ncells > r->cell_limit) {
+			coarsen(r);
+			a = l->ta == REP_NONE ? -1 : (int64_t)(l->ta / r->u);
+			if (fate == 0) {
+				f = (int64_t)(l->tf / r->u);
+				on = l->tf % r->u == 0;
+			}
+		}
+		k = &r->keys[ki];
+		k->pset = 1;
+		k->pa = a, k->pf = f, k->pon = (uint8_t)on, k->pfate = (uint8_t)fate;
+		k->pn = k->ps = 0;
+	}
+	k->pn++;
+	k->ps += size;
 	big.key = ki;
 	big.fate = (uint8_t)fate;
 	big.ta = l->ta;
@@ -551,6 +590,7 @@ report_finish(struct report *r)
 {
 	size_t i;
 
+	pending_flush_all(r);
 	if (r->life_input) {
 		qsort(r->changes, r->nchanges, sizeof(*r->changes), change_cmp);
 		for (i = 0; i < r->nchanges; i++)

@@ -46,6 +46,11 @@ struct rep_key {
 	int64_t tid;
 	int sclass;		/* -2: size unknown, -1: size 0, else log2 */
 	uint32_t last;		/* its cell last added to, + 1 */
+	/* Its lifetimes of one cell, added here while they come in a run:
+	   the key's memory is at hand, the cells' is not. */
+	uint8_t pset, pon, pfate;
+	int64_t pa, pf;
+	uint64_t pn, ps;
 	uint64_t allocs, bytes, temp, frees;
 	uint64_t leak_n, leak_b, end_n, end_b;
 };

@@ -42,7 +42,7 @@ ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(LTO) $(WARN) $(SANFLAGS) -Ilib $(DEPS_CFLAGS
 PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-window cmd/mt-group cmd/mt-pooldiff cmd/mt-report
 LIBOBJ = lib/pair.o lib/steps.o lib/stacks.o lib/bound.o lib/ktrace.o lib/sink.o lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
 	lib/trace.o lib/reader.o lib/map.o lib/regex.o lib/regions.o lib/inject.o lib/suppress.o lib/table.o \
-	lib/names.o lib/startup.o lib/pairrun.o lib/groupkey.o lib/json.o lib/report.o lib/report_summary.o lib/report_json.o lib/report_page.o
+	lib/names.o lib/startup.o lib/pairrun.o lib/groupkey.o lib/json.o lib/report.o lib/report_summary.o lib/report_json.o lib/report_page.o lib/report_names.o
 PRELOAD = lib/libmt-preload.so
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static
@@ -84,7 +84,7 @@ LIBS_mt-symbolize := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null) -lelf -libe
 LIBS_mt-window := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
 LIBS_mt-group := $(LIBS_mt-window)
 LIBS_mt-pooldiff := $(LIBS_mt-window)
-LIBS_mt-report := $(LIBS_mt-window)
+LIBS_mt-report := $(LIBS_mt-window) -lpthread
 
 # The preload library runs inside other programs: never sanitized, and
 # only its interposed functions are exported.

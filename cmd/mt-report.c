@@ -6,15 +6,12 @@
  * alone when the input has none.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "mt.h"
@@ -43,18 +40,9 @@ static const char options[] =
     "With no file, or -, standard input.  Exit 0, or 1 when something was wrong.\n";
 
 static struct report rep;
-static struct mt_out dictbuf;	/* proc, map, stack, sym, #task lines: for the names */
-static int have_syms, life_seen;
+static struct rep_names *names;	/* proc, map, stack, sym, #task lines */
+static int life_seen;
 static uint64_t lost;
-
-static void
-keep_dict(const struct mt_event *ev)
-{
-	size_t n = event_format_size(ev);
-	char *p = out_reserve(&dictbuf, n);
-
-	out_commit(&dictbuf, event_format(ev, p, n));
-}
 
 /* "#mt-events\t1\tstart=NS\thost=NAME" */
 static void
@@ -120,8 +108,6 @@ other(struct mt_reader *r, struct mt_event *ev, void *arg)
 		report_life(&rep, &l);
 		return;
 	case MT_SYM:
-		have_syms = 1;
-		/* fall through */
 	case MT_PROC:
 	case MT_MAP:
 	case MT_STACK:
@@ -129,13 +115,13 @@ other(struct mt_reader *r, struct mt_event *ev, void *arg)
 			report_proc(&rep, ev->pid);
 			report_time(&rep, ev->ts);
 		}
-		keep_dict(ev);
+		names_add(names, ev);
 		return;
 	case MT_COMMENT:
 		header(&ev->s1);
 		if (ev->s1.len > 6 && (!memcmp(ev->s1.s, "#task\t", 6) ||
 		    !memcmp(ev->s1.s, "#mt-events", 10)))
-			keep_dict(ev);
+			names_add(names, ev);
 		return;
 	case MT_EXIT:
 		report_time(&rep, ev->ts);
@@ -183,79 +169,6 @@ on_life(const struct mt_life *l, void *arg)
 	report_life(&rep, l);
 }
 
-/* mt-symbolize beside this program, or on the PATH. */
-static void
-exec_symbolize(char **extra, size_t nextra)
-{
-	char self[4096], *slash, **argv = emalloc((nextra + 2) * sizeof(*argv));
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 32);
-	size_t i;
-
-	argv[0] = "mt-symbolize";
-	for (i = 0; i < nextra; i++)
-		argv[i + 1] = extra[i];
-	argv[nextra + 1] = NULL;
-	if (n > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/'))) {
-			strcpy(slash + 1, "mt-symbolize");
-			execv(self, argv);
-		}
-	}
-	execvp("mt-symbolize", argv);
-	fprintf(stderr, "%s: mt-symbolize: %s\n", mt_progname, strerror(errno));
-	_exit(127);
-}
-
-/*
- * The names: the dictionary's lines read into a dictionary, through
- * mt-symbolize when the input had no sym lines (only these lines: the
- * events are not read twice).
- */
-static struct mt_dict *
-names(int symbolize, char **symdirs, size_t nsymdirs)
-{
-	struct mt_dict *d = dict_new(NULL);
-	struct mt_reader *r;
-	struct mt_event ev;
-	int fd = memfd_create("mt-report", MFD_CLOEXEC), pfd[2];
-	pid_t pid = -1;
-	int st;
-
-	if (fd < 0 || write(fd, dictbuf.buf, dictbuf.len) != (ssize_t)dictbuf.len ||
-	    lseek(fd, 0, SEEK_SET) != 0) {
-		fprintf(stderr, "%s: the stacks' names: %s\n", mt_progname, strerror(errno));
-		mt_status = 1;
-		return d;
-	}
-	if (symbolize && !have_syms && pipe2(pfd, O_CLOEXEC) == 0) {
-		fflush(stdout);
-		if ((pid = fork()) == 0) {
-			dup2(fd, STDIN_FILENO);
-			dup2(pfd[1], STDOUT_FILENO);
-			exec_symbolize(symdirs, nsymdirs);
-		}
-		close(pfd[1]);
-		if (pid > 0) {
-			close(fd);
-			fd = pfd[0];
-		} else {
-			close(pfd[0]);
-		}
-	}
-	if ((r = reader_open_fd(fd, pid > 0 ? "mt-symbolize" : "the dictionary"))) {
-		reader_quiet(r);
-		while (reader_next(r, &ev))
-			dict_add(d, &ev);
-		reader_close(r);
-	}
-	if (pid > 0 && (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) > 1)) {
-		fprintf(stderr, "%s: mt-symbolize failed: stacks may be addresses\n", mt_progname);
-		mt_status = 1;
-	}
-	return d;
-}
-
 static int
 write_file(const char *path, const struct mt_out *o, int html)
 {
@@ -300,7 +213,7 @@ main(int argc, char *argv[])
 	const char *html = NULL, *json = NULL, *input;
 	char **symdirs = NULL, *end;
 	size_t nsymdirs = 0, top = 5;
-	int ch, status = 0, quiet = 0, symbolize = 1, no_suppress = 0;
+	int ch, status = 0, quiet = 0, symbolize = 1, no_suppress = 0, have_syms;
 	struct mt_pairer *p;
 	struct mt_reader *r;
 	struct mt_out o;
@@ -364,7 +277,7 @@ main(int argc, char *argv[])
 		return 2;
 	if (no_suppress)
 		suppress_none(rep.sup);
-	out_init(&dictbuf, -1, 1 << 16);
+	names = names_new(symbolize, symdirs, nsymdirs);
 	if (!(r = reader_open(input)))
 		return 1;
 	p = pairer_new(on_life, NULL);
@@ -373,7 +286,8 @@ main(int argc, char *argv[])
 	pairer_finish(p);
 	pairer_free_all(p);
 	report_finish(&rep);
-	rep.dict = names(symbolize, symdirs, nsymdirs);
+	have_syms = names_had_syms(names);
+	rep.dict = names_finish(names);
 	if (!quiet && lost)
 		fprintf(stderr, "%s: %" PRIu64 " events lost in recording: the figures miss them\n",
 		    mt_progname, lost);
@@ -391,7 +305,6 @@ main(int argc, char *argv[])
 	} else {
 		status |= summary(&rep, argc ? input : NULL, have_syms, top);
 	}
-	out_free(&dictbuf);
 	report_free(&rep);
 	status |= mt_close_stdout();
 	return status | mt_status;

@@ -126,6 +126,14 @@ void report_free(struct report *r);
 /* report_json.c: the page's data (man mt-report, DATA) */
 struct mt_out;
 void report_json(struct report *r, const char *trace, struct mt_out *o);
+/* report_names.c: the stacks' names, by mt-symbolize beside the pass */
+struct rep_names;
+struct mt_event;
+struct rep_names *names_new(int symbolize, char **symdirs, size_t nsymdirs);
+void names_add(struct rep_names *nm, const struct mt_event *ev);	/* a dictionary line */
+int names_had_syms(const struct rep_names *nm);
+struct mt_dict *names_finish(struct rep_names *nm);
+
 /* report_summary.c: the first screen; syms: the input had sym lines */
 int summary(struct report *r, const char *input, int syms, size_t top);
 extern int report_bytes;	/* sizes in bytes, not 1.5 MiB */

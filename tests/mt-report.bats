@@ -162,6 +162,12 @@ print(len(out))'
 	head -c $(( $(stat -c %s "$BATS_FILE_TMPDIR/wpa.mtr") - 150 )) "$BATS_FILE_TMPDIR/wpa.mtr" >cut.mtr
 	run -1 --separate-stderr mt-report cut.mtr
 	[[ $stderr == *cut.mtr* ]]
+	# No mt-symbolize to be found: the summary with addresses, said, exit 1.
+	mkdir alone
+	cp "$(command -v mt-report)" alone/
+	run -1 --separate-stderr env PATH=/usr/bin:/bin alone/mt-report "$BATS_FILE_TMPDIR/wpa.mtr"
+	[[ $stderr == *"mt-report: mt-symbolize failed: stacks are addresses"* ]]
+	has_line "$output" '^memtestapp +[0-9]+ +mmap '
 	run -2 mt-report --top x wpa.mtr
 	run -2 mt-report a b
 	run -1 --separate-stderr mt-report /nonexistent

@@ -1,0 +1,199 @@
+/*
+ * report_names.c: the stacks' names for mt-report.  The input's
+ * dictionary lines (proc, map, stack, sym, #task, the header) are kept;
+ * when the input has no sym lines, mt-symbolize is started at its first
+ * stack and fed them as they come, on the other core, a thread of ours
+ * taking what it writes; at the end they are read into a dictionary.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mt.h"
+#include "report.h"
+
+struct rep_names {
+	struct mt_out kept;	/* the dictionary's lines, as text */
+	int symbolize, have_syms;
+	char **symdirs;
+	size_t nsymdirs;
+	pid_t pid;		/* mt-symbolize, or 0 */
+	struct mt_out to;	/* its standard input */
+	int from;		/* its standard output */
+	pthread_t thread;
+	struct mt_out got;	/* what it wrote */
+};
+
+/* mt-symbolize beside this program, or on the PATH. */
+static void
+exec_symbolize(char **extra, size_t nextra)
+{
+	char self[4096], *slash, **argv = emalloc((nextra + 2) * sizeof(*argv));
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 32);
+	size_t i;
+
+	argv[0] = "mt-symbolize";
+	for (i = 0; i < nextra; i++)
+		argv[i + 1] = extra[i];
+	argv[nextra + 1] = NULL;
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/'))) {
+			strcpy(slash + 1, "mt-symbolize");
+			execv(self, argv);
+		}
+	}
+	execvp("mt-symbolize", argv);
+	fprintf(stderr, "%s: mt-symbolize: %s\n", mt_progname, strerror(errno));
+	_exit(127);
+}
+
+static void *
+drain(void *arg)
+{
+	struct rep_names *nm = arg;
+	char buf[1 << 16];
+	ssize_t n;
+
+	while ((n = read(nm->from, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			out_write(&nm->got, buf, (size_t)n);
+	close(nm->from);
+	return NULL;
+}
+
+static void
+start(struct rep_names *nm)
+{
+	int in[2], out[2];
+
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
+		fprintf(stderr, "%s: mt-symbolize: %s\n", mt_progname, strerror(errno));
+		nm->symbolize = 0;
+		return;
+	}
+	fflush(stdout);
+	if ((nm->pid = fork()) == 0) {
+		dup2(in[0], STDIN_FILENO);
+		dup2(out[1], STDOUT_FILENO);
+		exec_symbolize(nm->symdirs, nm->nsymdirs);
+	}
+	close(in[0]);
+	close(out[1]);
+	if (nm->pid < 0) {
+		fprintf(stderr, "%s: mt-symbolize: %s\n", mt_progname, strerror(errno));
+		close(in[1]);
+		close(out[0]);
+		nm->pid = 0;
+		nm->symbolize = 0;
+		return;
+	}
+	/* A symbolizer that died is said at the end, not by a SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	out_init(&nm->to, in[1], 1 << 16);
+	/* What was kept before: its header and processes. */
+	out_write(&nm->to, nm->kept.buf, nm->kept.len);
+	nm->from = out[0];
+	out_init(&nm->got, -1, 1 << 20);
+	if (pthread_create(&nm->thread, NULL, drain, nm)) {
+		fprintf(stderr, "%s: a thread: %s\n", mt_progname, strerror(errno));
+		exit(1);
+	}
+}
+
+struct rep_names *
+names_new(int symbolize, char **symdirs, size_t nsymdirs)
+{
+	struct rep_names *nm = ecalloc(1, sizeof(*nm));
+
+	out_init(&nm->kept, -1, 1 << 16);
+	nm->symbolize = symbolize;
+	nm->symdirs = symdirs;
+	nm->nsymdirs = nsymdirs;
+	return nm;
+}
+
+void
+names_add(struct rep_names *nm, const struct mt_event *ev)
+{
+	size_t n = event_format_size(ev), len;
+	char *p = out_reserve(&nm->kept, n);
+
+	len = event_format(ev, p, n);
+	if (ev->type == MT_SYM)
+		nm->have_syms = 1;
+	if (nm->symbolize && !nm->have_syms && !nm->pid && ev->type == MT_STACK)
+		start(nm);
+	if (nm->pid)
+		out_write(&nm->to, p, len);
+	out_commit(&nm->kept, len);
+}
+
+static void
+read_into(struct mt_dict *d, const char *data, size_t len, const char *name)
+{
+	int fd = memfd_create("mt-report", MFD_CLOEXEC);
+	struct mt_reader *r;
+	struct mt_event ev;
+
+	if (fd < 0 || (len && write(fd, data, len) != (ssize_t)len) || lseek(fd, 0, SEEK_SET)) {
+		fprintf(stderr, "%s: the stacks' names: %s\n", mt_progname, strerror(errno));
+		mt_status = 1;
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if ((r = reader_open_fd(fd, name))) {
+		reader_quiet(r);
+		while (reader_next(r, &ev))
+			dict_add(d, &ev);
+		reader_close(r);
+	}
+}
+
+int
+names_had_syms(const struct rep_names *nm)
+{
+	return nm->have_syms;
+}
+
+struct mt_dict *
+names_finish(struct rep_names *nm)
+{
+	struct mt_dict *d = dict_new(NULL);
+	int st, ok = 1;
+
+	if (nm->pid) {
+		/* Its input ends; it writes the rest and ends. */
+		ok = out_flush(&nm->to) == 0;
+		out_free(&nm->to);
+		close(nm->to.fd);
+		pthread_join(nm->thread, NULL);
+		if (waitpid(nm->pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) > 1)
+			ok = 0;
+		signal(SIGPIPE, SIG_DFL);	/* ours again: a reader of ours that went */
+	}
+	if (nm->pid && ok && !nm->have_syms) {
+		read_into(d, nm->got.buf, nm->got.len, "mt-symbolize");
+	} else {
+		if (nm->pid && !nm->have_syms) {
+			fprintf(stderr, "%s: mt-symbolize failed: stacks are addresses\n",
+			    mt_progname);
+			mt_status = 1;
+		}
+		read_into(d, nm->kept.buf, nm->kept.len, "the dictionary");
+	}
+	if (nm->pid)
+		out_free(&nm->got);
+	out_free(&nm->kept);
+	free(nm);
+	return d;
+}

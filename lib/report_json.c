@@ -160,6 +160,84 @@ series_json(struct report *r, struct strings *t, struct mt_out *o)
 	lit(o, "]},\n");
 }
 
+/*
+ * Keys past KEY_CAP (the least bytes allocated, then the fewest
+ * lifetimes) are merged into one key "[other]" a process and heap: a
+ * page of 100,000 stacks stays a page.
+ */
+#define KEY_CAP 50000
+
+struct cap {
+	uint32_t *to;		/* a key's index in the page */
+	size_t nout;		/* keys in the page */
+	size_t *other_of;	/* the page's [other] keys: their series */
+	size_t nother;
+	uint64_t merged, lives, bytes;
+};
+
+static const struct report *sort_r;
+
+static int
+key_weight_cmp(const void *a, const void *b)
+{
+	const struct rep_key *x = &sort_r->keys[*(const uint32_t *)a];
+	const struct rep_key *y = &sort_r->keys[*(const uint32_t *)b];
+	uint64_t nx = x->allocs + x->end_n + x->leak_n, ny = y->allocs + y->end_n + y->leak_n;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	if (nx != ny)
+		return nx < ny ? 1 : -1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static void
+cap_keys(const struct report *r, struct cap *c)
+{
+	uint32_t *order, i;
+	size_t *other = NULL;
+
+	memset(c, 0, sizeof(*c));
+	c->to = emalloc((r->nkeys ? r->nkeys : 1) * sizeof(*c->to));
+	for (i = 0; i < r->nkeys; i++)
+		c->to[i] = i;
+	c->nout = r->nkeys;
+	if (r->nkeys <= KEY_CAP)
+		return;
+	order = emalloc(r->nkeys * sizeof(*order));
+	for (i = 0; i < r->nkeys; i++)
+		order[i] = i;
+	sort_r = r;
+	qsort(order, r->nkeys, sizeof(*order), key_weight_cmp);
+	other = emalloc(r->nseries * sizeof(*other));
+	for (i = 0; i < r->nseries; i++)
+		other[i] = SIZE_MAX;
+	c->other_of = emalloc(r->nseries * sizeof(*c->other_of));
+	/* The kept, in their order; then an [other] a series that needs one. */
+	for (i = KEY_CAP; i < r->nkeys; i++)
+		c->to[order[i]] = UINT32_MAX;
+	for (i = 0, c->nout = 0; i < r->nkeys; i++)
+		if (c->to[i] != UINT32_MAX)
+			c->to[i] = (uint32_t)c->nout++;
+	for (i = 0; i < r->nkeys; i++) {
+		const struct rep_key *k = &r->keys[i];
+		size_t s = r->sites[k->site].series;
+
+		if (c->to[i] != UINT32_MAX)
+			continue;
+		if (other[s] == SIZE_MAX) {
+			other[s] = c->nout + c->nother;
+			c->other_of[c->nother++] = s;
+		}
+		c->to[i] = (uint32_t)other[s];
+		c->merged++;
+		c->lives += k->allocs + (k->end_n + k->leak_n);
+		c->bytes += k->bytes;
+	}
+	free(order);
+	free(other);
+}
+
 /* A column of the cells, or of the lifetimes. */
 #define COLUMN(o, name, n, expr) do {					\
 		size_t i_;						\
@@ -175,16 +253,37 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 	struct strings t = { 0 };
 	struct u64map seen = { 0 }, frames = { 0 };
 	struct mt_out so, fo;
-	size_t (*ids)[C_NCOLS] = ecalloc(r->nkeys ? r->nkeys : 1, sizeof(*ids));
-	size_t *kstack = ecalloc(r->nkeys ? r->nkeys : 1, sizeof(*kstack));
+	struct cap cap;
+	size_t (*ids)[C_NCOLS];
+	size_t *kstack;
 	size_t i, c, nstacks = 0, nframes = 0, ncells = 0, *keep;
+	char note[256], h[32];
 
+	cap_keys(r, &cap);
+	ids = ecalloc(cap.nout + cap.nother + 1, sizeof(*ids));
+	kstack = ecalloc(cap.nout + cap.nother + 1, sizeof(*kstack));
 	out_init(&so, -1, 1 << 16);
 	out_init(&fo, -1, 1 << 16);
 	for (i = 0; i < r->nkeys; i++) {
-		key_strings(r, &r->keys[i], &t, ids[i]);
-		kstack[i] = stack_id(r, r->sites[r->keys[i].site].stack, &seen, &so, &nstacks, &t,
-		    &frames, &nframes, &fo);
+		if (cap.to[i] >= cap.nout)
+			continue;
+		key_strings(r, &r->keys[i], &t, ids[cap.to[i]]);
+		kstack[cap.to[i]] = stack_id(r, r->sites[r->keys[i].site].stack, &seen, &so,
+		    &nstacks, &t, &frames, &nframes, &fo);
+	}
+	for (i = 0; i < cap.nother; i++) {
+		const struct rep_series *sr = &r->series[cap.other_of[i]];
+		size_t *id = ids[cap.nout + i];
+
+		snprintf(note, sizeof(note), "%" PRId64, sr->pid);
+		id[C_PROCESS] = string_id(&t, dict_process(r->dict, sr->pid));
+		id[C_PID] = string_id(&t, note);
+		id[C_HEAP] = string_id(&t, sr->heap);
+		id[C_TASK] = id[C_LINE] = id[C_FILE] = id[C_MODULE] = id[C_SIZE_CLASS] =
+		    string_id(&t, "-");
+		id[C_FUNCTION] = string_id(&t, "[other]");
+		id[C_STACK] = string_id(&t, "[other]");
+		kstack[cap.nout + i] = SIZE_MAX;
 	}
 	lit(o, "{\"schema\":1,\n\"info\":{\"trace\":");
 	json_string(o, trace, strlen(trace));
@@ -205,7 +304,17 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 	num(o, (int64_t)r->events, 0);
 	lit(o, ",\"lifetimes\":");
 	num(o, (int64_t)r->lifetimes, 0);
-	lit(o, ",\"capped\":null},\n");
+	lit(o, ",\"capped\":");
+	if (cap.merged) {
+		snprintf(note, sizeof(note), "%" PRIu64 " of %zu keys (a process, thread, stack and "
+		    "size class), the least bytes: %" PRIu64 " lifetimes, %s, merged into [other] a "
+		    "process and heap", cap.merged, r->nkeys, cap.lives,
+		    mt_human((int64_t)cap.bytes, h, sizeof(h)));
+		json_string(o, note, strlen(note));
+	} else {
+		lit(o, "null");
+	}
+	lit(o, "},\n");
 	series_json(r, &t, o);
 
 	/* Cells whose lifetimes a rule suppresses are left out, as mt-group does. */
@@ -216,7 +325,7 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 	lit(o, "\"cells\":{\"u\":");
 	num(o, (int64_t)r->u, 0);
 	lit(o, r->u == 1 ? ",\"exact\":true,\n" : ",\"exact\":false,\n");
-	COLUMN(o, "k", ncells, r->cells[keep[i_]].key);
+	COLUMN(o, "k", ncells, cap.to[r->cells[keep[i_]].key]);
 	lit(o, ",\n");
 	COLUMN(o, "a", ncells, r->cells[keep[i_]].a);
 	lit(o, ",\n");
@@ -234,7 +343,7 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 		if (!r->big[i].fate || !report_suppressed(r, r->keys[r->big[i].key].site))
 			r->big[c++] = r->big[i];
 	r->nbig = c;
-	COLUMN(o, "k", r->nbig, r->big[i_].key);
+	COLUMN(o, "k", r->nbig, cap.to[r->big[i_].key]);
 	lit(o, ",");
 	COLUMN(o, "ta", r->nbig, r->big[i_].ta == REP_NONE ? -1 : (int64_t)r->big[i_].ta);
 	lit(o, ",");
@@ -250,11 +359,12 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 		lit(o, "\"");
 		lit(o, col_names[c]);
 		lit(o, "\":[");
-		for (i = 0; i < r->nkeys; i++)
+		for (i = 0; i < cap.nout + cap.nother; i++)
 			num(o, (int64_t)ids[i][c], i > 0);
 		lit(o, "],\n");
 	}
-	COLUMN(o, "frames", r->nkeys, kstack[i_] == SIZE_MAX ? -1 : (int64_t)kstack[i_]);
+	COLUMN(o, "frames", cap.nout + cap.nother,
+	    kstack[i_] == SIZE_MAX ? -1 : (int64_t)kstack[i_]);
 	lit(o, "},\n\"stacks\":[");
 	out_write(o, so.buf, so.len);
 	lit(o, "],\n\"frames\":[");
@@ -276,4 +386,6 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 	free(ids);
 	free(kstack);
 	free(keep);
+	free(cap.to);
+	free(cap.other_of);
 }

@@ -209,3 +209,20 @@ data_agrees() {	# json life A B keys...
 		data_agrees p.json p.life $w type,function stack,type,size-class
 	done
 }
+
+@test "the page's data of 60,000 stacks: 50,000 keys and [other], said; by process and heap still mt-group's" {
+	cd "$BATS_TEST_TMPDIR"
+	awk 'BEGIN { OFS = "\t"
+		print "#mt-events", 1, "start=1", "host=h", "resolution=1"
+		print "proc", 10, 1, 0, "/bin/app", "app"
+		for (i = 1; i <= 60000; i++) {
+			printf "sym\t0x%x\tf%d\ta.c:%d\t/bin/app\n", 4096 + i, i, i
+			printf "stack\t%d\t0x%x\n", i, 4096 + i
+			print "life", i * 10, (i % 3 ? i * 10 + 5 : "-"), 10, 10, "malloc", sprintf("0x%x", i * 64), i % 1000 + 1, i, (i % 3 ? "aifi" : "aifo"), (i % 3 ? 0 : i % 1000 + 1)
+		} }' >many.life
+	mt-report --json many.json many.life
+	grep -q '"capped":"10000 of 60000 keys' many.json
+	[ "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["keys"]["process"]))' many.json)" = 50001 ]
+	data_agrees many.json many.life 0 600010 process,heap,type
+	data_agrees many.json many.life 100000 300000 process,heap,type
+}

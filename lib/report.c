@@ -592,7 +592,8 @@ report_finish(struct report *r)
 
 	pending_flush_all(r);
 	if (r->life_input) {
-		qsort(r->changes, r->nchanges, sizeof(*r->changes), change_cmp);
+		if (r->nchanges > 1)
+			qsort(r->changes, r->nchanges, sizeof(*r->changes), change_cmp);
 		for (i = 0; i < r->nchanges; i++)
 			change(r, r->changes[i].site, r->changes[i].t, r->changes[i].d,
 			    r->changes[i].n);

@@ -140,7 +140,8 @@ put_rows(struct rows *rs, size_t top, const char *count_word)
 	char b[32];
 	size_t i;
 
-	qsort(rs->d, rs->n, sizeof(*rs->d), row_cmp);
+	if (rs->n > 1)
+		qsort(rs->d, rs->n, sizeof(*rs->d), row_cmp);
 	for (i = 0; i < rs->n && i < top; i++)
 		printf("  %10s %9" PRIu64 " %-6s %s  %s\n", human((int64_t)rs->d[i].v, b, sizeof(b)),
 		    rs->d[i].n, count_word, rs->d[i].function, rs->d[i].line);
@@ -348,7 +349,8 @@ transients(struct report *r, size_t top)
 	char b[32], t[32], d[32];
 	size_t i, j, shown = 0;
 
-	qsort(r->big, r->nbig, sizeof(*r->big), big_cmp);
+	if (r->nbig > 1)
+		qsort(r->big, r->nbig, sizeof(*r->big), big_cmp);
 	printf("\nBiggest transient allocations (allocated and freed), a line a stack\n");
 	for (i = 0; i < r->nbig && shown < top; i++) {
 		const struct rep_life *l = &r->big[i];
@@ -414,7 +416,8 @@ by_key(struct report *r, size_t top, int temp)
 		printf("\nMost temporary allocations (freed before their thread allocated again)\n");
 	else
 		printf("\nMost allocation calls\n");
-	qsort(rs.d, rs.n, sizeof(*rs.d), row_cmp);
+	if (rs.n > 1)
+		qsort(rs.d, rs.n, sizeof(*rs.d), row_cmp);
 	for (i = 0; i < rs.n && i < top; i++) {
 		char b[32];
 

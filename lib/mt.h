@@ -597,4 +597,11 @@ void table_hide(struct mt_table *t, size_t c);
 void table_row(struct mt_table *t, const char *const cells[]);
 void table_print(struct mt_table *t, size_t width);	/* and frees it */
 
+/*
+ * report_page.c: mt-report's page (share/report/, built in) around the
+ * data: the template's head, json in <script id="mt-data">, its tail.
+ * Write errors are the caller's to see, with ferror or fclose.
+ */
+void report_page_write(FILE *f, const char *json, size_t len);
+
 #endif

@@ -183,9 +183,9 @@
 		if (a >= 1e9)
 			return secs(ns) + ' s';
 		if (a >= 1e6)
-			return +(ns / 1e6).toFixed(3) + ' ms';
+			return (ns / 1e6).toFixed(3) + ' ms';
 		if (a >= 1e3)
-			return +(ns / 1e3).toFixed(3) + ' µs';
+			return (ns / 1e3).toFixed(3) + ' µs';
 		return ns + ' ns';
 	}
 
@@ -598,10 +598,8 @@
 			name.textContent = text;
 			c.appendChild(name);
 			if (g.frame && g.val >= 0) {
-				var fl = document.createElement('span');
-				fl.className = 'fileline';
-				fl.textContent = STR[frameLine[g.val]];
-				c.appendChild(fl);
+				if (frameLine[g.val] !== DASH)
+					el('span', 'fileline', STR[frameLine[g.val]], c);
 				c.title = g.name + '\n' + STR[frameLine[g.val]] + '\n' + STR[frameMod[g.val]];
 			} else {
 				c.title = g.name;
@@ -1123,26 +1121,39 @@
 		$('sel-clear').disabled = !state.sel;
 	}
 
+	/*
+	 * The brush drawn where the selection is.  Its events then carry the
+	 * event that caused them as their sourceEvent (d3 v5), so a flag, not
+	 * the sourceEvent, tells the handlers that this move is ours.
+	 */
+	var brushMoving = false;
 	function drawBrush() {
 		if (!gbrushG)
 			return;
-		var s = state.sel;
-		if (!s) {
-			gbrushG.call(gbrush.move, null);
-			return;
+		var s = state.sel, x0, x1;
+		if (s) {
+			x0 = Math.max(0, gx(s[0]));
+			x1 = Math.min(gwidth, gx(s[1]));
 		}
-		var x0 = Math.max(0, gx(s[0])), x1 = Math.min(gwidth, gx(s[1]));
-		gbrushG.call(gbrush.move, x1 > x0 ? [x0, x1] : null);
+		brushMoving = true;
+		try {
+			gbrushG.call(gbrush.move, s && x1 > x0 ? [x0, x1] : null);
+		} finally {
+			brushMoving = false;
+		}
 	}
 
-	/* Snap a dragged range to a round step that is a multiple of u. */
+	/*
+	 * A dragged range snaps to a round step (1, 2 or 5 times a power of
+	 * ten nanoseconds) of about three pixels, made a multiple of u.
+	 */
 	function snapStep() {
-		var perPx = (state.view[1] - state.view[0]) / gwidth, nice = 1;
-		while (nice * 10 <= perPx)
+		var span = 3 * (state.view[1] - state.view[0]) / gwidth, nice = 1;
+		while (nice * 10 <= span)
 			nice *= 10;
-		if (nice * 5 <= perPx)
+		if (nice * 5 <= span)
 			nice *= 5;
-		else if (nice * 2 <= perPx)
+		else if (nice * 2 <= span)
 			nice *= 2;
 		return Math.max(U, Math.ceil(nice / U) * U);
 	}
@@ -1160,13 +1171,13 @@
 	}
 
 	function brushing() {
-		if (!d3.event.sourceEvent || !d3.event.selection)
+		if (brushMoving || !d3.event.selection)
 			return;
 		drawRange(brushRange(d3.event.selection), true);
 	}
 
 	function brushed() {
-		if (!d3.event.sourceEvent)
+		if (brushMoving)
 			return;
 		var s = d3.event.selection;
 		state.sel = s ? brushRange(s) : null;

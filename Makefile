@@ -44,7 +44,8 @@ LIBOBJ = lib/pair.o lib/steps.o lib/stacks.o lib/bound.o lib/ktrace.o lib/sink.o
 	lib/trace.o lib/reader.o lib/map.o lib/regex.o lib/regions.o lib/inject.o lib/suppress.o lib/table.o \
 	lib/names.o lib/startup.o lib/report_page.o
 PRELOAD = lib/libmt-preload.so
-TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
+TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c \
+	tests/progs/report-page.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so tests/progs/libframes-a.so \
 	tests/progs/libframes-b.so
@@ -57,7 +58,7 @@ APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libjemalloc2 libtcmalloc-minimal4 node-d3 chromium
 
 all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode tests/progs/ktrace-text \
-	tests/progs/collector-early-exit
+	tests/progs/collector-early-exit tests/progs/report-page
 
 # Without the libraries' pkg-config files the link fails far from the cause.
 need-deps:
@@ -198,12 +199,12 @@ uninstall:
 	-rmdir $(DESTDIR)$(COMPLETIONSDIR)
 
 clean:
-	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr lib/mt-suppress.h \
+	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit tests/progs/report-page $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr lib/mt-suppress.h \
 		lib/report-page.h
 
 .PHONY: all deps print-packages need-deps demo check lint-man install uninstall clean
 
-tests/progs/mtr-encode tests/progs/ktrace-text: %: %.c lib/libmt.a lib/mt.h
+tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/report-page: %: %.c lib/libmt.a lib/mt.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
 # mt-record's collector driven by hand: its source included, main renamed.

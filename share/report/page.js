@@ -183,9 +183,9 @@
 		if (a >= 1e9)
 			return secs(ns) + ' s';
 		if (a >= 1e6)
-			return (ns / 1e6).toFixed(3) + ' ms';
+			return +(ns / 1e6).toFixed(3) + ' ms';
 		if (a >= 1e3)
-			return (ns / 1e3).toFixed(3) + ' µs';
+			return +(ns / 1e3).toFixed(3) + ' µs';
 		return ns + ' ns';
 	}
 
@@ -210,7 +210,9 @@
 			return v === 0 ? 0 : null;
 		if (!Object.prototype.hasOwnProperty.call(TIME_UNITS, m[2]))
 			return null;
-		return Math.round(v * TIME_UNITS[m[2]]);
+		/* nearbyint: a half to even. */
+		var x = v * TIME_UNITS[m[2]], r = Math.round(x);
+		return r - x === 0.5 && r % 2 ? r - 1 : r;
 	}
 
 	function cmpStr(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
@@ -544,7 +546,7 @@
 	}
 
 	function numCell(tr, col, v, signed) {
-		var c = td(tr, 'num' + (col === 'count' ? '' : ''), col);
+		var c = td(tr, 'num', col);
 		c.setAttribute('data-value', String(v));
 		c.textContent = col === 'count' ? String(v) : human(v);
 		if (signed && v)

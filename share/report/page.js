@@ -5,6 +5,22 @@
  * grouped by keys the user orders (mt-window | mt-group, computed here
  * from the cells), the row's biggest lifetimes and a flame graph.
  * Hand-written on d3 v5 (scales, axes, brush, partition); no network.
+ *
+ * The state is the address's fragment, read on load and on a change of
+ * it, written when the user changes the view:
+ *   from=T, to=T     the window [from, to): a time as mt-window's --from
+ *                    takes it (2.5s, 250ms, 85060300ns, 0), snapped out
+ *                    to the cells' unit u; none: the whole trace
+ *   by=K1,K2,...     the keys, in their order (process, pid, heap, type,
+ *                    function, line, file, module, stack, size-class, task)
+ *   sort=COL[:asc|:desc]   count, size, impact, per-alloc or a key
+ *   flame=size|impact      the flame graph's weight
+ *   top=N            rows drawn a level before "N more rows" (200)
+ *   expand=N|all     open the first N key levels (for tests: all)
+ * Marks for tests on <body>, in ms since the navigation began:
+ * data-paint-ms (header and graph drawn), data-ready-ms (the table),
+ * data-done-ms (the flame graph too), data-fcp-ms (the browser's first
+ * contentful paint, when it says it); data-compute-ms, the last table.
  */
 (function () {
 	'use strict';
@@ -1469,6 +1485,19 @@
 	writeFragment();
 	body.setAttribute('data-done-ms', performance.now().toFixed(1));
 	body.setAttribute('data-script-ms', (performance.now() - started).toFixed(1));
+	/* The browser's own first contentful paint, where it tells it. */
+	if (window.PerformanceObserver) {
+		try {
+			new PerformanceObserver(function (list) {
+				list.getEntries().forEach(function (e) {
+					if (e.name === 'first-contentful-paint')
+						body.setAttribute('data-fcp-ms', e.startTime.toFixed(1));
+				});
+			}).observe({ type: 'paint', buffered: true });
+		} catch (e) {
+			/* no paint timing here */
+		}
+	}
 	window.addEventListener('resize', function () {
 		clearTimeout(FL.resize);
 		FL.resize = setTimeout(function () {

@@ -43,6 +43,25 @@
 
 	function $(id) { return document.getElementById(id); }
 
+	function el(tag, cls, text, parent) {
+		var e = document.createElement(tag);
+		if (cls)
+			e.className = cls;
+		if (text != null)
+			e.textContent = text;
+		if (parent)
+			parent.appendChild(e);
+		return e;
+	}
+
+	function button(text, title, parent, onclick) {
+		var b = el('button', '', text, parent);
+		b.type = 'button';
+		b.title = title;
+		b.addEventListener('click', onclick);
+		return b;
+	}
+
 	function problem(text) {
 		var p = $('problem');
 		p.hidden = false;
@@ -353,15 +372,11 @@
 	/* ---- The header ---- */
 
 	function fact(dl, name, value, title) {
-		var div = document.createElement('div'), dt = document.createElement('dt'),
-		    dd = document.createElement('dd');
-		dt.textContent = name;
-		dd.textContent = value;
+		var div = el('div', '', null, dl);
+		el('dt', '', name, div);
+		var dd = el('dd', '', value, div);
 		if (title)
 			dd.title = title;
-		div.appendChild(dt);
-		div.appendChild(dd);
-		dl.appendChild(div);
 	}
 
 	function drawHeader() {
@@ -552,12 +567,9 @@
 	/* ---- The table's DOM ---- */
 
 	function td(tr, cls, col) {
-		var c = document.createElement('td');
-		if (cls)
-			c.className = cls;
+		var c = el('td', cls, null, tr);
 		if (col)
 			c.setAttribute('data-col', col);
-		tr.appendChild(c);
 		return c;
 	}
 
@@ -588,8 +600,7 @@
 	}
 
 	function rowFor(g, nk) {
-		var tr = document.createElement('tr');
-		var depth = g.depth, vals = pathValues(g);
+		var tr = el('tr'), depth = g.depth, vals = pathValues(g);
 		tr.setAttribute('data-depth', String(depth));
 		tr.setAttribute('data-key', g.frame ? g.name : STR[g.val]);
 		tr.className = 'lvl' + Math.min(depth, 9) + (g.frame ? ' frame' : '') +
@@ -604,17 +615,8 @@
 				continue;
 			if (g.frame)
 				c.style.paddingLeft = (8 + 14 * (depth - nk + 1)) + 'px';
-			var tog = document.createElement('span');
-			tog.className = 'tog';
-			tog.textContent = g.expandable ? (isOpen(g) ? '▾' : '▸') : '';
-			c.appendChild(tog);
-			var name = document.createElement('span');
-			name.className = 'name';
-			var text = g.name;
-			if (!g.frame && state.by[k] === 'stack')
-				text = shortStack(text);
-			name.textContent = text;
-			c.appendChild(name);
+			el('span', 'tog', g.expandable ? (isOpen(g) ? '▾' : '▸') : '', c);
+			el('span', 'name', !g.frame && state.by[k] === 'stack' ? shortStack(g.name) : g.name, c);
 			if (g.frame && g.val >= 0) {
 				if (frameLine[g.val] !== DASH)
 					el('span', 'fileline', STR[frameLine[g.val]], c);
@@ -631,27 +633,21 @@
 	}
 
 	function moreRow(frag, parent, rest, nk) {
-		var tr = document.createElement('tr'), count = 0, size = 0, impact = 0;
+		var tr = el('tr', 'more', null, frag), count = 0, size = 0, impact = 0;
 		rest.forEach(function (g) {
 			count += g.count;
 			size += g.size;
 			impact += g.impact;
 		});
-		tr.className = 'more';
 		tr._more = parent;
-		var c = document.createElement('td');
+		var c = el('td', '', rest.length + ' more rows (show ' + Math.min(rest.length, state.top) +
+		    ' more)', tr);
 		c.colSpan = nk;
 		c.style.paddingLeft = (8 + 14 * Math.max(0, parent.depth + 1)) + 'px';
-		c.textContent = rest.length + ' more rows (show ' + Math.min(rest.length, state.top) + ' more)';
-		tr.appendChild(c);
-		[count, size, impact].forEach(function (v, i) {
-			var d = document.createElement('td');
-			d.className = 'num';
-			d.textContent = i ? human(v) : String(v);
-			tr.appendChild(d);
-		});
-		tr.appendChild(document.createElement('td'));
-		frag.appendChild(tr);
+		el('td', 'num', String(count), tr);
+		el('td', 'num', human(size), tr);
+		el('td', 'num', human(impact), tr);
+		el('td', '', null, tr);
 	}
 
 	function emit(frag, node, nk) {
@@ -671,21 +667,16 @@
 
 	var rowsDrawn = 0;
 	function drawHead() {
-		var thead = $('groups').tHead, tr = document.createElement('tr');
+		var thead = $('groups').tHead, tr = el('tr');
 		var cols = state.by.map(function (k, i) {
 			return { col: k, head: k, key: true, last: i === state.by.length - 1 };
 		}).concat(NUMCOLS);
 		cols.forEach(function (c) {
-			var th = document.createElement('th');
+			var th = el('th', (c.key ? 'key' : 'num') + (c.last ? ' gold' : ''),
+			    c.key ? c.head.charAt(0).toUpperCase() + c.head.slice(1) : c.head, tr);
 			th.setAttribute('data-col', c.col);
-			th.className = (c.key ? 'key' : 'num') + (c.last ? ' gold' : '');
-			th.textContent = c.key ? c.head.charAt(0).toUpperCase() + c.head.slice(1) : c.head;
-			if (state.sort.col === c.col) {
-				var ar = document.createElement('span');
-				ar.className = 'arrow';
-				ar.textContent = state.sort.dir < 0 ? ' ▼' : ' ▲';
-				th.appendChild(ar);
-			}
+			if (state.sort.col === c.col)
+				el('span', 'arrow', state.sort.dir < 0 ? ' ▼' : ' ▲', th);
 			th.title = 'Sort by ' + c.head + (c.key ? '' : ' (again: the other way)');
 			th.addEventListener('click', function () {
 				if (state.sort.col === c.col)
@@ -696,7 +687,6 @@
 				drawTable();
 				writeFragment();
 			});
-			tr.appendChild(th);
 		});
 		thead.textContent = '';
 		thead.appendChild(tr);
@@ -714,15 +704,9 @@
 		drawHead();
 		rowsDrawn = 0;
 		var frag = document.createDocumentFragment();
-		if (!root.kids.length) {
-			var tr = document.createElement('tr');
-			tr.className = 'empty';
-			var c = document.createElement('td');
-			c.colSpan = nk + NUMCOLS.length;
-			c.textContent = 'No lifetime is active in this window.';
-			tr.appendChild(c);
-			frag.appendChild(tr);
-		}
+		if (!root.kids.length)
+			el('td', '', 'No lifetime is active in this window.', el('tr', 'empty', null, frag))
+			    .colSpan = nk + NUMCOLS.length;
 		emit(frag, root, nk);
 		tbody.textContent = '';
 		tbody.appendChild(frag);
@@ -783,25 +767,6 @@
 	}
 
 	/* ---- The keys the user orders ---- */
-
-	function el(tag, cls, text, parent) {
-		var e = document.createElement(tag);
-		if (cls)
-			e.className = cls;
-		if (text != null)
-			e.textContent = text;
-		if (parent)
-			parent.appendChild(e);
-		return e;
-	}
-
-	function button(text, title, parent, onclick) {
-		var b = el('button', '', text, parent);
-		b.type = 'button';
-		b.title = title;
-		b.addEventListener('click', onclick);
-		return b;
-	}
 
 	function drawKeys() {
 		var bar = $('keys');
@@ -927,17 +892,11 @@
 		var shown = rows.slice(0, 100);
 		var heads = [['Commit Time', 'num'], ['Decommit Time', 'num'], ['Duration', 'num'],
 			['Size', 'num'], ['Type', ''], ['Process', ''], ['Function', '']];
-		var htr = document.createElement('tr');
-		heads.forEach(function (h) {
-			var th = document.createElement('th');
-			th.textContent = h[0];
-			th.className = h[1];
-			htr.appendChild(th);
-		});
-		table.tHead.appendChild(htr);
+		var htr = el('tr', '', null, table.tHead);
+		heads.forEach(function (h) { el('th', h[1], h[0], htr); });
 		var frag = document.createDocumentFragment();
 		shown.forEach(function (r) {
-			var i = r.i, tr = document.createElement('tr'), ta = LT.ta[i], tf = LT.tf[i];
+			var i = r.i, tr = el('tr', '', null, frag), ta = LT.ta[i], tf = LT.tf[i];
 			var fate = LT.fate[i], k = LT.k[i];
 			var cells = [
 				ta === -1 ? 'before recording' : secsUnit(ta),
@@ -950,9 +909,7 @@
 				STR[keyCol['function'][k]]
 			];
 			cells.forEach(function (v, x) {
-				var c = document.createElement('td');
-				c.className = heads[x][1];
-				c.textContent = v;
+				var c = el('td', heads[x][1], v, tr);
 				if (x === 0 && ta !== -1)
 					c.setAttribute('data-value', String(ta));
 				if (x === 1 && tf !== -1)
@@ -961,9 +918,7 @@
 					c.setAttribute('data-value', String(LT.size[i]));
 					c.title = LT.size[i] + ' bytes';
 				}
-				tr.appendChild(c);
 			});
-			frag.appendChild(tr);
 		});
 		table.tBodies[0].appendChild(frag);
 		var what = pathValues(g).map(function (v) { return STR[v]; }).join(' › ') +

@@ -953,6 +953,13 @@
 
 	var gx, gy, gsvg, gplot, gcanvas, gaxisX, gaxisY, gbrushG, gbrush, gwidth, gheight;
 
+	/* The time axis in the unit its span suits: "2.5 s", "628.4 ms", "350 ns". */
+	function timeTick(span) {
+		var unit = span >= 2e9 ? [1e9, ' s'] : span >= 2e6 ? [1e6, ' ms'] :
+		    span >= 2e3 ? [1e3, ' µs'] : [1, ' ns'];
+		return function (t) { return +(t / unit[0]).toPrecision(12) + unit[1]; };
+	}
+
 	/* Ticks at round numbers of the unit the top is in (KiB, MiB...), and the top. */
 	function bytesTicks(max) {
 		var u = 0, unit = 1;
@@ -961,7 +968,8 @@
 			u++;
 		}
 		var sc = d3.scaleLinear().domain([0, max / unit]).nice(5), top = sc.domain()[1] * unit;
-		return { top: top, values: sc.ticks(5).map(function (v) { return v * unit; }), fmt: function (v) {
+		var values = sc.ticks(5).map(function (v) { return v * unit; }).filter(Number.isInteger);
+		return { top: top, values: values, fmt: function (v) {
 			return u ? +(v / unit).toFixed(2) + ' ' + HUNITS[u] : v + ' B';
 		} };
 	}
@@ -1086,7 +1094,7 @@
 		gy.domain([0, ticks.top || 1]);
 		drawBands(b0, b1, ticks.values);
 		gaxisX.call(d3.axisBottom(gx).ticks(Math.max(2, Math.floor(gwidth / 110)))
-		    .tickFormat(function (t) { return +(t / 1e9).toPrecision(12) + ' s'; }));
+		    .tickFormat(timeTick(v1 - v0)));
 		gaxisY.call(d3.axisLeft(gy).tickValues(ticks.values).tickFormat(ticks.fmt));
 		drawBrush();
 		$('zoom-sel').disabled = !state.sel;

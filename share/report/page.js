@@ -189,6 +189,8 @@
 		}
 		if (u === 0)
 			return (neg ? '-' : '') + Math.abs(v) + ' B';
+		if (!Number.isSafeInteger(v))	/* past 2^53: not exact anyway */
+			return (neg ? '-' : '') + d.toFixed(1) + ' ' + HUNITS[u];
 		var big = BigInt(Math.abs(v)) * 10n, div = 1n << BigInt(10 * u);
 		var q = big / div, r2 = (big % div) * 2n;
 		if (r2 > div || (r2 === div && q % 2n === 1n))

@@ -42,9 +42,11 @@ ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(LTO) $(WARN) $(SANFLAGS) -Ilib $(DEPS_CFLAGS
 PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-window cmd/mt-group cmd/mt-pooldiff cmd/mt-report
 LIBOBJ = lib/pair.o lib/steps.o lib/stacks.o lib/bound.o lib/ktrace.o lib/sink.o lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
 	lib/trace.o lib/reader.o lib/map.o lib/regex.o lib/regions.o lib/inject.o lib/suppress.o lib/table.o \
-	lib/names.o lib/startup.o lib/pairrun.o lib/groupkey.o lib/json.o lib/report.o lib/report_summary.o lib/report_json.o lib/report_page.o lib/report_names.o
+	lib/names.o lib/startup.o lib/pairrun.o lib/groupkey.o lib/json.o lib/report.o lib/report_summary.o \
+	lib/report_json.o lib/report_page.o lib/report_names.o
 PRELOAD = lib/libmt-preload.so
-TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
+TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c \
+	tests/progs/report-page.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so tests/progs/libframes-a.so \
 	tests/progs/libframes-b.so
@@ -54,10 +56,10 @@ MANPAGES = man/mt-events.5 man/mt-plot.1 man/mt-record.1 man/mt-decode.1 man/mt-
 APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
 	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils gnuplot-nox bc \
-	libjemalloc2 libtcmalloc-minimal4
+	libjemalloc2 libtcmalloc-minimal4 node-d3 chromium
 
 all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode tests/progs/ktrace-text \
-	tests/progs/collector-early-exit
+	tests/progs/collector-early-exit tests/progs/report-page
 
 # Without the libraries' pkg-config files the link fails far from the cause.
 need-deps:
@@ -73,10 +75,39 @@ lib/libmt.a: $(LIBOBJ)
 cmd/%: cmd/%.c lib/libmt.a lib/mt.h lib/report.h lib/preload/proto.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) $(LIBS_$(notdir $@)) -lm
 
+# Text built in as C string literals, a line each.
+C_STRING = sed 's/\\/\\\\/g; s/"/\\"/g; s/.*/"&\\n"/'
+
 # The default suppressions, built in: share/mt-suppress as a C string.
 lib/suppress.o: lib/mt-suppress.h
 lib/mt-suppress.h: share/mt-suppress
-	sed 's/\\/\\\\/g; s/"/\\"/g; s/.*/"&\\n"/' share/mt-suppress >$@
+	$(C_STRING) share/mt-suppress >$@
+
+# mt-report's page, built in: share/report/page.html with its style, its
+# script and Debian's d3 (node-d3) put in its marker lines, as two strings,
+# report_page_head and report_page_tail, around the line @mt-data@ where
+# lib/report_page.c writes the data.  A script put in a page must not hold
+# "</script" or "<!--", which would end it early.
+D3_JS ?= /usr/share/nodejs/d3/dist/d3.min.js
+REPORT_PAGE = share/report/page.html share/report/page.css share/report/page.js
+REPORT_INLINE = sed -e '/^@page.css@$$/{r share/report/page.css' -e 'd;}' \
+	-e '/^@page.js@$$/{r share/report/page.js' -e 'd;}' \
+	-e '/^@d3.min.js@$$/{r $(D3_JS)' -e 'd;}' share/report/page.html
+lib/report_page.o: lib/report-page.h
+lib/report-page.h: $(REPORT_PAGE) $(D3_JS)
+	@test "$$(grep -c '^@mt-data@$$' share/report/page.html)" = 1 || \
+		{ echo "mt: share/report/page.html: not one line @mt-data@" >&2; exit 1; }
+	@! grep -il -e '</script' -e '<!--' share/report/page.js $(D3_JS) || \
+		{ echo "mt: those scripts hold '</script' or '<!--': not to be put in a page" >&2; exit 1; }
+	{ echo '/* Made by make from $(REPORT_PAGE) and $(D3_JS): do not edit. */'; \
+	  echo 'static const char report_page_head[] ='; \
+	  $(REPORT_INLINE) | sed '/^@mt-data@$$/,$$d' | $(C_STRING); \
+	  echo ';'; \
+	  echo 'static const char report_page_tail[] ='; \
+	  $(REPORT_INLINE) | sed '1,/^@mt-data@$$/d' | $(C_STRING); \
+	  echo ';'; } >$@.tmp && mv $@.tmp $@
+$(D3_JS):
+	@echo "mt: $@ not found: run 'make deps' (as root) first: it installs node-d3" >&2; exit 1
 
 # libdw for symbols; libiberty (libiberty-dev) for the one demangler that
 # reads C++ and both Rust manglings, legacy and v0.
@@ -170,11 +201,12 @@ uninstall:
 	-rmdir $(DESTDIR)$(COMPLETIONSDIR)
 
 clean:
-	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr lib/mt-suppress.h
+	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit tests/progs/report-page $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr lib/mt-suppress.h \
+		lib/report-page.h
 
 .PHONY: all deps print-packages need-deps demo check lint-man install uninstall clean
 
-tests/progs/mtr-encode tests/progs/ktrace-text: %: %.c lib/libmt.a lib/mt.h
+tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/report-page: %: %.c lib/libmt.a lib/mt.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
 # mt-record's collector driven by hand: its source included, main renamed.
@@ -201,7 +233,8 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRC) lib/mt.h
 
 # mt-record's collector, its main renamed: every library source.
 COLLECTOR_SRC = $(LIBOBJ:.o=.c)
-tests/fuzz/fuzz-collector: tests/fuzz/fuzz-collector.c cmd/mt-record.c $(COLLECTOR_SRC) lib/mt.h lib/preload/proto.h
+tests/fuzz/fuzz-collector: tests/fuzz/fuzz-collector.c cmd/mt-record.c $(COLLECTOR_SRC) lib/mt.h lib/preload/proto.h \
+		lib/report-page.h
 	clang $(FUZZ_CFLAGS) -o $@ $< $(COLLECTOR_SRC) $(DEPS_LIBS) $(LIBS_mt-window) -lm
 
 .PHONY: fuzz

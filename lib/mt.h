@@ -237,8 +237,6 @@ void out_flush_idle(void *o);	/* out_flush, for mt_set_idle */
 /* json.c */
 size_t utf8_len(const unsigned char *s, size_t n);	/* 0: not a UTF-8 sequence */
 void json_string(struct mt_out *o, const char *s, size_t n);
-/* report_page.c: mt-report's page, the data (JSON) inside */
-void report_page_write(FILE *f, const char *json, size_t len);
 
 /* lines.c: a line reader that does not allocate per line */
 struct mt_lines {
@@ -616,5 +614,12 @@ void table_column(struct mt_table *t, size_t c, int left, size_t gap, size_t min
 void table_hide(struct mt_table *t, size_t c);
 void table_row(struct mt_table *t, const char *const cells[]);
 void table_print(struct mt_table *t, size_t width);	/* and frees it */
+
+/*
+ * report_page.c: mt-report's page (share/report/, built in) around the
+ * data: the template's head, json in <script id="mt-data">, its tail.
+ * Write errors are the caller's to see, with ferror or fclose.
+ */
+void report_page_write(FILE *f, const char *json, size_t len);
 
 #endif

@@ -219,3 +219,12 @@ rust_leak() {
 rust_line() {
 	grep -n "// $1\$" "$PROGS/rust-leak/src/main.rs" | cut -d: -f1
 }
+
+# The rows of an mt-report page's table as a browser draws them, TSV with
+# mt-group -F tsv's header (tests/report-browser.sh, which says more):
+#   report_rows page.html 'from=2.5s&to=4s&by=type,function'
+# Skipped, with the reason, where chromium is not installed.
+report_rows() {
+	command -v "${CHROMIUM:-chromium}" >/dev/null || skip "chromium is not installed"
+	"$TESTS/report-browser.sh" "$@"
+}

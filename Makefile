@@ -45,8 +45,7 @@ LIBOBJ = lib/pair.o lib/steps.o lib/stacks.o lib/bound.o lib/ktrace.o lib/sink.o
 	lib/names.o lib/startup.o lib/pairrun.o lib/groupkey.o lib/json.o lib/report.o lib/report_summary.o \
 	lib/report_json.o lib/report_page.o lib/report_names.o
 PRELOAD = lib/libmt-preload.so
-TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c \
-	tests/progs/report-page.c,$(wildcard tests/progs/*.c))) \
+TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so tests/progs/libframes-a.so \
 	tests/progs/libframes-b.so
@@ -59,7 +58,7 @@ APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libjemalloc2 libtcmalloc-minimal4 node-d3 chromium
 
 all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode tests/progs/ktrace-text \
-	tests/progs/collector-early-exit tests/progs/report-page
+	tests/progs/collector-early-exit
 
 # Without the libraries' pkg-config files the link fails far from the cause.
 need-deps:
@@ -201,12 +200,12 @@ uninstall:
 	-rmdir $(DESTDIR)$(COMPLETIONSDIR)
 
 clean:
-	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit tests/progs/report-page $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr lib/mt-suppress.h \
+	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr lib/mt-suppress.h \
 		lib/report-page.h
 
 .PHONY: all deps print-packages need-deps demo check lint-man install uninstall clean
 
-tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/report-page: %: %.c lib/libmt.a lib/mt.h
+tests/progs/mtr-encode tests/progs/ktrace-text: %: %.c lib/libmt.a lib/mt.h
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
 # mt-record's collector driven by hand: its source included, main renamed.

@@ -18,7 +18,7 @@
 #include "report.h"
 
 static const char synopsis[] =
-    "[-qB] [-n count] [-o page.html] [--json file] [-y dir] [--suppress file] [file]";
+    "[-qB] [-n count] [-o page.html] [--json file] [-y dir] [-A regex] [--suppress file] [file]";
 static const char options[] =
     "Summarizes a trace (events or life lines, .mtr or text): its processes and\n"
     "heaps with their peaks, what leaked, what was live at the peaks, the biggest\n"
@@ -31,6 +31,8 @@ static const char options[] =
     "  -B, --bytes          sizes in bytes, not 1.5 MiB\n"
     "      --no-symbolize   stacks as addresses where the input has no sym lines\n"
     "  -y, --symbols DIR    for mt-symbolize: a symbol directory (repeatable)\n"
+    "  -A, --skip REGEX     more functions to count as the allocation API (PCRE2),\n"
+    "                       as mt-group's\n"
     "      --suppress FILE  more suppressions, as mt-group's (repeatable)\n"
     "      --no-suppress    none, not even the built-in ones\n"
     "  -q, --quiet          nothing on standard error but what is wrong\n"
@@ -200,6 +202,7 @@ main(int argc, char *argv[])
 		{ "top", required_argument, NULL, 'n' },
 		{ "no-symbolize", no_argument, NULL, 'S' },
 		{ "symbols", required_argument, NULL, 'y' },
+		{ "skip", required_argument, NULL, 'A' },
 		{ "suppress", required_argument, NULL, 'P' },
 		{ "no-suppress", no_argument, NULL, 'N' },
 		{ "bytes", no_argument, NULL, 'B' },
@@ -210,7 +213,7 @@ main(int argc, char *argv[])
 	};
 	static const struct pair_hooks hooks = { .alloc = on_alloc, .free = on_free,
 		.other = other };
-	const char *html = NULL, *json = NULL, *input;
+	const char *html = NULL, *json = NULL, *input, *skip = NULL;
 	char **symdirs = NULL, *end;
 	size_t nsymdirs = 0, top = 5;
 	int ch, status = 0, quiet = 0, symbolize = 1, no_suppress = 0, have_syms;
@@ -221,7 +224,7 @@ main(int argc, char *argv[])
 	mt_setprogname(argv[0]);
 	report_init(&rep, 2000);
 	rep.sup = suppress_new();
-	while ((ch = getopt_long(argc, argv, "o:n:y:BqhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:n:y:A:BqhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
 			html = optarg;
@@ -252,6 +255,9 @@ main(int argc, char *argv[])
 		case 'N':
 			no_suppress = 1;
 			break;
+		case 'A':
+			skip = report_skip = optarg;
+			break;
 		case 'B':
 			report_bytes = 1;
 			break;
@@ -277,7 +283,7 @@ main(int argc, char *argv[])
 		return 2;
 	if (no_suppress)
 		suppress_none(rep.sup);
-	names = names_new(symbolize, symdirs, nsymdirs);
+	names = names_new(symbolize, symdirs, nsymdirs, skip);
 	if (!(r = reader_open(input)))
 		return 1;
 	p = pairer_new(on_life, NULL);

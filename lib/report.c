@@ -121,9 +121,9 @@ heap_name(struct report *r, struct mt_str h)
 			return h.s;
 	if ((k = heap_known(&h)) >= 0)
 		return mt_heap_names[k].s;
-	if (!r->dict)
-		r->dict = dict_new(NULL);
-	return dict_intern(r->dict, h.s, h.len);
+	if (!r->heaps)
+		r->heaps = dict_new(NULL);
+	return dict_intern(r->heaps, h.s, h.len);
 }
 
 /* The last site of a stack's hash: most records repeat a recent stack. */

@@ -71,6 +71,7 @@ struct rep_life {
 
 struct report {
 	struct mt_dict *dict;	/* names, once the input is read */
+	struct mt_dict *heaps;	/* the names of heaps not known, held once */
 	struct rep_series *series;
 	size_t nseries, seriescap;
 	struct rep_site *sites;
@@ -129,7 +130,7 @@ void report_json(struct report *r, const char *trace, struct mt_out *o);
 /* report_names.c: the stacks' names, by mt-symbolize beside the pass */
 struct rep_names;
 struct mt_event;
-struct rep_names *names_new(int symbolize, char **symdirs, size_t nsymdirs);
+struct rep_names *names_new(int symbolize, char **symdirs, size_t nsymdirs, const char *skip);
 void names_add(struct rep_names *nm, const struct mt_event *ev);	/* a dictionary line */
 int names_had_syms(const struct rep_names *nm);
 struct mt_dict *names_finish(struct rep_names *nm);
@@ -137,5 +138,6 @@ struct mt_dict *names_finish(struct rep_names *nm);
 /* report_summary.c: the first screen; syms: the input had sym lines */
 int summary(struct report *r, const char *input, int syms, size_t top);
 extern int report_bytes;	/* sizes in bytes, not 1.5 MiB */
+extern const char *report_skip;	/* -A REGEX, for the pipelines said */
 
 #endif

@@ -23,6 +23,7 @@
 struct rep_names {
 	struct mt_out kept;	/* the dictionary's lines, as text */
 	int symbolize, have_syms;
+	const char *skip;	/* more API functions (mt-group -A) */
 	char **symdirs;
 	size_t nsymdirs;
 	pid_t pid;		/* mt-symbolize, or 0 */
@@ -110,10 +111,11 @@ start(struct rep_names *nm)
 }
 
 struct rep_names *
-names_new(int symbolize, char **symdirs, size_t nsymdirs)
+names_new(int symbolize, char **symdirs, size_t nsymdirs, const char *skip)
 {
 	struct rep_names *nm = ecalloc(1, sizeof(*nm));
 
+	nm->skip = skip;
 	out_init(&nm->kept, -1, 1 << 16);
 	nm->symbolize = symbolize;
 	nm->symdirs = symdirs;
@@ -168,7 +170,7 @@ names_had_syms(const struct rep_names *nm)
 struct mt_dict *
 names_finish(struct rep_names *nm)
 {
-	struct mt_dict *d = dict_new(NULL);
+	struct mt_dict *d = dict_new(nm->skip);
 	int st, ok = 1;
 
 	if (nm->pid) {

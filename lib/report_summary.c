@@ -30,6 +30,7 @@ struct rows {
 
 static const char *hint_input;
 int report_bytes;		/* --bytes: sizes in bytes, for scripts */
+const char *report_skip;	/* -A: said to mt-group in the pipelines */
 
 static const char *
 human(int64_t v, char *buf, size_t n)
@@ -106,6 +107,25 @@ secs(uint64_t ns, char *buf, size_t n)
 	return buf;
 }
 
+/* "mt-group ARGS", with -A 'REGEX' when given (its quotes escaped). */
+static void
+put_group(const char *group)
+{
+	const char *p;
+
+	if (!report_skip) {
+		fputs(group, stdout);
+		return;
+	}
+	fputs("mt-group -A '", stdout);
+	for (p = report_skip; *p; p++)
+		if (*p == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*p);
+	printf("'%s", group + strlen("mt-group"));
+}
+
 /* The pipeline that shows a part whole, from this input. */
 static void
 hint(const char *window, const char *group)
@@ -116,10 +136,14 @@ hint(const char *window, const char *group)
 	if (!hint_input)
 		fputs("... | ", stdout);
 	if (hint_life) {
-		if (window)
-			printf("mt-window %s%s%s | %s\n", window, *in ? " " : "", in, group);
-		else
-			printf("%s%s%s\n", group, *in ? " " : "", in);
+		if (window) {
+			printf("mt-window %s%s%s | ", window, *in ? " " : "", in);
+			put_group(group);
+			putchar('\n');
+		} else {
+			put_group(group);
+			printf("%s%s\n", *in ? " " : "", in);
+		}
 		return;
 	}
 	if (hint_input && hint_syms)
@@ -130,7 +154,8 @@ hint(const char *window, const char *group)
 		fputs("mt-lifetime | ", stdout);
 	if (window)
 		printf("mt-window %s | ", window);
-	printf("%s\n", group);
+	put_group(group);
+	putchar('\n');
 }
 
 /* The top rows of a part, biggest first: bytes and a count. */

@@ -191,7 +191,7 @@ data_agrees() {	# json life A B keys...
 	cd "$BATS_FILE_TMPDIR"
 	mt-report --json wpa.json wpa.mtr
 	grep -q '"u":1,"exact":true' wpa.json
-	end=$(awk -F'\t' '$1 == "life" { for (k = 2; k <= 3; k++) if ($k != "-" && $k > e) e = $k } END { print e + 1 }' wpa.life)
+	end=$(awk -F'\t' '$1 == "life" { for (k = 2; k <= 3; k++) if ($k != "-" && $k > e) e = $k } END { printf "%.0f\n", e + 1 }' wpa.life)
 	s1=$(spike 1) s9=$(spike 9) up=$(step_up)
 	for w in "0 $end" "$s9 $end" "$((up - 1000)) $((up + 1000))" "$s1 $((s1 + 1))" "$((s1 + 1)) $s9"; do
 		data_agrees wpa.json wpa.life $w type,function process,heap,type,stack \

@@ -1,32 +1,33 @@
 #!/usr/bin/env bats
-# mt-report's page (share/report/) in a browser: the table it computes
-# for a window is what mt-window | mt-group make of the same lifetimes,
-# and report_page_write() keeps the data inside its script element.
-# The fixture: a recording of tests/progs/memtestapp through mt-symbolize
-# | mt-lifetime (memtestapp.life), and the report's data of it
-# (memtestapp.json, schema 1 of mt-report --html, made from those life
-# lines by a converter outside the tree, commit() counted as the
-# allocation API as mt-group --skip '^commit$' does).
+# mt-report's page in a real browser (headless Chromium): the table it
+# computes for a window is what mt-window | mt-group make of the same
+# recording, on WPA's walkthrough (tests/progs/memtestapp) with commit()
+# counted as the allocation API (-A '^commit$', as mt-group takes it), so
+# that a row names the function that asked for the mapping.  Screenshots
+# of the walkthrough's two windows are left in $MT_SCREENSHOTS (default
+# the test's temporary directory) and their paths printed.
 
 load helpers
 
-FIX=$TESTS/fixtures/report-page
-
 setup_file() {
-	"$PROGS/report-page" "$FIX/memtestapp.json" >"$BATS_FILE_TMPDIR/app.html"
+	record_walkthrough
+	cd "$BATS_FILE_TMPDIR"
+	mt-report -q -A '^commit$' -o app.html wpa.mtr
+	# The last instant of the trace, and past it.
+	awk -F'\t' '$1 == "life" { for (k = 2; k <= 3; k++) if ($k != "-" && $k + 0 > e) e = $k + 0 }
+		END { printf "%.0f\n", e + 1 }' wpa.life >end
 }
 
 setup() {
 	cd "$BATS_FILE_TMPDIR"
 }
 
-# mt_group FROM TO KEYS: mt-group's TSV of the fixture's window ('-': no bound)
+# mt_group FROM TO KEYS: mt-group's TSV of the window ('-': no bound)
 mt_group() {
 	local args=()
 	[ "$1" = - ] || args+=(--from "$1")
 	[ "$2" = - ] || args+=(--to "$2")
-	mt-window "${args[@]}" "$FIX/memtestapp.life" |
-		mt-group --skip '^commit$' --by "$3" -F tsv 2>/dev/null
+	mt-window "${args[@]}" wpa.life 2>/dev/null | mt-group -A '^commit$' --by "$3" -F tsv 2>/dev/null
 }
 
 # same FROM TO KEYS: the page's rows for the window are mt-group's, as sets
@@ -40,33 +41,53 @@ same() {
 	diff <(tail -n +2 group.tsv | sort) <(tail -n +2 page.tsv | sort)
 }
 
+# shot NAME FRAGMENT: the page as a person sees it, kept and said.
+shot() {
+	local dir=${MT_SCREENSHOTS:-$BATS_FILE_TMPDIR} prof
+	command -v "${CHROMIUM:-chromium}" >/dev/null || return 0
+	mkdir -p "$dir"
+	prof=$(mktemp -d)
+	timeout 120 "${CHROMIUM:-chromium}" --headless --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$prof" --virtual-time-budget=10000 --window-size=1400,1100 \
+		--screenshot="$dir/$1.png" "file://$BATS_FILE_TMPDIR/app.html#$2" >/dev/null 2>&1
+	rm -rf "$prof"
+	[ -s "$dir/$1.png" ]
+	echo "# screenshot: $dir/$1.png" >&3
+}
+
 @test "the whole trace, by type and function, as mt-group" {
 	same - - type,function
 	grep -qx 'leaked	InnerLoopOperation	250	10000	10000	40' page.tsv
 }
 
 @test "WPA's walkthrough: the last four spikes are transient, 4, 40 MiB, impact 0" {
-	same 0.68s 1.02s type,function
+	from=$(spike 7)ns to=$(cat end)ns
+	same "$from" "$to" type,function
 	grep -qx 'transient	ManipulateTemporaryBuffer	4	41943040	0	10485760' page.tsv
+	shot walkthrough-spikes "from=$from&to=$to&by=type,function"
 }
 
 @test "WPA's walkthrough: round the step-up, main is impacting by 10 MiB" {
-	same 0.5s 0.58s type,function
+	up=$(step_up)
+	from=$((up - 1000000))ns to=$((up + 1000000))ns
+	same "$from" "$to" type,function
 	grep -qx 'impacting	main	1	10485760	10485760	10485760' page.tsv
+	shot walkthrough-step "from=$from&to=$to&by=type,function"
 }
 
 @test "windows on a lifetime's very bounds, and other keys, as mt-group" {
-	same 85060300ns 141921200ns process,pid,heap,type,task
-	same 85060301ns 141921201ns stack,line,type
-	same 141921200ns 0.2s size-class,file,module,function
+	s1=$(spike 1) s3=$(spike 3)
+	same "${s1}ns" "${s3}ns" process,pid,heap,type,task
+	same "$((s1 + 1))ns" "$((s3 + 1))ns" stack,line,type
+	same "${s3}ns" "$(cat end)ns" size-class,file,module,function
 }
 
 @test "the first key's groups in mt-group's order, and the table's sizes as people read them" {
-	report_rows -o dom.html app.html 'by=function&from=0.3s&to=0.7s' >page.tsv
-	mt_group 0.3s 0.7s function >group.tsv
+	s1=$(spike 1) s5=$(spike 5)
+	report_rows -o dom.html app.html "by=function&from=${s1}ns&to=${s5}ns" >page.tsv
+	mt_group "${s1}ns" "${s5}ns" function >group.tsv
 	diff group.tsv page.tsv
 	grep -q '<td class="num" data-col="size" data-value="41943040" title="41943040 bytes">40.0 MiB</td>' dom.html
-	grep -q '<td class="num pos" data-col="impact" data-value="4000" title="4000 bytes">3.9 KiB</td>' dom.html
 }
 
 @test "the page says its marks: first paint and table ready" {
@@ -76,12 +97,13 @@ same() {
 	[[ $output =~ ^[0-9]+\.[0-9]$ ]]
 }
 
-@test "report_page_write: '</script>' and '<!--' in the data stay in it" {
-	# The fixture with a function named so that an unescaped page would
-	# end the data's script element early.
-	sed 's|"InnerLoopOperation"|"x</script><!--<script>y"|' "$FIX/memtestapp.json" >odd.json
-	"$PROGS/report-page" odd.json >odd.html
-	! grep -q '"x</script>' odd.html
+@test "a name with '</script>' and '<!--' stays in the data, and in the table" {
+	cd "$BATS_TEST_TMPDIR"
+	printf '%s\n' '#mt-events	1	start=1	host=h	resolution=1' 'proc	10	1	0	/bin/app	app' \
+		'sym	0x10	x</script><!--<script>y	a.c:1	/bin/app' 'stack	1	0x10' \
+		'life	5	-	10	10	malloc	0x100	40	1	aifo	40' 'exit	9	10	0' >odd.life
+	mt-report -q -o odd.html odd.life
+	! grep -q 'x</script>' odd.html
 	report_rows odd.html 'by=function' >page.tsv
-	grep -q '^x</script><!--<script>y	250	10000	10000	40$' page.tsv
+	grep -q '^x</script><!--<script>y	1	40	40	40$' page.tsv
 }

@@ -63,9 +63,6 @@ key_strings(struct report *r, const struct rep_key *k, struct strings *t, size_t
 	const struct rep_site *s = &r->sites[k->site];
 	struct mt_stackinfo *si = s->stack == REP_NONE ? NULL : dict_stack(r->dict, s->stack);
 	const struct mt_frame *f = si && si->n ? si->frame[si->alloc_frame] : NULL;
-	static char *fold;
-	static size_t cap;
-	size_t len = 0;
 	char buf[96];
 
 	ids[C_PROCESS] = string_id(t, dict_process(r->dict, s->pid));
@@ -78,12 +75,9 @@ key_strings(struct report *r, const struct rep_key *k, struct strings *t, size_t
 	ids[C_LINE] = string_id(t, f ? f->line : "-");
 	ids[C_FILE] = string_id(t, f ? f->file : "-");
 	ids[C_MODULE] = string_id(t, f ? f->module : "-");
-	if (!fold)
-		fold = emalloc(cap = 256);
-	fold[0] = '\0';
-	if (f)
-		stack_folded(si, 0, &fold, &len, &cap);
-	ids[C_STACK] = string_id(t, f ? fold : "-");
+	/* A stack's folded string is the page's to make from its frames:
+	   the stacks' names are most of the data. */
+	ids[C_STACK] = f ? SIZE_MAX : string_id(t, "-");
 	if (k->sclass == -2)
 		strcpy(buf, "-");
 	else
@@ -95,7 +89,7 @@ key_strings(struct report *r, const struct rep_key *k, struct strings *t, size_t
 static size_t
 stack_id(struct report *r, uint64_t stack, struct u64map *seen, struct mt_out *so,
     size_t *nstacks, struct strings *t, struct u64map *frames, size_t *nframes,
-    struct mt_out *fo)
+    struct mt_out *fo, struct mt_out *cut)
 {
 	struct mt_stackinfo *si = stack == REP_NONE ? NULL : dict_stack(r->dict, stack);
 	void **v;
@@ -123,6 +117,11 @@ stack_id(struct report *r, uint64_t stack, struct u64map *seen, struct mt_out *s
 		num(so, (int64_t)((uintptr_t)*fv - 1), i + 1 < si->n);
 	}
 	lit(so, "]");
+	if (si->cut) {
+		char *p = out_reserve(cut, 24);
+
+		out_commit(cut, (size_t)sprintf(p, cut->len ? ",%zu" : "%zu", *nstacks - 1));
+	}
 	return *nstacks - 1;
 }
 
@@ -252,7 +251,7 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 {
 	struct strings t = { 0 };
 	struct u64map seen = { 0 }, frames = { 0 };
-	struct mt_out so, fo;
+	struct mt_out so, fo, co;
 	struct cap cap;
 	size_t (*ids)[C_NCOLS];
 	size_t *kstack;
@@ -264,12 +263,13 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 	kstack = ecalloc(cap.nout + cap.nother + 1, sizeof(*kstack));
 	out_init(&so, -1, 1 << 16);
 	out_init(&fo, -1, 1 << 16);
+	out_init(&co, -1, 1 << 10);
 	for (i = 0; i < r->nkeys; i++) {
 		if (cap.to[i] >= cap.nout)
 			continue;
 		key_strings(r, &r->keys[i], &t, ids[cap.to[i]]);
 		kstack[cap.to[i]] = stack_id(r, r->sites[r->keys[i].site].stack, &seen, &so,
-		    &nstacks, &t, &frames, &nframes, &fo);
+		    &nstacks, &t, &frames, &nframes, &fo, &co);
 	}
 	for (i = 0; i < cap.nother; i++) {
 		const struct rep_series *sr = &r->series[cap.other_of[i]];
@@ -360,13 +360,15 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 		lit(o, col_names[c]);
 		lit(o, "\":[");
 		for (i = 0; i < cap.nout + cap.nother; i++)
-			num(o, (int64_t)ids[i][c], i > 0);
+			num(o, ids[i][c] == SIZE_MAX ? -1 : (int64_t)ids[i][c], i > 0);
 		lit(o, "],\n");
 	}
 	COLUMN(o, "frames", cap.nout + cap.nother,
 	    kstack[i_] == SIZE_MAX ? -1 : (int64_t)kstack[i_]);
 	lit(o, "},\n\"stacks\":[");
 	out_write(o, so.buf, so.len);
+	lit(o, "],\n\"stackcut\":[");
+	out_write(o, co.buf, co.len);
 	lit(o, "],\n\"frames\":[");
 	out_write(o, fo.buf, fo.len);
 	lit(o, "],\n\"strings\":[");
@@ -383,6 +385,7 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 	u64map_free(&frames, NULL);
 	out_free(&so);
 	out_free(&fo);
+	out_free(&co);
 	free(ids);
 	free(kstack);
 	free(keep);

@@ -11,6 +11,23 @@ u = c['u']
 if A % u or B % u:
     sys.exit('report-table: %d and %d are not multiples of %d' % (A, B, u))
 a0, b0 = A // u, B // u
+cut = set(d.get('stackcut', []))
+
+
+def esc(f):
+    return ''.join('\\' + ch if ch in ';\\' else ch for ch in f)
+
+
+def column(b, k):
+    """A key's value; a stack's folded from its frames when not given."""
+    v = K[b][k]
+    if v != -1:
+        return S[v]
+    st = K['frames'][k]
+    parts = ['[...]'] if st in cut else []
+    return ';'.join(parts + [esc(S[d['frames'][j][0]]) for j in d['stacks'][st]])
+
+
 g = {}
 for i in range(len(c['k'])):
     a, f, on, fate = c['a'][i], c['f'][i], c['on'][i], c['fate'][i]
@@ -21,7 +38,7 @@ for i in range(len(c['k'])):
     t = ('transient' if ai and fi else 'leaked' if fate == 2 else
          'outstanding' if not ai and not fi else 'impacting')
     k, n, s = c['k'][i], c['n'][i], c['s'][i]
-    key = tuple(t if b == 'type' else S[K[b][k]] for b in by)
+    key = tuple(t if b == 'type' else column(b, k) for b in by)
     x = g.setdefault(key, [0, 0, 0])
     x[0] += n
     x[1] += s if ai else 0

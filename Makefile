@@ -83,20 +83,27 @@ lib/mt-suppress.h: share/mt-suppress
 	$(C_STRING) share/mt-suppress >$@
 
 # mt-report's page, built in: share/report/page.html with its style, its
-# script and Debian's d3 (node-d3) put in its marker lines, as two strings,
-# report_page_head and report_page_tail, around the line @mt-data@ where
-# lib/report_page.c writes the data.  A script put in a page must not hold
-# "</script" or "<!--", which would end it early.
+# scripts and Debian's d3 (node-d3) put in its marker lines (@page.css@,
+# @page-data.js@...: each file once, in the order page.html gives), as two
+# strings, report_page_head and report_page_tail, around the line @mt-data@
+# where lib/report_page.c writes the data.  A script put in a page must not
+# hold "</script" or "<!--", which would end it early.
 D3_JS ?= /usr/share/nodejs/d3/dist/d3.min.js
-REPORT_PAGE = share/report/page.html share/report/page.css share/report/page.js
+REPORT_JS = $(addprefix share/report/,page-data.js page-state.js page-table.js \
+	page-lifetimes.js page-graph.js page-flame.js page-start.js)
+REPORT_PAGE = share/report/page.html share/report/page.css $(REPORT_JS)
+REPORT_MARKS = page.css $(notdir $(REPORT_JS)) d3.min.js mt-data
 REPORT_INLINE = sed -e '/^@page.css@$$/{r share/report/page.css' -e 'd;}' \
-	-e '/^@page.js@$$/{r share/report/page.js' -e 'd;}' \
+	$(foreach f,$(REPORT_JS),-e '/^@$(notdir $(f))@$$/{r $(f)' -e 'd;}') \
 	-e '/^@d3.min.js@$$/{r $(D3_JS)' -e 'd;}' share/report/page.html
 lib/report_page.o: lib/report-page.h
 lib/report-page.h: $(REPORT_PAGE) $(D3_JS)
-	@test "$$(grep -c '^@mt-data@$$' share/report/page.html)" = 1 || \
-		{ echo "mt: share/report/page.html: not one line @mt-data@" >&2; exit 1; }
-	@! grep -il -e '</script' -e '<!--' share/report/page.js $(D3_JS) || \
+	@for m in $(REPORT_MARKS); do \
+		test "$$(grep -cxF "@$$m@" share/report/page.html)" = 1 || \
+		{ echo "mt: share/report/page.html: not one line @$$m@" >&2; exit 1; }; done
+	@test "$$(grep -c '^@.*@$$' share/report/page.html)" = $(words $(REPORT_MARKS)) || \
+		{ echo "mt: share/report/page.html: a marker line of no file" >&2; exit 1; }
+	@! grep -il -e '</script' -e '<!--' $(REPORT_JS) $(D3_JS) || \
 		{ echo "mt: those scripts hold '</script' or '<!--': not to be put in a page" >&2; exit 1; }
 	{ echo '/* Made by make from $(REPORT_PAGE) and $(D3_JS): do not edit. */'; \
 	  echo 'static const char report_page_head[] ='; \

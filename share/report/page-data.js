@@ -1,0 +1,176 @@
+	/*
+	 * The report's data (report-schema.md, schema 1), typed once so that
+	 * a window's sums are one pass over flat arrays: equal strings one
+	 * index, the key columns, frames and stacks, the cells.
+	 */
+	var started = performance.now();
+	var body = document.body;
+
+	var KEYNAMES = ['process', 'pid', 'heap', 'type', 'function', 'line', 'file',
+		'module', 'stack', 'size-class', 'task'];
+	var DEFAULT_BY = ['process', 'heap', 'type', 'function'];
+	var TYPE_NAMES = ['transient', 'impacting', 'outstanding', 'leaked'];
+	var NUMCOLS = [
+		{ col: 'count', head: 'Count' },
+		{ col: 'size', head: 'Size' },
+		{ col: 'impact', head: 'Impacting Size' },
+		{ col: 'per-alloc', head: 'Per Alloc' }
+	];
+	var ROWS_PER_LEVEL = 200;
+	var NO_STACK = -2, SELF = -3;
+
+	var data;
+	try {
+		data = JSON.parse($('mt-data').textContent);
+	} catch (e) {
+		problem('The report\'s data does not parse: ' + e.message);
+		return;
+	}
+	if (data.schema !== 1) {
+		problem('The report\'s data is schema ' + data.schema + '; this page reads schema 1.');
+		return;
+	}
+	var parsedMs = performance.now() - started;
+
+	/*
+	 * Strings: equal strings get one index, so that a group is an index
+	 * and grouping never compares text.
+	 */
+	var STR = data.strings.slice();
+	var canonIndex = new Map();
+	var canonOf = new Int32Array(STR.length);
+	(function () {
+		for (var i = 0; i < STR.length; i++) {
+			var c = canonIndex.get(STR[i]);
+			if (c === undefined) {
+				canonIndex.set(STR[i], i);
+				c = i;
+			}
+			canonOf[i] = c;
+		}
+	})();
+	function intern(s) {
+		var c = canonIndex.get(s);
+		if (c === undefined) {
+			c = STR.length;
+			STR.push(s);
+			canonIndex.set(s, c);
+		}
+		return c;
+	}
+	var TYPE_STR = TYPE_NAMES.map(intern);
+	var DASH = intern('-');
+
+	/* Key columns, typed, once. */
+	var K = data.keys.process.length;
+	var keyCol = {};
+	KEYNAMES.forEach(function (name) {
+		if (name === 'type')
+			return;
+		var src = data.keys[name], a = new Int32Array(K);
+		for (var i = 0; i < K; i++)
+			a[i] = src && src[i] != null && src[i] >= 0 ? canonOf[src[i]] : DASH;
+		keyCol[name] = a;
+	});
+	var keyFrames = new Int32Array(K);
+	(function () {
+		var src = data.keys.frames || [];
+		for (var i = 0; i < K; i++)
+			keyFrames[i] = src[i] == null ? -1 : src[i];
+	})();
+
+	/* Frames: equal (function, line, module) are one frame. */
+	var frameFn, frameLine, frameMod, frameCanon;
+	(function () {
+		var fr = data.frames || [], seen = new Map();
+		frameFn = new Int32Array(fr.length);
+		frameLine = new Int32Array(fr.length);
+		frameMod = new Int32Array(fr.length);
+		frameCanon = new Int32Array(fr.length);
+		for (var i = 0; i < fr.length; i++) {
+			frameFn[i] = canonOf[fr[i][0]];
+			frameLine[i] = fr[i][1] >= 0 ? canonOf[fr[i][1]] : DASH;
+			frameMod[i] = fr[i][2] >= 0 ? canonOf[fr[i][2]] : DASH;
+			var key = frameFn[i] + ',' + frameLine[i] + ',' + frameMod[i];
+			var c = seen.get(key);
+			if (c === undefined) {
+				seen.set(key, i);
+				c = i;
+			}
+			frameCanon[i] = c;
+		}
+	})();
+	var STACKS = (data.stacks || []).map(function (s) {
+		var a = new Int32Array(s.length);
+		for (var i = 0; i < s.length; i++)
+			a[i] = frameCanon[s[i]];
+		return a;
+	});
+
+	/* The cells, typed.  a and f are Float64: with u = 1 they pass 2^31. */
+	var U = data.cells.u || 1;
+	var EXACT = !!data.cells.exact;
+	var NC = data.cells.k.length;
+	var cK = new Int32Array(data.cells.k);
+	var cA = new Float64Array(data.cells.a);
+	var cF = new Float64Array(data.cells.f);
+	var cOn = new Uint8Array(data.cells.on);
+	var cFate = new Uint8Array(data.cells.fate);
+	var cN = new Float64Array(data.cells.n);
+	var cS = new Float64Array(data.cells.s);
+	data.cells = null;
+
+	var LT = data.lifetimes || { k: [], ta: [], tf: [], size: [], fate: [], cut: false };
+	var END = data.info.end;
+	/* No selection: [0, the first multiple of u past the end). */
+	var TEND = (Math.floor(END / U) + 1) * U;
+
+	/* ---- The window's sums: one pass over the cells ---- */
+
+	var accCount = new Float64Array(K * 4), accSize = new Float64Array(K * 4),
+	    accImpact = new Float64Array(K * 4);
+	/* The window's entries: (key, type) with lifetimes in the window. */
+	var E = { n: 0, j: null, count: null, size: null, impact: null };
+
+	function computeWindow(A, B) {
+		var a0 = A / U, b0 = B / U, i;
+		accCount.fill(0);
+		accSize.fill(0);
+		accImpact.fill(0);
+		for (i = 0; i < NC; i++) {
+			var a = cA[i], f = cF[i];
+			if (a !== -1 && a >= b0)
+				continue;
+			if (f !== -1 && (cOn[i] ? f <= a0 : f < a0))
+				continue;
+			var ai = a !== -1 && a >= a0, fi = f !== -1 && f < b0;
+			var t = ai && fi ? 0 : cFate[i] === 2 ? 3 : !ai && !fi ? 2 : 1;
+			var j = cK[i] * 4 + t, s = cS[i];
+			accCount[j] += cN[i];
+			if (ai) {
+				accSize[j] += s;
+				if (!fi)
+					accImpact[j] += s;
+			} else if (fi) {
+				accImpact[j] -= s;
+			}
+		}
+		var n = 0, m = K * 4;
+		for (i = 0; i < m; i++)
+			if (accCount[i] > 0)
+				n++;
+		E.n = n;
+		E.j = new Int32Array(n);
+		E.count = new Float64Array(n);
+		E.size = new Float64Array(n);
+		E.impact = new Float64Array(n);
+		for (i = 0, n = 0; i < m; i++) {
+			if (accCount[i] > 0) {
+				E.j[n] = i;
+				E.count[n] = accCount[i];
+				E.size[n] = accSize[i];
+				E.impact[n] = accImpact[i];
+				n++;
+			}
+		}
+	}

@@ -1,0 +1,192 @@
+	/* ---- The flame graph (an icicle: callers on top) ---- */
+
+	/*
+	 * The selection's stacks under their processes, frames merged by
+	 * function name as flame graphs do.  A node keeps the keys under it
+	 * and is split into its children only when drawn a pixel or wider
+	 * (d3.partition lays out those alone): a trace's 100,000 stacks make
+	 * far more nodes than a page can draw, most of them too thin to see.
+	 * Memory a window freed (a negative Impacting Size) has a tower of its
+	 * own, [freed], as in mt-group's folded stacks.
+	 */
+	var FL = { row: 18, focus: null, trie: null, weight: null };
+	var FREED = -1;
+
+	function flameNode(parent, name, frame, level) {
+		return { name: name, frame: frame, value: 0, keys: [], parent: parent,
+			depth: parent ? parent.depth + 1 : 0, level: level, lines: 1, kids: null };
+	}
+
+	function buildTrie() {
+		var weight = new Float64Array(K), i, byImpact = state.flame === 'impact';
+		for (i = 0; i < E.n; i++)
+			weight[E.j[i] >> 2] += byImpact ? E.impact[i] : E.size[i];
+		FL.weight = weight;
+		var top = flameNode(null, 'all', -1, 'root');
+		for (var k = 0; k < K; k++) {
+			if (weight[k]) {
+				top.keys.push(k);
+				top.value += Math.abs(weight[k]);
+			}
+		}
+		return top;
+	}
+
+	/*
+	 * The children of node, with value at least minv: the next level's
+	 * groups of its keys.  Levels: root, [freed], process, then frame fd
+	 * (0 the outermost) of each key's stack.
+	 */
+	function flameKids(node, minv) {
+		if (node.kids)
+			return node.kids.filter(function (g) { return g.value >= minv; });
+		if (node.level === 'nostack')
+			return (node.kids = []);
+		var m = new Map(), keys = node.keys, w = FL.weight;
+		for (var i = 0; i < keys.length; i++) {
+			var k = keys[i], v = Math.abs(w[k]), g, key, fr = -1, name, level;
+			if (node.level === 'root' && w[k] < 0) {
+				key = FREED;
+				name = '[freed]';
+				level = 'freed';
+			} else if (node.level === 'root' || node.level === 'freed') {
+				key = keyCol.process[k];
+				name = STR[key];
+				level = 'process';
+			} else {
+				var fd = node.level === 'process' ? 0 : node.level + 1, st = keyFrames[k];
+				if (st < 0 || st >= STACKS.length) {
+					if (fd)
+						continue;
+					key = -2;
+					name = '[no stack]';
+					level = 'nostack';
+				} else {
+					if (fd >= STACKS[st].length)
+						continue;
+					fr = STACKS[st][fd];
+					key = frameFn[fr];
+					name = STR[key];
+					level = fd;
+				}
+			}
+			g = m.get(key);
+			if (!g) {
+				g = flameNode(node, name, fr, level);
+				m.set(key, g);
+			} else if (fr >= 0 && frameLine[g.frame] !== frameLine[fr] && g.lines === 1) {
+				g.lines = 2;
+			}
+			g.keys.push(k);
+			g.value += v;
+		}
+		node.kids = Array.from(m.values());
+		return node.kids.filter(function (g) { return g.value >= minv; });
+	}
+
+	function drawFlame() {
+		var t = performance.now();
+		FL.trie = buildTrie();
+		FL.focus = FL.trie;
+		renderFlame();
+		var ms = performance.now() - t;
+		$('flame-note').textContent = (state.flame === 'impact' ? 'Impacting Size' : 'Size') +
+		    ' of the selection: ' + human(FL.trie.value) + ', drawn in ' + ms.toFixed(1) + ' ms' +
+		    (state.flame === 'impact' ? '; memory the window freed stands under [freed].' : '.');
+		d3.select('#flame-size').classed('on', state.flame === 'size');
+		d3.select('#flame-impact').classed('on', state.flame === 'impact');
+		body.setAttribute('data-flame-ms', ms.toFixed(1));
+	}
+
+	function hashHue(s) {
+		var h = 0;
+		for (var i = 0; i < s.length; i++)
+			h = (h * 31 + s.charCodeAt(i)) | 0;
+		return Math.abs(h);
+	}
+
+	function flameColor(n) {
+		if (n.depth === 0)
+			return '#d1d5db';
+		if (n.name === '[freed]')
+			return '#93c5fd';
+		if (n.frame < 0)
+			return '#e5e7eb';
+		var hv = hashHue(n.name);
+		return d3.hsl(10 + hv % 45, 0.75, 0.55 + (hv >> 8) % 20 / 100) + '';
+	}
+
+	function renderFlame() {
+		var host = $('flame'), W = Math.max(480, host.clientWidth || 1200);
+		var focus = FL.focus, total = FL.trie.value;
+		host.textContent = '';
+		if (!total) {
+			host.textContent = 'Nothing to draw: the selection\'s ' +
+			    (state.flame === 'impact' ? 'Impacting Size' : 'Size') + ' is 0.';
+			return;
+		}
+		var minv = focus.value / W;
+		var h = d3.hierarchy(focus, function (d) {
+			var kids = flameKids(d, minv);
+			return kids.length ? kids : null;
+		});
+		h.each(function (d) { d.value = d.data.value; });
+		h.sort(function (a, b) { return b.value - a.value || cmpStr(a.data.name, b.data.name); });
+		d3.partition()(h);
+		/* The focus's callers above it, full width: click one to zoom out. */
+		var above = [];
+		for (var p = focus.parent; p; p = p.parent)
+			above.unshift(p);
+		var nodes = above.map(function (n) {
+			return { data: n, x0: 0, x1: 1, value: n.value, row: n.depth };
+		});
+		var x = d3.scaleLinear().domain([0, 1]).range([0, W]), maxRow = 0;
+		h.each(function (d) {
+			nodes.push({ data: d.data, x0: d.x0, x1: d.x1, value: d.value, row: focus.depth + d.depth });
+		});
+		nodes.forEach(function (d) {
+			if (d.row > maxRow)
+				maxRow = d.row;
+		});
+		var svg = d3.select(host).append('svg').attr('width', W).attr('height', (maxRow + 1) * FL.row);
+		var g = svg.selectAll('g').data(nodes).enter().append('g')
+		    .attr('transform', function (d) { return 'translate(' + x(d.x0) + ',' + d.row * FL.row + ')'; });
+		g.append('rect')
+		    .attr('width', function (d) { return Math.max(0.5, x(d.x1) - x(d.x0)); })
+		    .attr('height', FL.row - 1)
+		    .attr('fill', function (d) { return flameColor(d.data); })
+		    .attr('fill-opacity', function (d) { return d.row < focus.depth ? 0.6 : 1; })
+		    .on('click', function (d) {
+			FL.focus = d.data === focus && focus.parent ? focus.parent : d.data;
+			renderFlame();
+		})
+		    .on('mousemove', function (d) {
+			var tip = $('tip'), n = d.data, fr = n.frame;
+			tip.hidden = false;
+			tip.textContent = n.name + (fr >= 0 ? '\n' + (n.lines > 1 ? 'several lines, as ' : '') +
+			    STR[frameLine[fr]] + '  ' + STR[frameMod[fr]] : '') + '\n' + human(n.value) + ' (' +
+			    n.value + ' B), ' + (100 * n.value / total).toFixed(1) + '% of the selection';
+			tip.style.left = Math.max(0, Math.min(d3.event.clientX + 12,
+			    window.innerWidth - tip.offsetWidth - 8)) + 'px';
+			tip.style.top = (d3.event.clientY + 14) + 'px';
+		})
+		    .on('mouseleave', function () { $('tip').hidden = true; });
+		g.filter(function (d) { return x(d.x1) - x(d.x0) > 24; })
+		    .append('text').attr('x', 3).attr('y', FL.row - 6)
+		    .text(function (d) {
+			var chars = Math.floor((x(d.x1) - x(d.x0) - 6) / 6.2);
+			var name = d.row === 0 ? 'all: ' + human(d.value) : d.data.name;
+			return name.length > chars ? name.slice(0, Math.max(1, chars - 1)) + '…' : name;
+		});
+	}
+
+	$('flame-size').addEventListener('click', function () {
+		state.flame = 'size';
+		drawFlame();
+		writeFragment();
+	});
+	$('flame-impact').addEventListener('click', function () {
+		state.flame = 'impact';
+		drawFlame();
+		writeFragment();
+	});

@@ -1,0 +1,280 @@
+	/* ---- The graph ---- */
+
+	var G = { margin: { l: 64, r: 16, t: 8, b: 24 }, height: 260 };
+	var series = data.series, SW = series.w, SN = series.n;
+	var lines = series.lines.map(function (l, i) {
+		var peak = 0;
+		for (var b = 0; b < l.max.length; b++)
+			if (l.max[b] > peak)
+				peak = l.max[b];
+		return {
+			i: i, max: l.max, min: l.min, peak: peak, on: true,
+			label: STR[canonOf[l.process]] + ' ' + l.pid + ' ' + STR[canonOf[l.heap]]
+		};
+	});
+	lines.sort(function (a, b) { return b.peak - a.peak || cmpStr(a.label, b.label); });
+	var palette = d3.schemeTableau10;
+	lines.forEach(function (l, i) {
+		l.color = i < palette.length ? palette[i] : d3.interpolateRainbow((i * 0.618) % 1);
+	});
+
+	var gx, gy, gsvg, gplot, gcanvas, gaxisX, gaxisY, gbrushG, gbrush, gwidth, gheight;
+
+	/* The time axis in the unit its span suits: "2.5 s", "628.4 ms", "350 ns". */
+	function timeTick(span) {
+		var unit = span >= 2e9 ? [1e9, ' s'] : span >= 2e6 ? [1e6, ' ms'] :
+		    span >= 2e3 ? [1e3, ' µs'] : [1, ' ns'];
+		return function (t) { return +(t / unit[0]).toPrecision(12) + unit[1]; };
+	}
+
+	/* Ticks at round numbers of the unit the top is in (KiB, MiB...), and the top. */
+	function bytesTicks(max) {
+		var u = 0, unit = 1;
+		while (max / unit >= 1024 && u < 6) {
+			unit *= 1024;
+			u++;
+		}
+		var sc = d3.scaleLinear().domain([0, max / unit]).nice(5), top = sc.domain()[1] * unit;
+		var values = sc.ticks(5).map(function (v) { return v * unit; }).filter(Number.isInteger);
+		return { top: top, values: values, fmt: function (v) {
+			return u ? +(v / unit).toFixed(2) + ' ' + HUNITS[u] : v + ' B';
+		} };
+	}
+
+	/*
+	 * The bands are pixels of a canvas under the SVG of the axes and the
+	 * brush, set by the script: a hundred processes' lines of a thousand
+	 * buckets made SVG paths of megabytes, and canvas paths took as long
+	 * to fill without a GPU (0.4 s to 1 s).
+	 */
+	function drawGraphFrame() {
+		var host = $('graph'), W = Math.max(480, host.clientWidth || 1200);
+		var ratio = window.devicePixelRatio || 1;
+		gwidth = W - G.margin.l - G.margin.r;
+		gheight = G.height - G.margin.t - G.margin.b;
+		gcanvas = d3.select(host).append('canvas')
+		    .attr('width', Math.round(gwidth * ratio)).attr('height', Math.round(gheight * ratio))
+		    .style('position', 'absolute').style('left', G.margin.l + 'px').style('top', G.margin.t + 'px')
+		    .style('width', gwidth + 'px').style('height', gheight + 'px').node();
+		gsvg = d3.select(host).append('svg').attr('width', W).attr('height', G.height)
+		    .style('position', 'relative');
+		gplot = gsvg.append('g').attr('transform', 'translate(' + G.margin.l + ',' + G.margin.t + ')');
+		gaxisX = gplot.append('g').attr('class', 'axis').attr('transform', 'translate(0,' + gheight + ')');
+		gaxisY = gplot.append('g').attr('class', 'axis');
+		gx = d3.scaleLinear().range([0, gwidth]);
+		gy = d3.scaleLinear().range([gheight, 0]);
+		gbrush = d3.brushX().extent([[0, 0], [gwidth, gheight]])
+		    .on('brush', brushing).on('end', brushed);
+		gbrushG = gplot.append('g').attr('class', 'brush').call(gbrush);
+		gsvg.on('wheel', wheel);
+		gbrushG.on('mousemove.cursor', function () {
+			var t = gx.invert(d3.mouse(this)[0]);
+			$('cursor').textContent = secsUnit(Math.max(0, Math.round(t)));
+		});
+		drawLegend();
+	}
+
+	function drawLegend() {
+		var lg = d3.select('#legend');
+		var items = lg.selectAll('.item').data(lines).enter().append('span')
+		    .attr('class', 'item').attr('title', function (l) {
+			return l.label + ': peak ' + human(l.peak) + ' (click: hide or show)';
+		}).on('click', function (l) {
+			l.on = !l.on;
+			d3.select(this).classed('off', !l.on);
+			drawGraph();
+		});
+		items.append('span').attr('class', 'swatch').style('background', function (l) { return l.color; });
+		items.append('span').text(function (l) { return l.label + ' (' + human(l.peak) + ')'; });
+	}
+
+	/*
+	 * Bucket b holds from b*w to (b+1)*w, its band from its least to its
+	 * most, so that a spike shorter than a bucket shows.  A column of
+	 * pixels shows the extremes of the buckets it covers: its span, faint
+	 * inside, its ends strong, so that a flat stretch is a line.
+	 */
+	function drawBands(b0, b1, grid) {
+		var ctx = gcanvas.getContext('2d'), W = gcanvas.width, H = gcanvas.height;
+		var ratio = W / gwidth, img = ctx.createImageData(W, H), px = img.data;
+		var cb0 = new Int32Array(W), cb1 = new Int32Array(W), c, y;
+		/* The grid first, under the bands: a steady level often sits on a tick. */
+		grid.forEach(function (v) {
+			var row = Math.min(H - 1, Math.floor(H - v * H / (gy.domain()[1] || 1)));
+			for (var x = 0, o = row * W * 4; x < W; x++, o += 4) {
+				px[o] = px[o + 1] = px[o + 2] = 0xe8;
+				px[o + 3] = 255;
+			}
+		});
+		for (c = 0; c < W; c++) {
+			var t0 = gx.invert(c / ratio), t1 = gx.invert((c + 1) / ratio);
+			cb0[c] = Math.max(b0, Math.floor(t0 / SW));
+			cb1[c] = Math.min(b1, Math.max(cb0[c] + 1, Math.ceil(t1 / SW)));
+		}
+		var ys = H / (gy.domain()[1] || 1), thick = Math.max(2, Math.round(1.5 * ratio));
+		for (var li = 0; li < lines.length; li++) {
+			var l = lines[li];
+			if (!l.on)
+				continue;
+			var rgb = d3.rgb(l.color), r = rgb.r, g = rgb.g, bl = rgb.b, mn = l.min, mx = l.max;
+			for (c = 0; c < W; c++) {
+				var a = Infinity, z = -Infinity;
+				for (var b = cb0[c]; b < cb1[c]; b++) {
+					if (mn[b] < a)
+						a = mn[b];
+					if (mx[b] > z)
+						z = mx[b];
+				}
+				if (a === Infinity)
+					continue;
+				var ytop = Math.max(0, Math.min(H - 1, Math.floor(H - z * ys)));
+				var ybot = Math.max(0, Math.min(H - 1, Math.floor(H - a * ys)));
+				if (ybot - ytop < thick)
+					ytop = Math.max(0, ybot - thick + 1);
+				for (y = ytop; y <= ybot; y++) {
+					var edge = y - ytop < thick || ybot - y < thick, al = edge ? 0.9 : 0.25;
+					/* Source over, not premultiplied. */
+					var o = (y * W + c) * 4, under = px[o + 3] / 255 * (1 - al), out = al + under;
+					px[o] = (r * al + px[o] * under) / out;
+					px[o + 1] = (g * al + px[o + 1] * under) / out;
+					px[o + 2] = (bl * al + px[o + 2] * under) / out;
+					px[o + 3] = 255 * out;
+				}
+			}
+		}
+		ctx.putImageData(img, 0, 0);
+	}
+
+	function drawGraph() {
+		var v0 = state.view[0], v1 = state.view[1];
+		gx.domain([v0, v1]);
+		var b0 = Math.max(0, Math.floor(v0 / SW)), b1 = Math.min(SN, Math.ceil(v1 / SW));
+		var ymax = 0;
+		lines.forEach(function (l) {
+			if (!l.on)
+				return;
+			for (var b = b0; b < b1; b++)
+				if (l.max[b] > ymax)
+					ymax = l.max[b];
+		});
+		var ticks = bytesTicks(ymax * 1.05 || 1);
+		gy.domain([0, ticks.top || 1]);
+		drawBands(b0, b1, ticks.values);
+		gaxisX.call(d3.axisBottom(gx).ticks(Math.max(2, Math.floor(gwidth / 110)))
+		    .tickFormat(timeTick(v1 - v0)));
+		gaxisY.call(d3.axisLeft(gy).tickValues(ticks.values).tickFormat(ticks.fmt));
+		drawBrush();
+		$('zoom-sel').disabled = !state.sel;
+		$('zoom-reset').disabled = v0 === 0 && v1 === TEND;
+		$('sel-clear').disabled = !state.sel;
+	}
+
+	/*
+	 * The brush drawn where the selection is.  Its events then carry the
+	 * event that caused them as their sourceEvent (d3 v5), so a flag, not
+	 * the sourceEvent, tells the handlers that this move is ours.
+	 */
+	var brushMoving = false;
+	function drawBrush() {
+		if (!gbrushG)
+			return;
+		var s = state.sel, x0, x1;
+		if (s) {
+			x0 = Math.max(0, gx(s[0]));
+			x1 = Math.min(gwidth, gx(s[1]));
+		}
+		brushMoving = true;
+		try {
+			gbrushG.call(gbrush.move, s && x1 > x0 ? [x0, x1] : null);
+		} finally {
+			brushMoving = false;
+		}
+	}
+
+	/*
+	 * A dragged range snaps to a round step (1, 2 or 5 times a power of
+	 * ten nanoseconds) of about three pixels, made a multiple of u.
+	 */
+	function snapStep() {
+		var span = 3 * (state.view[1] - state.view[0]) / gwidth, nice = 1;
+		while (nice * 10 <= span)
+			nice *= 10;
+		if (nice * 5 <= span)
+			nice *= 5;
+		else if (nice * 2 <= span)
+			nice *= 2;
+		return Math.max(U, Math.ceil(nice / U) * U);
+	}
+
+	function brushRange(px) {
+		var step = snapStep();
+		var A = Math.round(gx.invert(px[0]) / step) * step, B = Math.round(gx.invert(px[1]) / step) * step;
+		A = Math.max(0, Math.min(A, TEND));
+		B = Math.max(0, Math.min(B, TEND));
+		if (B <= A)
+			B = Math.min(TEND, A + step);
+		if (B <= A)
+			A = B - step;
+		return [A, B];
+	}
+
+	function brushing() {
+		if (brushMoving || !d3.event.selection)
+			return;
+		drawRange(brushRange(d3.event.selection), true);
+	}
+
+	function brushed() {
+		if (brushMoving)
+			return;
+		var s = d3.event.selection;
+		state.sel = s ? brushRange(s) : null;
+		if (state.sel && state.sel[0] === 0 && state.sel[1] === TEND)
+			state.sel = null;
+		windowChanged();
+		drawGraph();
+	}
+
+	function wheel() {
+		var ev = d3.event;
+		ev.preventDefault();
+		var m = d3.mouse(gplot.node())[0], v0 = state.view[0], v1 = state.view[1];
+		var tc = gx.invert(Math.max(0, Math.min(gwidth, m)));
+		var k = Math.exp((ev.deltaY || 0) * (ev.deltaMode ? 0.05 : 0.002));
+		var n0 = tc - (tc - v0) * k, n1 = tc + (v1 - tc) * k;
+		var minw = Math.max(10 * U, 1000, 4 * SW / 100);
+		if (n1 - n0 < minw) {
+			n0 = tc - minw / 2;
+			n1 = tc + minw / 2;
+		}
+		setView(n0, n1);
+	}
+
+	function setView(n0, n1) {
+		var w = n1 - n0;
+		if (w >= TEND) {
+			n0 = 0;
+			n1 = TEND;
+		} else if (n0 < 0) {
+			n0 = 0;
+			n1 = w;
+		} else if (n1 > TEND) {
+			n1 = TEND;
+			n0 = TEND - w;
+		}
+		state.view = [n0, n1];
+		drawGraph();
+	}
+
+	$('zoom-sel').addEventListener('click', function () {
+		if (state.sel) {
+			var pad = (state.sel[1] - state.sel[0]) * 0.05;
+			setView(state.sel[0] - pad, state.sel[1] + pad);
+		}
+	});
+	$('zoom-reset').addEventListener('click', function () { setView(0, TEND); });
+	$('sel-clear').addEventListener('click', function () {
+		state.sel = null;
+		windowChanged();
+		drawGraph();
+	});

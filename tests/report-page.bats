@@ -97,13 +97,19 @@ shot() {
 	[[ $output =~ ^[0-9]+\.[0-9]$ ]]
 }
 
-@test "a name with '</script>' and '<!--' stays in the data, and in the table" {
+@test "a name with '</script>', '<!--', ';' and '\\' stays in the data, and in the table" {
 	cd "$BATS_TEST_TMPDIR"
 	printf '%s\n' '#mt-events	1	start=1	host=h	resolution=1' 'proc	10	1	0	/bin/app	app' \
-		'sym	0x10	x</script><!--<script>y	a.c:1	/bin/app' 'stack	1	0x10' \
+		'sym	0x10	x</script><!--<script>y	a.c:1	/bin/app' 'sym	0x20	a;b\c	a.c:2	/bin/app' \
+		'stack	1	0x10	0x20' \
 		'life	5	-	10	10	malloc	0x100	40	1	aifo	40' 'exit	9	10	0' >odd.life
 	mt-report -q -o odd.html odd.life
 	! grep -q 'x</script>' odd.html
 	report_rows odd.html 'by=function' >page.tsv
 	grep -q '^x</script><!--<script>y	1	40	40	40$' page.tsv
+	# The stack as mt-group folds it, its ';' and '\' escaped.
+	report_rows odd.html 'by=stack' >page.tsv
+	mt-group --by stack -F tsv odd.life >group.tsv
+	diff group.tsv page.tsv
+	grep -qF 'a\;b\\c;x</script>' page.tsv
 }

@@ -78,6 +78,30 @@
 		for (var i = 0; i < K; i++)
 			keyFrames[i] = src[i] == null ? -1 : src[i];
 	})();
+	/*
+	 * A stack key the data leaves to us (-1): its frames' functions
+	 * folded as mt-group folds them, outermost first, a ';' or '\' in a
+	 * name escaped with a '\', "[...]" first for a stack cut short.
+	 */
+	(function () {
+		var src = data.keys.stack || [], cut = new Set(data.stackcut || []);
+		var fr = data.frames || [], folded = new Map();
+		for (var i = 0; i < K; i++) {
+			var st = keyFrames[i];
+			if (src[i] !== -1 || st < 0 || !data.stacks || !data.stacks[st])
+				continue;
+			var c = folded.get(st);
+			if (c === undefined) {
+				var parts = cut.has(st) ? ['[...]'] : [];
+				data.stacks[st].forEach(function (f) {
+					parts.push(STR[fr[f][0]].replace(/[;\\]/g, '\\$&'));
+				});
+				c = intern(parts.join(';'));
+				folded.set(st, c);
+			}
+			keyCol.stack[i] = c;
+		}
+	})();
 
 	/* Frames: equal (function, line, module) are one frame. */
 	var frameFn, frameLine, frameMod, frameCanon;

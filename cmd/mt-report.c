@@ -283,6 +283,7 @@ main(int argc, char *argv[])
 		return 2;
 	if (no_suppress)
 		suppress_none(rep.sup);
+	rep.no_cells = !html && !json;
 	names = names_new(symbolize, symdirs, nsymdirs, skip);
 	if (!(r = reader_open(input)))
 		return 1;

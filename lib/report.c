@@ -546,29 +546,32 @@ report_life(struct report *r, const struct mt_life *l)
 		k->leak_n++, k->leak_b += size, s->leak_n++, s->leak_b += size;
 	if (l->temporary)
 		k->temp++, s->temp++, r->temp++;
-	a = l->ta == REP_NONE ? -1 : (int64_t)(l->ta / r->u);
-	if (fate == 0) {
-		f = (int64_t)(l->tf / r->u);
-		on = l->tf % r->u == 0;
-	}
-	k = &r->keys[ki];
-	if (!k->pset || k->pa != a || k->pf != f || k->pon != on || k->pfate != fate) {
-		pending_flush(r, ki);
-		if (r->ncells > r->cell_limit) {
-			coarsen(r);
-			a = l->ta == REP_NONE ? -1 : (int64_t)(l->ta / r->u);
-			if (fate == 0) {
-				f = (int64_t)(l->tf / r->u);
-				on = l->tf % r->u == 0;
-			}
+	/* The cells are the page's: the summary does not need them. */
+	if (!r->no_cells) {
+		a = l->ta == REP_NONE ? -1 : (int64_t)(l->ta / r->u);
+		if (fate == 0) {
+			f = (int64_t)(l->tf / r->u);
+			on = l->tf % r->u == 0;
 		}
 		k = &r->keys[ki];
-		k->pset = 1;
-		k->pa = a, k->pf = f, k->pon = (uint8_t)on, k->pfate = (uint8_t)fate;
-		k->pn = k->ps = 0;
+		if (!k->pset || k->pa != a || k->pf != f || k->pon != on || k->pfate != fate) {
+			pending_flush(r, ki);
+			if (r->ncells > r->cell_limit) {
+				coarsen(r);
+				a = l->ta == REP_NONE ? -1 : (int64_t)(l->ta / r->u);
+				if (fate == 0) {
+					f = (int64_t)(l->tf / r->u);
+					on = l->tf % r->u == 0;
+				}
+			}
+			k = &r->keys[ki];
+			k->pset = 1;
+			k->pa = a, k->pf = f, k->pon = (uint8_t)on, k->pfate = (uint8_t)fate;
+			k->pn = k->ps = 0;
+		}
+		k->pn++;
+		k->ps += size;
 	}
-	k->pn++;
-	k->ps += size;
 	big.key = ki;
 	big.fate = (uint8_t)fate;
 	big.ta = l->ta;

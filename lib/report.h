@@ -96,6 +96,7 @@ struct report {
 	uint64_t events, lifetimes, allocs, frees, temp, procs;
 	uint64_t ht_temp;	/* heaptrack's temporary allocations (events read) */
 	int life_input;		/* life lines read: changes sorted at the end */
+	int no_cells;		/* the summary alone: no cells kept */
 	struct rep_change *changes;
 	size_t nchanges, changecap;
 	uint64_t start_unix;	/* the header's start=, 0 if none */

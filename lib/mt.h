@@ -582,6 +582,21 @@ const struct mt_pair_stats *pairer_stats(const struct mt_pairer *p);
 void pairer_free_all(struct mt_pairer *p);
 
 /*
+ * pprof.c: lifetimes as a gzipped profile.proto (mt-group -F pprof), for
+ * go tool pprof.  Values: alloc_objects, alloc_space, inuse_objects,
+ * inuse_space.  pprof_new() makes d keep its stacks' addresses.
+ */
+#define PPROF_VALUES 4
+struct mt_pprof;
+struct mt_pprof *pprof_new(struct mt_dict *d);
+void pprof_event(struct mt_pprof *p, const struct mt_event *ev);	/* every record */
+/* A lifetime of stack si (NULL: none), its outermost fold frames the start-up's. */
+void pprof_life(struct mt_pprof *p, const struct mt_event *ev, const struct mt_stackinfo *si,
+    uint32_t fold);
+int pprof_write(struct mt_pprof *p, FILE *out, struct mt_sat sat[PPROF_VALUES]);
+void pprof_free(struct mt_pprof *p);
+
+/*
  * suppress.c: rules (share/mt-suppress built in, --suppress FILE) on the
  * stacks of lifetimes never freed that are no leak of the program.
  */

@@ -43,7 +43,7 @@ PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-wind
 LIBOBJ = lib/pair.o lib/steps.o lib/stacks.o lib/bound.o lib/ktrace.o lib/sink.o lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
 	lib/trace.o lib/reader.o lib/map.o lib/regex.o lib/regions.o lib/inject.o lib/suppress.o lib/table.o \
 	lib/names.o lib/startup.o lib/pairrun.o lib/groupkey.o lib/json.o lib/report.o lib/report_summary.o \
-	lib/report_json.o lib/report_page.o lib/report_names.o
+	lib/report_json.o lib/report_page.o lib/report_names.o lib/pprof.o
 PRELOAD = lib/libmt-preload.so
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static
@@ -55,7 +55,7 @@ MANPAGES = man/mt-events.5 man/mt-plot.1 man/mt-record.1 man/mt-decode.1 man/mt-
 APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
 	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils gnuplot-nox bc \
-	libjemalloc2 libtcmalloc-minimal4 node-d3 chromium
+	libjemalloc2 libtcmalloc-minimal4 node-d3 chromium zlib1g-dev golang-go
 
 all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode tests/progs/ktrace-text \
 	tests/progs/collector-early-exit
@@ -63,6 +63,7 @@ all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode tests/p
 # Without the libraries' pkg-config files the link fails far from the cause.
 need-deps:
 	@test -n "$(DEPS_LIBS)" || { echo "mt: libzstd not found by $(PKG_CONFIG): run 'make deps' (as root) first" >&2; exit 1; }
+	@test -n "$(ZLIB_LIBS)" || { echo "mt: zlib not found by $(PKG_CONFIG): run 'make deps' (as root) first" >&2; exit 1; }
 
 lib/%.o: lib/%.c lib/mt.h lib/report.h | need-deps
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -119,7 +120,12 @@ $(D3_JS):
 # reads C++ and both Rust manglings, legacy and v0.
 LIBS_mt-symbolize := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null) -lelf -liberty
 LIBS_mt-window := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
-LIBS_mt-group := $(LIBS_mt-window)
+# zlib for mt-group's pprof profiles alone (lib/pprof.c): pprof reads
+# them gzipped.  The other programs never pull pprof.o from the archive.
+ZLIB_CFLAGS := $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)
+ZLIB_LIBS := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null)
+lib/pprof.o: ALL_CFLAGS += $(ZLIB_CFLAGS)
+LIBS_mt-group := $(LIBS_mt-window) $(ZLIB_LIBS)
 LIBS_mt-pooldiff := $(LIBS_mt-window)
 LIBS_mt-report := $(LIBS_mt-window) -lpthread
 
@@ -241,6 +247,6 @@ tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRC) lib/mt.h
 COLLECTOR_SRC = $(LIBOBJ:.o=.c)
 tests/fuzz/fuzz-collector: tests/fuzz/fuzz-collector.c cmd/mt-record.c $(COLLECTOR_SRC) lib/mt.h lib/preload/proto.h \
 		lib/report-page.h
-	clang $(FUZZ_CFLAGS) -o $@ $< $(COLLECTOR_SRC) $(DEPS_LIBS) $(LIBS_mt-window) -lm
+	clang $(FUZZ_CFLAGS) -o $@ $< $(COLLECTOR_SRC) $(DEPS_LIBS) $(LIBS_mt-window) $(ZLIB_LIBS) -lm
 
 .PHONY: fuzz

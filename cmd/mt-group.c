@@ -2,7 +2,8 @@
  * mt-group: WPA's tables from life lines.  Groups lifetimes by the keys
  * asked for and sums Count, Size (the bytes allocated inside the window)
  * and Impacting Size; or draws their stacks as a tree with the sums at
- * every node; as an aligned table, TSV, JSON or folded stacks.
+ * every node; as an aligned table, TSV, JSON, folded stacks or a pprof
+ * profile (lib/pprof.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,7 +16,7 @@
 #include "mt.h"
 
 static const char synopsis[] = "[-k keys] [-s impact|size|count] [-n count] [-T[=bottom-up]] [-D depth] [-M] "
-    "[-F table|tsv|json|folded] [-w size|impact] [-A regex] [file ...]";
+    "[-F table|tsv|json|folded|pprof] [-w size|impact] [-A regex] [file ...]";
 static const char options[] =
     "Groups life lines as WPA's table does: Count, Size, Impacting Size and Per Alloc\n"
     "a group, biggest first; or a tree of their stacks; or folded stacks for a\n"
@@ -46,7 +47,8 @@ static const char options[] =
     "      --no-suppress    none, not even the built-in ones\n"
     "      --shorten        C++ template arguments shown as <> (default in the table)\n"
     "      --no-shorten     names as they are, in the table too\n"
-    "  -F, --format FORMAT  table (default), tsv, json, or folded (flame-graph input)\n"
+    "  -F, --format FORMAT  table (default), tsv, json, folded (flame-graph input),\n"
+    "                       or pprof (gzipped profile.proto, for go tool pprof)\n"
     "                       (-f is the old spelling)\n"
     "  -w, --weight WHAT    folded stacks weighed by size (default) or impact\n"
     "  -A, --skip REGEX     more functions to count as the allocation API (PCRE2)\n"
@@ -73,7 +75,7 @@ key_heading(enum key k)
 
 static int uncached;	/* a key beyond (process, heap, class, stack): no kept groups */
 
-enum format { F_TABLE, F_TSV, F_JSON, F_FOLDED };
+enum format { F_TABLE, F_TSV, F_JSON, F_FOLDED, F_PPROF };
 enum sort { S_IMPACT, S_SIZE, S_COUNT, S_KEY };
 
 static enum key keys[K_NKEYS];
@@ -87,6 +89,7 @@ static const char *diff_path;	/* --diff: an earlier run's --format tsv */
 static int histogram;		/* --histogram */
 
 static struct mt_dict *dict;	/* processes, stacks and symbols */
+static struct mt_pprof *pprof;	/* --format pprof: the profile made */
 static const char *skip_pattern;
 
 /* Wide: a sum of 63-bit terms never wraps, and is narrowed where shown. */
@@ -97,11 +100,14 @@ struct sums {
 
 /* The columns whose sums saturated where shown, said at the end. */
 enum { SAT_COUNT, SAT_SIZE, SAT_IMPACT, SAT_COUNT_CHANGE, SAT_SIZE_CHANGE,
-	SAT_IMPACT_CHANGE, SAT_SUPPRESSED, SAT_NCOLUMNS };
+	SAT_IMPACT_CHANGE, SAT_SUPPRESSED, SAT_PPROF, SAT_NCOLUMNS = SAT_PPROF + PPROF_VALUES };
 static struct mt_sat sat[SAT_NCOLUMNS] = {
 	{ .column = "Count" }, { .column = "Size" }, { .column = "Impacting Size" },
 	{ .column = "the change of Count" }, { .column = "the change of Size" },
-	{ .column = "the change of Impacting Size" }, { .column = "the suppressed bytes" }
+	{ .column = "the change of Impacting Size" }, { .column = "the suppressed bytes" },
+	/* pprof's sample types, in their order */
+	{ .column = "alloc_objects" }, { .column = "alloc_space" },
+	{ .column = "inuse_objects" }, { .column = "inuse_space" }
 };
 
 static int64_t
@@ -609,6 +615,12 @@ group_life(const struct mt_event *ev)
 
 	if (suppressed(ev))
 		return;
+	if (pprof) {
+		struct mt_stackinfo *si = ev->flags & EV_STACK_NONE ? NULL :
+		    dict_stack(dict, ev->stack);
+		pprof_life(pprof, ev, si, si ? startup_of(si) : 0);
+		return;
+	}
 	k = uncached ? NULL : kept_slot(ev, stack, &cls);
 	if (k && k->gen == kept_gen && k->stack == stack && k->pid == ev->pid &&
 	    k->heap == ev->heap.s && k->cls == cls) {
@@ -1381,6 +1393,8 @@ group_file(const char *path)
 	if (!(r = reader_open(path)))
 		return 1;
 	while (reader_next(r, &ev)) {
+		if (pprof)
+			pprof_event(pprof, &ev);
 		if (ev.type == MT_COMMENT)
 			header_resolution(&ev.s1);
 		if (ev.type == MT_PROC && ev.pid == 0 && ev.s1.len == 8 &&
@@ -1544,8 +1558,10 @@ main(int argc, char *argv[])
 				format = F_JSON;
 			else if (!strcmp(optarg, "folded"))
 				format = F_FOLDED;
+			else if (!strcmp(optarg, "pprof"))
+				format = F_PPROF;
 			else {
-				fprintf(stderr, "%s: bad format '%s' (table, tsv, json, folded)\n",
+				fprintf(stderr, "%s: bad format '%s' (table, tsv, json, folded, pprof)\n",
 				    mt_progname, mt_shown(mt_shown(optarg, strlen(optarg)), strlen(optarg)));
 				return 2;
 			}
@@ -1582,9 +1598,9 @@ main(int argc, char *argv[])
 			keys[nkeys++] = K_SIZE_CLASS;
 		uncached = 1;
 		sort_by = S_KEY;
-		if (tree || format == F_FOLDED) {
-			fprintf(stderr, "%s: --histogram is a table: not with --tree or folded "
-			    "stacks\n", mt_progname);
+		if (tree || format == F_FOLDED || format == F_PPROF) {
+			fprintf(stderr, "%s: --histogram is a table: not with --tree, folded "
+			    "stacks or pprof\n", mt_progname);
 			return 2;
 		}
 	}
@@ -1609,21 +1625,31 @@ main(int argc, char *argv[])
 			fprintf(stderr, "%s: --diff compares tables: not with --tree\n", mt_progname);
 			return 2;
 		}
-		if (format == F_FOLDED) {
-			fprintf(stderr, "%s: --tree and --format folded: folded stacks are "
-			    "a tree already; choose one\n", mt_progname);
+		if (format == F_FOLDED || format == F_PPROF) {
+			fprintf(stderr, "%s: --tree and --format %s: %s a tree already; "
+			    "choose one\n", mt_progname, format == F_FOLDED ? "folded" : "pprof",
+			    format == F_FOLDED ? "folded stacks are" : "a profile is");
 			return 2;
 		}
-	} else if (diff_path && format == F_FOLDED) {
-		fprintf(stderr, "%s: --diff compares tables: not folded stacks\n", mt_progname);
+	} else if (diff_path && (format == F_FOLDED || format == F_PPROF)) {
+		fprintf(stderr, "%s: --diff compares tables: not %s\n", mt_progname,
+		    format == F_FOLDED ? "folded stacks" : "pprof profiles");
 		return 2;
 	} else if (max_depth >= 0) {
 		fprintf(stderr, "%s: --depth is the tree's (--tree)\n", mt_progname);
 		return 2;
 	}
+	/* gzip(1)'s rule: compressed bytes are not for a terminal. */
+	if (format == F_PPROF && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "%s: a pprof profile is binary: not written to a terminal "
+		    "(> file.pb.gz)\n", mt_progname);
+		return 2;
+	}
 	if (!reader_inputs(&argc, argv))
 		return 1;
 	dict = dict_new(skip_pattern);
+	if (format == F_PPROF)
+		pprof = pprof_new(dict);
 	cut_name = dict_intern(dict, "[...]", 5);
 	startup_name = dict_intern(dict, "[start-up]", 10);
 	if (!no_suppress && suppress_builtin(suppress))
@@ -1649,9 +1675,13 @@ main(int argc, char *argv[])
 		say_saturated();
 		return (mt_close_stdout() | status | mt_status | old) ? 2 : changed;
 	}
-	if (tree)
+	if (tree) {
 		write_tree();
-	else if (format == F_FOLDED)
+	} else if (pprof) {
+		status |= pprof_write(pprof, stdout, &sat[SAT_PPROF]);
+		pprof_free(pprof);
+		pprof = NULL;
+	} else if (format == F_FOLDED)
 		write_folded();
 	else
 		write_groups();

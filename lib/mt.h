@@ -505,10 +505,20 @@ struct mt_stackinfo {
 	uint32_t n;		/* frames, innermost first, inlines included */
 	uint32_t alloc_frame;	/* the first frame outside the allocation API */
 	int cut;		/* cut at the recorder's depth: callers missing */
+	/*
+	 * With dict_keep_ips(), the stack line's addresses, and for each its
+	 * first frame: address k has frames first[k] to first[k + 1] - 1
+	 * (several when inlined); else NULL.
+	 */
+	uint32_t nips;
+	const uint64_t *ips;
+	const uint32_t *first;	/* nips + 1 of them */
 	const struct mt_frame *frame[];	/* each held once by the dictionary */
 };
 struct mt_dict;
 struct mt_dict *dict_new(const char *skip_regex);	/* more API frames, or NULL */
+/* Stacks resolved from now on keep their addresses (pprof: 12 bytes an address). */
+void dict_keep_ips(struct mt_dict *d);
 /* 1: a proc, stack or sym, kept; 2: a stack that redefines an id */
 int dict_add(struct mt_dict *d, const struct mt_event *ev);
 const char *dict_process(struct mt_dict *d, int64_t pid);	/* base name, or "?" */
@@ -588,6 +598,21 @@ struct pair_hooks {
 	void *arg;
 };
 int pairer_run(struct mt_pairer *p, struct mt_reader *r, const struct pair_hooks *h);
+
+/*
+ * pprof.c: lifetimes as a gzipped profile.proto (mt-group -F pprof), for
+ * go tool pprof.  Values: alloc_objects, alloc_space, inuse_objects,
+ * inuse_space.  pprof_new() makes d keep its stacks' addresses.
+ */
+#define PPROF_VALUES 4
+struct mt_pprof;
+struct mt_pprof *pprof_new(struct mt_dict *d);
+void pprof_event(struct mt_pprof *p, const struct mt_event *ev);	/* every record */
+/* A lifetime of stack si (NULL: none), its outermost fold frames the start-up's. */
+void pprof_life(struct mt_pprof *p, const struct mt_event *ev, const struct mt_stackinfo *si,
+    uint32_t fold);
+int pprof_write(struct mt_pprof *p, FILE *out, struct mt_sat sat[PPROF_VALUES]);
+void pprof_free(struct mt_pprof *p);
 
 /*
  * suppress.c: rules (share/mt-suppress built in, --suppress FILE) on the

@@ -128,6 +128,7 @@ struct mt_dict {
 	struct u64map tasks;	/* tid + 1 -> comm, from #task lines (kernel traces) */
 	struct u64map strs;	/* hash -> struct istr chain: each name held once */
 	struct mt_regex *api, *skip;
+	int keep_ips;		/* dict_keep_ips() */
 };
 
 struct mt_dict *
@@ -139,6 +140,12 @@ dict_new(const char *skip)
 	if (skip)
 		d->skip = re_compile(skip);
 	return d;
+}
+
+void
+dict_keep_ips(struct mt_dict *d)
+{
+	d->keep_ips = 1;
 }
 
 #define STACK_CUT (UINT64_C(1) << 63)
@@ -325,7 +332,8 @@ dict_stack(struct mt_dict *d, uint64_t id)
 {
 	void **v = u64map_get(&d->stacks, id, 0);
 	struct mt_stackinfo *si;
-	uint64_t *ips, nips;
+	uint64_t *ips, nips, *keep;
+	uint32_t *first;
 	char buf[64];
 	const char *p, *e, *t1, *t2;
 	size_t i, n;
@@ -345,7 +353,21 @@ dict_stack(struct mt_dict *d, uint64_t id)
 	si = emalloc(sizeof(*si) + n * sizeof(si->frame[0]));
 	si->n = 0;
 	si->cut = !!(ips[0] & STACK_CUT);
+	si->nips = 0;
+	si->ips = keep = NULL;
+	si->first = first = NULL;
+	if (d->keep_ips) {
+		/* One block: the addresses, then where each one's frames begin. */
+		keep = emalloc(nips * sizeof(*keep) + (nips + 1) * sizeof(*first));
+		memcpy(keep, ips + 1, nips * sizeof(*keep));
+		first = (uint32_t *)(keep + nips);
+		si->nips = (uint32_t)nips;
+		si->ips = keep;
+		si->first = first;
+	}
 	for (i = 0; i < nips; i++) {
+		if (first)
+			first[i] = si->n;
 		/* One frame a line; a line without tabs is a bare address. */
 		for (p = sym_text(d, ips[i + 1], buf, sizeof(buf)); *p; p = *e ? e + 1 : e) {
 			e = p + strcspn(p, "\n");
@@ -364,6 +386,8 @@ dict_stack(struct mt_dict *d, uint64_t id)
 			}
 		}
 	}
+	if (first)
+		first[nips] = si->n;
 	free(ips);
 	*v = si;
 	for (si->alloc_frame = 0; si->alloc_frame < si->n &&

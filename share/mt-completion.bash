@@ -77,7 +77,7 @@ _mt_complete()
 	mt-group:-s|mt-group:--sort)
 		COMPREPLY=($(compgen -W "impact size count" -- "$cur")); return ;;
 	mt-group:-F|mt-group:--format)
-		COMPREPLY=($(compgen -W "table tsv json folded" -- "$cur")); return ;;
+		COMPREPLY=($(compgen -W "table tsv json folded pprof" -- "$cur")); return ;;
 	mt-group:-w|mt-group:--weight)
 		COMPREPLY=($(compgen -W "size impact" -- "$cur")); return ;;
 	mt-pooldiff:-s|mt-pooldiff:--sort)

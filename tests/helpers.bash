@@ -92,6 +92,26 @@ has_line() {	# text pattern: a line of text matches the PCRE pattern
 	printf '%s\n' "$1" | grep -Pq -- "$2"
 }
 
+# go tool pprof, the oracle of mt-group --format pprof: its HOME,
+# GOCACHE and GOPATH in the test's directory, so that it runs on a new
+# machine, as root, with no network.  Skips the test where go is missing.
+need_go() {
+	command -v go >/dev/null ||
+		skip "no go on this machine (golang-go): go tool pprof reads the profiles"
+	export HOME=$BATS_TEST_TMPDIR/home GOCACHE=$BATS_TEST_TMPDIR/gocache \
+		GOPATH=$BATS_TEST_TMPDIR/gopath GOPROXY=off GOTOOLCHAIN=local GOFLAGS=
+	mkdir -p "$HOME"
+}
+
+# pprof_flat PROFILE ARGS...: the sum of go tool pprof -top's flat
+# column, in bytes or objects, every node shown.
+pprof_flat() {
+	local f=$1
+	shift
+	go tool pprof -top -unit=B -nodefraction=0 "$@" "$f" |
+		awk 'on { v = $1; sub(/B$/, "", v); s += v } /^ +flat +flat%/ { on = 1 } END { print s + 0 }'
+}
+
 # The WPA walkthrough (tests/progs/memtestapp.c), recorded for real once a
 # file: wpa.life holds its symbolized lifetimes.
 MiB=1048576

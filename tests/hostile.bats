@@ -102,7 +102,20 @@ survives() {
 		survives mt-group --tree "v$v.l.txt"
 		survives mt-group --format json "v$v.l.txt"
 		survives mt-group --format folded --weight impact "v$v.l.txt"
+		survives mt-group --format pprof --from-main "v$v.l.txt"
 		survives mt-pooldiff --interval 1ms "v$v.l.txt"
+	done
+}
+
+@test "mt-group --format pprof on mutated event text: what it writes go tool pprof reads" {
+	need_go
+	mt-record -o d.mtr -- "$PROGS/demo" >/dev/null 2>&1
+	mt-symbolize d.mtr | mt-lifetime -q >l.txt
+	variants 3 40 l.txt
+	for v in $(seq 0 39); do
+		mt-group --format pprof "v$v.l.txt" >"v$v.pb.gz" 2>/dev/null || [ $? = 1 ]
+		go tool pprof -raw "v$v.pb.gz" >/dev/null 2>"v$v.err" ||
+			{ echo "v$v.l.txt: go tool pprof: $(head -3 "v$v.err")"; return 1; }
 	done
 }
 
@@ -171,6 +184,8 @@ bounded() {
 	# The tree: a group a stack, drawn from them sorted, not a node a frame.
 	bounded 3072 mt-group --tree
 	bounded 3072 mt-group --tree=bottom-up --format json
+	# pprof: a stack's addresses kept too, its locations, and its sample.
+	bounded 4608 mt-group --format pprof
 	# Stacks kept only to match their frames, and only until then.
 	bounded 256 mt-window --from 1ms --to 5ms
 	bounded 640 mt-window --match 'func_12$'

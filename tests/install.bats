@@ -85,6 +85,7 @@ setup() {
 	[ "$(complete_line mt-decode -)" = "$(printf '%s\n' --check --help --version -V -c -h | sort)" ]
 	[ "$(complete_line mt-pooldiff --sort per)" = "per-alloc" ]
 	[ "$(complete_line mt-pooldiff --format t)" = "$(printf 'table\ntsv')" ]
+	[ "$(complete_line mt-group --format p)" = "pprof" ]
 	[ "$(complete_line mt-plot --ti)" = "--title" ]
 	complete_line mt-record -o t.mtr -- bas | grep -qx bash
 	touch afile.mtr

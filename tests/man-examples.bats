@@ -174,7 +174,7 @@ unmet_need() {
 		fi
 	fi
 	[[ $cmd == *mt-plot* ]] && cmd="$cmd gnuplot"
-	for p in gcc python3 gnuplot; do
+	for p in gcc python3 gnuplot go; do
 		if [[ $cmd =~ (^|[^[:alnum:]_.-])$p([^[:alnum:]_.-]|$) ]] && ! command -v $p >/dev/null; then
 			echo "$p is not installed"
 			return

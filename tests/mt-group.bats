@@ -91,7 +91,7 @@ agree_with_heaptrack() {	# heaptrack-file life-file
 	run -2 --separate-stderr mt-group --by bogus wpa.life
 	[ "$stderr" = "mt-group: bad key 'bogus' (process, pid, heap, type, class, function, stack, module, file, line, free-function, free-stack, task, temporary, size-class, order, commit-time, decommit-time)" ]
 	run -2 --separate-stderr mt-group --format xml wpa.life
-	[ "$stderr" = "mt-group: bad format 'xml' (table, tsv, json, folded)" ]
+	[ "$stderr" = "mt-group: bad format 'xml' (table, tsv, json, folded, pprof)" ]
 }
 
 @test "pid, class, module and file keys" {
@@ -944,4 +944,181 @@ kernel_input() {
 	# the default table: by task
 	run -0 --separate-stderr mt-group p.life
 	[[ ${lines[0]} == task\ * ]]
+}
+
+@test "pprof: go tool pprof -top names the walkthrough's leak, InnerLoopOperation, 250 objects and 10000 bytes in use" {
+	need_go
+	cd "$BATS_TEST_TMPDIR"
+	# the table first: the leak's figures, and what is suppressed
+	run -0 --separate-stderr mt-group --by function --format tsv "$BATS_FILE_TMPDIR/wpa.life"
+	has_line "$output" '^InnerLoopOperation\t250\t10000\t10000\t40$'
+	note=$stderr
+	run -0 --separate-stderr bash -c "mt-group --format pprof \"\$1\" >wpa.pb.gz" _ "$BATS_FILE_TMPDIR/wpa.life"
+	[ "$stderr" = "$note" ]
+	[ "$(head -c 2 wpa.pb.gz | od -An -tx1 | tr -d ' ')" = 1f8b ]
+	# inuse_space by default: the leak alone, the allocation API's frames cut
+	run -0 --separate-stderr go tool pprof -top -unit=B wpa.pb.gz
+	has_line "$output" '^Type: inuse_space$'
+	has_line "$output" '^ +10000B +100% +100% +10000B +100% +InnerLoopOperation$'
+	has_line "$output" '^ +0 +0% +100% +10000B +100% +Operation1$'
+	[ "$(grep -Ec ' (malloc|__libc_malloc|operator new)' <<<"$output")" = 0 ]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr go tool pprof -top -sample_index=inuse_objects wpa.pb.gz
+	has_line "$output" '^ +250 +100% +100% +250 +100% +InnerLoopOperation$'
+	# what was allocated: the spikes' commit too, as the table's Size
+	run -0 --separate-stderr go tool pprof -top -unit=B -nodefraction=0 -sample_index=alloc_space wpa.pb.gz
+	has_line "$output" "^ *$((120 * MiB))B .* commit\$"
+	has_line "$output" '^ *10000B .* InnerLoopOperation$'
+	# each sample type's total is the table's: Count, Size, and (over the
+	# whole trace) Impacting Size as the bytes in use
+	read -r count size impact < <(mt-group --by process --format tsv "$BATS_FILE_TMPDIR/wpa.life" 2>/dev/null |
+		awk -F'\t' 'NR > 1 { c += $2; s += $3; i += $4 } END { print c, s, i }')
+	[ "$(pprof_flat wpa.pb.gz -sample_index=alloc_objects)" = "$count" ]
+	[ "$(pprof_flat wpa.pb.gz -sample_index=alloc_space)" = "$size" ]
+	[ "$(pprof_flat wpa.pb.gz -sample_index=inuse_space)" = "$impact" ]
+	[ "$(pprof_flat wpa.pb.gz -sample_index=inuse_objects)" = 250 ]
+	# the trace's time and length, from its header and its times
+	start=$(awk -F'\t' '/^#mt-events/ { sub(/.*start=/, ""); sub(/\t.*/, ""); print; exit }' "$BATS_FILE_TMPDIR/wpa.life")
+	first=$(awk -F'\t' '$1 == "proc" { print $4; exit }' "$BATS_FILE_TMPDIR/wpa.life")
+	run -0 --separate-stderr go tool pprof -raw wpa.pb.gz
+	has_line "$output" "^Time: $(date -u -d "@$(((start + first) / 1000000000))" '+%Y-%m-%d %H:%M:%S')"
+	has_line "$output" '^PeriodType: space bytes$'
+}
+
+@test "pprof: -raw shows each location's function at its file:line, in its mapping with its build-id" {
+	need_go
+	cd "$BATS_TEST_TMPDIR"
+	src=$PROGS/memtestapp.c
+	leak=$(grep -n 'sink = malloc(40)' "$src" | cut -d: -f1)
+	inner=$(grep -n '^	InnerLoopOperation();' "$src" | cut -d: -f1)
+	[ -n "$leak" ] && [ -n "$inner" ]
+	mt-group --format pprof "$BATS_FILE_TMPDIR/wpa.life" >wpa.pb.gz 2>/dev/null
+	run -0 --separate-stderr go tool pprof -raw wpa.pb.gz
+	has_line "$output" "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ InnerLoopOperation \\S*tests/progs/memtestapp\\.c:$leak s=0\$"
+	has_line "$output" "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ Operation1 \\S*tests/progs/memtestapp\\.c:$inner s=0\$"
+	build=$(awk -F'\t' '$1 == "map" && $7 ~ /memtestapp$/ { print $6; exit }' "$BATS_FILE_TMPDIR/wpa.life")
+	has_line "$output" "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ \\Q$PROGS/memtestapp\\E $build \\[FN\\]"
+	# the leak's address: its stack's return address less one
+	ip=$(awk -F'\t' '$1 == "sym" && $3 == "InnerLoopOperation" { print $2; exit }' "$BATS_FILE_TMPDIR/wpa.life")
+	has_line "$output" "^ +[0-9]+: $(printf '0x%x' $((ip - 1))) M=[0-9]+ InnerLoopOperation "
+	# its traces, one a call site of Operation1, make the 10000 bytes
+	run -0 --separate-stderr go tool pprof -traces -unit=B wpa.pb.gz
+	[ "$(awk '$2 == "InnerLoopOperation" { sub(/B$/, "", $1); s += $1 } END { print s }' <<<"$output")" = 10000 ]
+}
+
+@test "pprof: two processes told apart by their labels; inlined frames one location; [...], [no stack]" {
+	need_go
+	cd "$BATS_TEST_TMPDIR"
+	{
+		printf '#mt-events\t1\tstart=1700000000000000000\thost=vm\tresolution=100\n'
+		printf 'proc\t10\t1\t100\t/bin/alpha\talpha\n'
+		printf 'map\t10\t0x1000\t0x2000\t0x0\tabcd\t/bin/alpha\n'
+		printf 'proc\t20\t1\t200\t/bin/beta\tbeta\n'
+		printf 'map\t20\t0x5000\t0x6000\t0x1000\t-\t/bin/beta\n'
+		printf 'sym\t0x1010\tinner\ta.c:5\t/bin/alpha\n'
+		printf 'sym\t0x1010\touter\ta.c:12\t/bin/alpha\n'
+		printf 'sym\t0x1020\tmain\ta.c:20\t/bin/alpha\n'
+		printf 'stack\t1\t0x1010\t0x1020\n'
+		printf 'sym\t0x5010\tmalloc\t-\t/lib/libc.so.6\n'
+		printf 'sym\t0x5020\tbeta_leak\tb.c:7\t/bin/beta\n'
+		printf 'stack\t2\t0x5010\t0x5020\t...\n'
+		printf 'life\t1000\t-\t10\t10\tmalloc\t0x10\t100\t1\taifo\t100\texit\n'
+		printf 'life\t1100\t1200\t10\t10\tmalloc\t0x20\t50\t1\taifi\t0\n'
+		printf 'life\t1300\t-\t20\t20\tmalloc\t0x30\t7\t2\taifo\t7\texit\n'
+		printf 'life\t1400\t-\t20\t20\tmmap\t0x40\t4096\t-\taifo\t4096\texit\n'
+		printf 'exit\t5000\t10\t0\n'
+	} >two.life
+	run -0 --separate-stderr bash -c "mt-group -F pprof two.life >two.pb.gz"
+	[ -z "$stderr" ]
+	run -0 --separate-stderr go tool pprof -raw two.pb.gz
+	[ -z "$stderr" ]
+	# a sample a stack, process and heap: alloc_objects alloc_space inuse_objects inuse_space
+	has_line "$output" '^ +2 +150 +1 +100: ([0-9]+) ([0-9]+) $'
+	has_line "$output" '^ +1 +7 +1 +7: [0-9]+ [0-9]+ $'
+	has_line "$output" '^ +1 +4096 +1 +4096: [0-9]+ $'
+	has_line "$output" '^ +heap:\[mmap\] process:\[beta\]$'
+	has_line "$output" '^ +pid:\[20\]$'
+	# inner inlined into outer at 0x1010: one location of two lines, innermost first
+	has_line "$output" '^ +[0-9]+: 0x100f M=[0-9]+ inner a\.c:5 s=0$'
+	printf '%s\n' "$output" | grep -A1 ' 0x100f ' | tail -1 | grep -Eq '^ +outer a\.c:12 s=0$'
+	# malloc cut; the callers beta lost at the depth; a stack none
+	has_line "$output" '^ +[0-9]+: 0x501f M=[0-9]+ beta_leak b\.c:7 s=0$'
+	has_line "$output" '^ +[0-9]+: 0x0 \[\.\.\.\] :0 s=0$'
+	has_line "$output" '^ +[0-9]+: 0x0 \[no stack\] :0 s=0$'
+	[ "$(grep -c ' malloc ' <<<"$output")" = 0 ]
+	has_line "$output" '^Time: 2023-11-14 22:13:20\.0000001 \+0000 UTC$'
+	has_line "$output" '^Duration: 4\.9'
+	# the labels tell them apart
+	run -0 --separate-stderr go tool pprof -tags -unit=B two.pb.gz
+	has_line "$output" '^ +4103\.0B .*: beta$'
+	has_line "$output" '^ +100\.0B .*: alpha$'
+	[ "$(pprof_flat two.pb.gz -tagfocus=process=alpha)" = 100 ]
+	[ "$(pprof_flat two.pb.gz -tagfocus=process=beta)" = 4103 ]
+	[ "$(pprof_flat two.pb.gz -tagfocus=pid=10 -sample_index=alloc_space)" = 150 ]
+	[ "$(pprof_flat two.pb.gz -tagfocus=heap=mmap)" = 4096 ]
+	run -0 --separate-stderr go tool pprof -top -tagfocus=process=alpha -nodefraction=0 two.pb.gz
+	has_line "$output" ' inner \(inline\)$'
+	[ "$(grep -c beta_leak <<<"$output")" = 0 ]
+}
+
+@test "pprof: a recorded trace of forks and execs, each pid's bytes as the table has them" {
+	need_go
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o fork.mtr -- "$PROGS/forkexec" >/dev/null 2>&1
+	mt-symbolize fork.mtr | mt-lifetime -q >fork.life
+	mt-group -F pprof fork.life >fork.pb.gz 2>/dev/null
+	mt-group --by pid --format tsv fork.life 2>/dev/null | tail -n +2 >pids.tsv
+	[ "$(wc -l <pids.tsv)" -ge 3 ]
+	while IFS=$'\t' read -r pid count size impact _; do
+		[ "$(pprof_flat fork.pb.gz -tagfocus=pid="$pid" -sample_index=alloc_objects)" = "$count" ]
+		[ "$(pprof_flat fork.pb.gz -tagfocus=pid="$pid" -sample_index=alloc_space)" = "$size" ]
+		[ "$(pprof_flat fork.pb.gz -tagfocus=pid="$pid")" = "$impact" ]
+	done <pids.tsv
+}
+
+@test "pprof: an empty input and one of no lifetimes are valid empty profiles" {
+	need_go
+	cd "$BATS_TEST_TMPDIR"
+	run -1 --separate-stderr bash -c "mt-group --format pprof </dev/null >empty.pb.gz"
+	[ "$stderr" = "mt-group: <stdin>: empty: not an mt trace or event text" ]
+	printf '#mt-events\t1\tstart=1700000000000000000\thost=vm\tresolution=100\n' >header.txt
+	run -0 --separate-stderr bash -c "mt-group -F pprof header.txt >header.pb.gz"
+	[ -z "$stderr" ]
+	for f in empty.pb.gz header.pb.gz; do
+		run -0 --separate-stderr go tool pprof -top "$f"
+		has_line "$output" '^Type: inuse_space$'
+		has_line "$output" '^Showing nodes accounting for 0, 0% of 0 total$'
+		[ -z "$stderr" ]
+		run -0 --separate-stderr go tool pprof -raw "$f"
+		has_line "$output" '^alloc_objects/count alloc_space/bytes inuse_objects/count inuse_space/bytes\[dflt\]$'
+	done
+}
+
+@test "pprof: values past 2^63-1 saturate and are said; refused with --tree, --diff, --histogram and to a terminal" {
+	need_go
+	cd "$BATS_TEST_TMPDIR"
+	M=9223372036854775807
+	{
+		printf 'proc\t10\t1\t0\t/bin/app\tapp\nstack\t1\t0x10\nsym\t0x10\tmain\ta.c:1\t/bin/app\n'
+		printf 'life\t%s\t-\t10\t10\tmalloc\t0x%s\t%s\t1\taifo\t%s\n' 1 100 $M $M 2 200 $M $M
+		printf 'life\t-\t3\t10\t10\tmmap\t0x300\t%s\t-\taofi\t-%s\n' $M $M
+	} >big.life
+	run -1 --separate-stderr bash -c "mt-group --format pprof big.life >big.pb.gz"
+	[ "$stderr" = "mt-group: alloc_space saturated at $M (more than 2^63-1: read it as at least that)
+mt-group: inuse_space saturated at $M (more than 2^63-1: read it as at least that)" ]
+	run -0 --separate-stderr go tool pprof -raw big.pb.gz
+	has_line "$output" "^ +2 +$M +2 +$M: [0-9]+ \$"
+	# the aofi lifetime counts in none: no sample of it
+	[ "$(grep -c 'heap:\[mmap\]' <<<"$output")" = 0 ]
+	[ -z "$stderr" ]
+	run -2 --separate-stderr mt-group --tree -F pprof big.life
+	[ "$stderr" = "mt-group: --tree and --format pprof: a profile is a tree already; choose one" ]
+	run -2 --separate-stderr mt-group --diff old.tsv -F pprof big.life
+	[ "$stderr" = "mt-group: --diff compares tables: not pprof profiles" ]
+	run -2 --separate-stderr mt-group --histogram -F pprof big.life
+	[ "$stderr" = "mt-group: --histogram is a table: not with --tree, folded stacks or pprof" ]
+	command -v script >/dev/null || skip "no script(1) (util-linux) for a terminal"
+	run -0 script -qec "mt-group -F pprof big.life; echo status \$?" /dev/null
+	has_line "$output" '^mt-group: a pprof profile is binary: not written to a terminal \(> file\.pb\.gz\)'
+	has_line "$output" '^status 2'
 }

@@ -68,7 +68,7 @@ _mt_complete()
 	mt-pooldiff:-i|mt-pooldiff:--interval|mt-pooldiff:--time|mt-pooldiff:-m|\
 	mt-pooldiff:--include|mt-pooldiff:-x|mt-pooldiff:--exclude|mt-pooldiff:-A|\
 	mt-pooldiff:--skip|mt-plot:-t|mt-plot:--title|mt-plot:-n|mt-plot:--top|\
-	mt-report:-n|mt-report:--top)
+	mt-report:-n|mt-report:--top|mt-report:-A|mt-report:--skip)
 		return ;;	# a value of the user's own
 	mt-window:-H|mt-window:--heap)
 		COMPREPLY=($(compgen -W "malloc mmap reserve kmalloc page" -- "$cur")); return ;;

@@ -164,8 +164,11 @@ demo: deps
 	./cmd/mt-record -o demo.mtr -- tests/progs/demo
 	./cmd/mt-decode demo.mtr
 	@echo
-	@echo "== WPA's walkthrough: a program like its MemoryTestApp, recorded and grouped"
+	@echo "== WPA's walkthrough: a program like its MemoryTestApp, recorded, summarized and grouped"
 	./cmd/mt-record -o demo-wpa.mtr -- tests/progs/memtestapp
+	./cmd/mt-report demo-wpa.mtr
+	./cmd/mt-report -o demo-wpa.html demo-wpa.mtr
+	@echo "the page, WPA's view (open it in a browser): demo-wpa.html"
 	./cmd/mt-symbolize demo-wpa.mtr | ./cmd/mt-lifetime | ./cmd/mt-window | \
 		./cmd/mt-group --by process,heap,type,function
 	./cmd/mt-lifetime -q demo-wpa.mtr | ./cmd/mt-window --series 5ms | \
@@ -213,7 +216,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(COMPLETIONSDIR)
 
 clean:
-	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-pool.mtr lib/mt-suppress.h \
+	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-wpa.html demo-pool.mtr lib/mt-suppress.h \
 		lib/report-page.h
 
 .PHONY: all deps print-packages need-deps demo check lint-man install uninstall clean

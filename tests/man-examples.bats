@@ -197,6 +197,13 @@ start_named() {
 		name=${BASH_REMATCH[1]} rest=${rest#*"${BASH_REMATCH[0]}"}
 		[ -x "$W/$name" ] || continue
 		[ -z "${NAMED[$name]:-}" ] || kill "${NAMED[$name]}" 2>/dev/null || true
+		# One of that name, so that $(pidof NAME) is one pid: a copy left
+		# running from before (a fresh machine once had two) goes first.
+		pkill -x "$name" 2>/dev/null || true
+		for _ in $(seq 100); do
+			pidof "$name" >/dev/null || break
+			sleep 0.02
+		done
 		(cd "$W" && exec "./$name" 1000 >/dev/null 2>&1) &
 		NAMED[$name]=$!
 		STARTED="$STARTED $!"

@@ -672,16 +672,17 @@ by_sort(const void *a, const void *b)
 }
 
 
-/* A JSON string (lib/json.c) on standard output. */
+/* A JSON string (lib/json.c) on standard output, through one buffer. */
 static void
 json_str(const char *s, size_t n)
 {
-	struct mt_out o;
+	static struct mt_out o;
 
-	out_init(&o, -1, 2 * n + 16);
+	if (!o.buf)
+		out_init(&o, -1, 256);
+	o.len = 0;
 	json_string(&o, s, n);
 	fwrite(o.buf, 1, o.len, stdout);
-	out_free(&o);
 }
 
 /* A name for a terminal: control characters as \xNN, never sent raw. */

@@ -249,15 +249,6 @@ cell_add(struct report *r, uint32_t key, int64_t a, int64_t f, unsigned on, unsi
 	size_t j;
 	struct rep_cell *c;
 
-	/* A key's lifetimes come in runs that fall alike: its last cell first. */
-	if (r->keys[key].last && r->keys[key].last <= r->ncells) {
-		c = &r->cells[r->keys[key].last - 1];
-		if (c->key == key && c->a == a && c->f == f && c->on == on && c->fate == fate) {
-			c->n += n;
-			c->s += s;
-			return;
-		}
-	}
 	if (r->cellhcap) {
 		for (j = slot(cell_hash_of(key, a, f, on, fate), r->cellhcap); r->cellhash[j];
 		    j = (j + 1) & (r->cellhcap - 1)) {
@@ -266,7 +257,6 @@ cell_add(struct report *r, uint32_t key, int64_t a, int64_t f, unsigned on, unsi
 			    c->fate == fate) {
 				c->n += n;
 				c->s += s;
-				r->keys[key].last = r->cellhash[j];
 				return;
 			}
 		}
@@ -290,7 +280,6 @@ cell_add(struct report *r, uint32_t key, int64_t a, int64_t f, unsigned on, unsi
 	    j = (j + 1) & (r->cellhcap - 1))
 		;
 	r->cellhash[j] = (uint32_t)++r->ncells;
-	r->keys[key].last = (uint32_t)r->ncells;
 }
 
 /* A key's run of lifetimes into its cell. */
@@ -539,7 +528,7 @@ report_life(struct report *r, const struct mt_life *l)
 	if (l->tf != REP_NONE)
 		keep_change(r, si, l->tf, -(int64_t)size, -1);
 	if (fate == 0)
-		k->frees++, s->frees++, r->frees++;
+		r->frees++;
 	else if (fate == 1)
 		k->end_n++, k->end_b += size, s->end_n++, s->end_b += size;
 	else

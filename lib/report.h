@@ -25,7 +25,7 @@ struct rep_series {
 	int64_t *max, *min;	/* graph buckets 0..lastb of the report's width */
 	int64_t settled;	/* the value since the last instant settled */
 	uint64_t lastb;
-	uint64_t allocs, frees, bytes, temp;
+	uint64_t allocs, bytes, temp;
 	uint64_t leak_n, leak_b, end_n, end_b;
 };
 
@@ -45,13 +45,12 @@ struct rep_key {
 	uint32_t site;
 	int64_t tid;
 	int sclass;		/* -2: size unknown, -1: size 0, else log2 */
-	uint32_t last;		/* its cell last added to, + 1 */
 	/* Its lifetimes of one cell, added here while they come in a run:
 	   the key's memory is at hand, the cells' is not. */
 	uint8_t pset, pon, pfate;
 	int64_t pa, pf;
 	uint64_t pn, ps;
-	uint64_t allocs, bytes, temp, frees;
+	uint64_t allocs, bytes, temp;
 	uint64_t leak_n, leak_b, end_n, end_b;
 };
 
@@ -91,9 +90,8 @@ struct report {
 	size_t gcap;		/* graph buckets a series holds */
 	struct rep_life *big;	/* a min-heap by size: the biggest lifetimes */
 	size_t nbig, bigcap;
-	uint64_t seen_lives;	/* lifetimes offered to big */
 	uint64_t end;		/* the last time seen */
-	uint64_t events, lifetimes, allocs, frees, temp, procs;
+	uint64_t events, lifetimes, allocs, frees, temp;
 	uint64_t ht_temp;	/* heaptrack's temporary allocations (events read) */
 	int life_input;		/* life lines read: changes sorted at the end */
 	int no_cells;		/* the summary alone: no cells kept */

@@ -40,11 +40,14 @@ ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(LTO) $(WARN) $(SANFLAGS) -Ilib $(DEPS_CFLAGS
 	-D_GNU_SOURCE -DLIBDIR='"$(LIBDIR)"'
 
 PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-window cmd/mt-group cmd/mt-pooldiff cmd/mt-report
-LIBOBJ = lib/pair.o lib/steps.o lib/stacks.o lib/bound.o lib/ktrace.o lib/sink.o lib/diag.o lib/units.o lib/event.o lib/out.o lib/lines.o \
-	lib/trace.o lib/reader.o lib/map.o lib/regex.o lib/regions.o lib/inject.o lib/suppress.o lib/table.o \
-	lib/names.o lib/startup.o lib/pairrun.o lib/groupkey.o lib/json.o lib/report.o lib/report_summary.o \
-	lib/report_json.o lib/report_page.o lib/report_names.o lib/pprof.o
+# The library is every source under lib/ but the preload library's.
+LIBSRC := $(sort $(filter-out lib/preload/%,$(wildcard lib/*.c lib/*/*.c)))
+LIBOBJ := $(LIBSRC:.c=.o)
+# A program is cmd/mt-NAME.c, or the files of cmd/NAME/ when it has many.
+prog_src = $(or $(wildcard cmd/$(patsubst mt-%,%,$(1))/*.c),cmd/$(1).c)
+PROGOBJ := $(foreach p,$(notdir $(PROGS)),$(patsubst %.c,%.o,$(call prog_src,$(p))))
 PRELOAD = lib/libmt-preload.so
+PRELOAD_OBJ := $(patsubst %,%.pic.o,$(basename $(wildcard lib/preload/*.c lib/preload/*.S)))
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so tests/progs/libframes-a.so \
@@ -57,7 +60,10 @@ APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils gnuplot-nox bc \
 	libjemalloc2 libtcmalloc-minimal4 node-d3 chromium zlib1g-dev golang-go
 
-all: $(PROGS) $(PRELOAD) $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode tests/progs/ktrace-text \
+# What ships; `make tests` builds the test programs, and check does both.
+all: $(PROGS) $(PRELOAD)
+
+tests: $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode tests/progs/ktrace-text \
 	tests/progs/collector-early-exit
 
 # Without the libraries' pkg-config files the link fails far from the cause.
@@ -65,15 +71,21 @@ need-deps:
 	@test -n "$(DEPS_LIBS)" || { echo "mt: libzstd not found by $(PKG_CONFIG): run 'make deps' (as root) first" >&2; exit 1; }
 	@test -n "$(ZLIB_LIBS)" || { echo "mt: zlib not found by $(PKG_CONFIG): run 'make deps' (as root) first" >&2; exit 1; }
 
-lib/%.o: lib/%.c lib/mt.h lib/report.h | need-deps
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# Header dependencies are written by the compiler (-MMD -MP) beside each object.
+DEPFLAGS = -MMD -MP
+lib/%.o: lib/%.c | need-deps
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+cmd/%.o: cmd/%.c | need-deps
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 lib/libmt.a: $(LIBOBJ)
 	rm -f $@
 	$(LIBAR) rcs $@ $(LIBOBJ)
 
-cmd/%: cmd/%.c lib/libmt.a lib/mt.h lib/report.h lib/preload/proto.h
-	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) $(LIBS_$(notdir $@)) -lm
+.SECONDEXPANSION:
+$(PROGS): $$(patsubst %.c,%.o,$$(call prog_src,$$(notdir $$@))) lib/libmt.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) lib/libmt.a $(DEPS_LIBS) $(LIBS_$(notdir $@)) -lm
 
 # Text built in as C string literals, a line each.
 C_STRING = sed 's/\\/\\\\/g; s/"/\\"/g; s/.*/"&\\n"/'
@@ -134,11 +146,14 @@ LIBS_mt-report := $(LIBS_mt-window) -lpthread
 # Frame pointers: --unwind fp starts in the library's own frames.
 # -Bsymbolic-functions: its own references to malloc and the rest are
 # its own functions, also when dlopen'ed (mt-record -p) behind libc's.
-PRELOAD_SRC = lib/preload/mt-preload.c lib/preload/shadow.c lib/preload/attach.c
-$(PRELOAD): $(PRELOAD_SRC) lib/preload/proto.h lib/preload/shadow.h lib/preload/attach.h
-	$(CC) -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
-		-fno-omit-frame-pointer -Wl,-Bsymbolic-functions -o $@ $(PRELOAD_SRC) \
-		-lunwind -ldl -lpthread
+PRELOAD_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -Ilib -fPIC -fvisibility=hidden \
+	-fno-omit-frame-pointer
+lib/preload/%.pic.o: lib/preload/%.c
+	$(CC) $(PRELOAD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+lib/preload/%.pic.o: lib/preload/%.S
+	$(CC) $(PRELOAD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+$(PRELOAD): $(PRELOAD_OBJ)
+	$(CC) $(CFLAGS) -shared -Wl,-Bsymbolic-functions -o $@ $(PRELOAD_OBJ) -lunwind -ldl -lpthread
 
 tests/progs/%: tests/progs/%.c
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wno-unused-result -o $@ $< -ldl -lpthread -lm
@@ -160,7 +175,7 @@ print-packages:
 # make starts, and on a new machine the libraries they name are installed
 # by deps.
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all tests/progs/demo tests/progs/memtestapp tests/progs/poolleak
 	./cmd/mt-record -o demo.mtr -- tests/progs/demo
 	./cmd/mt-decode demo.mtr
 	@echo
@@ -181,7 +196,7 @@ demo: deps
 		test $$? = 1
 
 check: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all tests
 	@sh tests/run-tests.sh
 
 lint-man:
@@ -216,16 +231,17 @@ uninstall:
 	-rmdir $(DESTDIR)$(COMPLETIONSDIR)
 
 clean:
-	rm -f lib/*.o lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-wpa.html demo-pool.mtr lib/mt-suppress.h \
+	rm -f lib/*.o lib/*/*.o lib/*.d lib/*/*.d cmd/*.o cmd/*/*.o cmd/*.d cmd/*/*.d tests/fuzz/obj/*.[od] \
+		tests/fuzz/libmt-fuzz.a lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-wpa.html demo-pool.mtr lib/mt-suppress.h \
 		lib/report-page.h
 
-.PHONY: all deps print-packages need-deps demo check lint-man install uninstall clean
+.PHONY: all tests deps print-packages need-deps demo check lint-man install uninstall clean
 
-tests/progs/mtr-encode tests/progs/ktrace-text: %: %.c lib/libmt.a lib/mt.h
+tests/progs/mtr-encode tests/progs/ktrace-text: %: %.c lib/libmt.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
 # mt-record's collector driven by hand: its source included, main renamed.
-tests/progs/collector-early-exit: tests/progs/collector-early-exit.c cmd/mt-record.c lib/libmt.a lib/mt.h lib/preload/proto.h
+tests/progs/collector-early-exit: tests/progs/collector-early-exit.c cmd/mt-record.c lib/libmt.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
 tests/progs/lib%.so: tests/progs/lib%.c
@@ -235,21 +251,30 @@ tests/progs/lib%.so: tests/progs/lib%.c
 tests/progs/libframes-a.so tests/progs/libframes-b.so: tests/progs/libframes.c
 	$(CC) -std=gnu11 -O1 -g -fPIC -shared $(if $(findstring -b.so,$@),-DFRAMES_B) -o $@ $<
 
-# libFuzzer targets: clang with the fuzzer, ASan and UBSan runtimes.
+# libFuzzer targets: clang with the fuzzer, ASan and UBSan runtimes, and
+# the library built again with them.
 FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \
-	$(DEPS_CFLAGS) -D_GNU_SOURCE
-FUZZ_SRC = lib/diag.c lib/units.c lib/event.c lib/out.c lib/lines.c lib/trace.c lib/reader.c \
-	lib/ktrace.c lib/map.c
+	$(DEPS_CFLAGS) $(ZLIB_CFLAGS) -D_GNU_SOURCE
+FUZZ_OBJ = $(patsubst lib/%.c,tests/fuzz/obj/%.o,$(LIBSRC))
+FUZZ_LIBS = $(DEPS_LIBS) $(LIBS_mt-window) $(ZLIB_LIBS) -lpthread -lm
 
 fuzz: tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace tests/fuzz/fuzz-collector
 
-tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_SRC) lib/mt.h
-	clang $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC) $(DEPS_LIBS) -lm
+tests/fuzz/obj/%.o: lib/%.c | lib/report-page.h lib/mt-suppress.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS:-fsanitize=fuzzer,%=-fsanitize=fuzzer-no-link,%) $(DEPFLAGS) -c -o $@ $<
 
-# mt-record's collector, its main renamed: every library source.
-COLLECTOR_SRC = $(LIBOBJ:.o=.c)
-tests/fuzz/fuzz-collector: tests/fuzz/fuzz-collector.c cmd/mt-record.c $(COLLECTOR_SRC) lib/mt.h lib/preload/proto.h \
-		lib/report-page.h
-	clang $(FUZZ_CFLAGS) -o $@ $< $(COLLECTOR_SRC) $(DEPS_LIBS) $(LIBS_mt-window) $(ZLIB_LIBS) -lm
+tests/fuzz/libmt-fuzz.a: $(FUZZ_OBJ)
+	rm -f $@
+	ar rcs $@ $(FUZZ_OBJ)
+
+tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/libmt-fuzz.a
+	clang $(FUZZ_CFLAGS) -o $@ $< tests/fuzz/libmt-fuzz.a $(FUZZ_LIBS)
+
+# mt-record's collector, its main renamed.
+tests/fuzz/fuzz-collector: tests/fuzz/fuzz-collector.c cmd/mt-record.c tests/fuzz/libmt-fuzz.a
+	clang $(FUZZ_CFLAGS) -o $@ $< tests/fuzz/libmt-fuzz.a $(FUZZ_LIBS)
 
 .PHONY: fuzz
+
+-include $(wildcard lib/*.d lib/*/*.d cmd/*.d cmd/*/*.d tests/fuzz/obj/*.d tests/fuzz/obj/*/*.d)

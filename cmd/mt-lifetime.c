@@ -36,27 +36,15 @@ static struct mt_sink out;
 static void
 put_life(const struct mt_life *l, void *arg)
 {
+	int known = l->size != UINT64_MAX;
 	unsigned cls;
-	int64_t impact;
 
 	/* Over the whole trace: allocations made before it are AO, blocks
 	   never freed FO (those of a process that ended too: outstanding
 	   as long as it ran); the rest is AIFI.  Made before and never
 	   freed (a mapping mt-record -p found): AOFO, the baseline. */
-	if (l->ta == UINT64_MAX && (l->tf == UINT64_MAX || l->fate)) {
-		cls = 3;
-		impact = 0;
-	} else if (l->ta == UINT64_MAX) {
-		cls = 2;
-		impact = l->size == UINT64_MAX ? 0 : -(int64_t)l->size;
-	} else if (l->tf == UINT64_MAX || l->fate) {
-		cls = 1;
-		impact = (int64_t)l->size;
-	} else {
-		cls = 0;
-		impact = 0;
-	}
-	sink_life(&out, l, cls, impact);
+	cls = life_class(l->ta != UINT64_MAX, l->tf != UINT64_MAX && !l->fate);
+	sink_life(&out, l, cls, life_class_impact(cls, l->size, known));
 }
 
 static void

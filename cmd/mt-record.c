@@ -5,7 +5,7 @@
  *
  * Each traced process image connects to us over a SOCK_SEQPACKET socket
  * and hands us, as file descriptors, its stack table and one ring a
- * thread (see lib/preload/proto.h).  We read the rings while the program
+ * thread (see lib/proto.h).  We read the rings while the program
  * runs and merge them by time.  The merge emits only events older than
  * a watermark W taken before each pass reads anything: an event that
  * another depends on (the allocation a free frees) was published before
@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "mt.h"
-#include "preload/proto.h"
+#include "proto.h"
 
 #ifndef LIBDIR
 #define LIBDIR "/usr/local/lib/mt"

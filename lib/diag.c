@@ -5,8 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <poll.h>
-#include <sys/mman.h>
+#include <stdarg.h>
 #include <unistd.h>
 
 #include "mt.h"
@@ -48,10 +49,6 @@ mt_version(void)
 }
 
 /*
- * prog: file:line: what 'token' -- the token is cut at 60 bytes and its
- * control characters are shown as '?', so one bad line is one line.
- */
-/*
  * A token for a message: control bytes as '?', at most 60 bytes and
  * "..." (a value holding a newline once split a message in two lines).
  * Two buffers in turn: two tokens in one message.
@@ -72,18 +69,122 @@ mt_shown(const char *s, size_t len)
 	return b;
 }
 
+/*
+ * Every message is "prog: what", said after what stdout holds so far so
+ * that the two read in order when they share a terminal.  The err and
+ * errx forms exit with the status given; warn and warnx set mt_status.
+ */
+static void
+vsay(int errnum, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", mt_progname);
+	vfprintf(stderr, fmt, ap);
+	if (errnum)
+		fprintf(stderr, ": %s", strerror(errnum));
+	fputc('\n', stderr);
+}
+
+void
+mt_warn(const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(errnum, fmt, ap);
+	va_end(ap);
+	mt_status = 1;
+}
+
+void
+mt_warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(0, fmt, ap);
+	va_end(ap);
+	mt_status = 1;
+}
+
+/* A note that is no error: the exit status stays as it is. */
+void
+mt_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(0, fmt, ap);
+	va_end(ap);
+}
+
+void
+mt_err(int status, const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(errnum, fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+void
+mt_errx(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(0, fmt, ap);
+	va_end(ap);
+	exit(status);
+}
+
+/* prog: file:line: what 'token' */
 void
 mt_warn_at(const char *file, uint64_t line, const char *what,
     const char *token, size_t toklen)
 {
-	fflush(stdout);
 	if (token)
-		fprintf(stderr, "%s: %s:%llu: %s '%s'\n", mt_progname, file,
-		    (unsigned long long)line, what, mt_shown(token, toklen));
+		mt_warnx("%s:%llu: %s '%s'", file, (unsigned long long)line, what,
+		    mt_shown(token, toklen));
 	else
-		fprintf(stderr, "%s: %s:%llu: %s\n", mt_progname, file,
-		    (unsigned long long)line, what);
-	mt_status = 1;
+		mt_warnx("%s:%llu: %s", file, (unsigned long long)line, what);
+}
+
+/* prog: bad what 'value' (choices): a value given that is not one. */
+void
+mt_bad(const char *what, const char *value, const char *choices)
+{
+	if (choices)
+		mt_warnx("bad %s '%s' (%s)", what, mt_shown(value, strlen(value)), choices);
+	else
+		mt_warnx("bad %s '%s'", what, mt_shown(value, strlen(value)));
+}
+
+/*
+ * An option's number, lo to hi, or the message of mt_bad and exit 2,
+ * as OpenBSD's strtonum(3) with the error said.
+ */
+long long
+estrtonum(const char *s, long long lo, long long hi, const char *what)
+{
+	char *end, range[64];
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (end == s || *end || errno || v < lo || v > hi) {
+		if (hi == LLONG_MAX)
+			snprintf(range, sizeof(range), "%lld or more", lo);
+		else
+			snprintf(range, sizeof(range), "%lld to %lld", lo, hi);
+		mt_bad(what, s, range);
+		exit(2);
+	}
+	return v;
 }
 
 /*
@@ -97,162 +198,13 @@ sat_say(struct mt_sat *s)
 
 	if (!now)
 		return;
-	fflush(stdout);
 	if (now & SAT_UP)
-		fprintf(stderr, "%s: %s saturated at %" PRId64 " (more than 2^63-1: read it as "
-		    "at least that)\n", mt_progname, s->column, (int64_t)SAT_MAX);
+		mt_warnx("%s saturated at %" PRId64 " (more than 2^63-1: read it as "
+		    "at least that)", s->column, (int64_t)SAT_MAX);
 	if (now & SAT_DOWN)
-		fprintf(stderr, "%s: %s saturated at %" PRId64 " (less than -(2^63-1): read it "
-		    "as at most that)\n", mt_progname, s->column, -(int64_t)SAT_MAX);
+		mt_warnx("%s saturated at %" PRId64 " (less than -(2^63-1): read it "
+		    "as at most that)", s->column, -(int64_t)SAT_MAX);
 	s->said |= now;
-	mt_status = 1;
-}
-
-static void
-enomem(void)
-{
-	fprintf(stderr, "%s: out of memory\n", mt_progname);
-	exit(1);
-}
-
-void *
-emalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (!p)
-		enomem();
-	return p;
-}
-
-void *
-ecalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p)
-		enomem();
-	return p;
-}
-
-void *
-erealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		enomem();
-	return p;
-}
-
-void *
-egrow(void *p, size_t n, size_t *cap, size_t size)
-{
-	if (n < *cap)
-		return p;
-	*cap = *cap ? *cap * 2 : 64;
-	if (*cap > SIZE_MAX / size)
-		enomem();
-	return erealloc(p, *cap * size);
-}
-
-/*
- * A large zeroed table that is probed at random (the pairer's blocks):
- * its pages are made at once.  calloc's pages come one fault at a time,
- * and a probe that reads one first maps the zero page, so that the write
- * after it faults again: a tenth of mt-lifetime's time on a big trace.
- * Freed with etable_free and the same sizes.
- */
-#define TABLE_MAP_MIN	(4u << 20)
-
-void *
-etable_calloc(size_t n, size_t size)
-{
-	void *p;
-
-	if (size && n > SIZE_MAX / size)
-		enomem();
-	if (n * size < TABLE_MAP_MIN)
-		return ecalloc(n, size);
-	p = mmap(NULL, n * size, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		enomem();
-#ifdef MADV_HUGEPAGE
-	madvise(p, n * size, MADV_HUGEPAGE);
-#endif
-#ifdef MADV_POPULATE_WRITE
-	madvise(p, n * size, MADV_POPULATE_WRITE);
-#endif
-	return p;
-}
-
-/*
- * The table of n grown to newn, its n first in place and zeroes after:
- * a mapped table is remapped, so that its pages are neither made again
- * nor copied, and only the new ones are made (at once, as above).
- */
-void *
-etable_grow(void *p, size_t n, size_t newn, size_t size)
-{
-	size_t len = n * size, newlen;
-	char *q;
-
-	if (size && newn > SIZE_MAX / size)
-		enomem();
-	newlen = newn * size;
-	if (newlen < TABLE_MAP_MIN) {
-		q = erealloc(p, newlen);
-		memset(q + len, 0, newlen - len);
-		return q;
-	}
-	if (len < TABLE_MAP_MIN) {
-		q = etable_calloc(newn, size);
-		memcpy(q, p, len);
-		free(p);
-		return q;
-	}
-	q = mremap(p, len, newlen, MREMAP_MAYMOVE);
-	if (q == MAP_FAILED)
-		enomem();
-#ifdef MADV_HUGEPAGE
-	madvise(q, newlen, MADV_HUGEPAGE);
-#endif
-#ifdef MADV_POPULATE_WRITE
-	madvise(q + len, newlen - len, MADV_POPULATE_WRITE);	/* else page by page */
-#endif
-	return q;
-}
-
-void
-etable_free(void *p, size_t n, size_t size)
-{
-	if (!p)
-		return;
-	if (n * size < TABLE_MAP_MIN)
-		free(p);
-	else
-		munmap(p, n * size);
-}
-
-char *
-estrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p)
-		enomem();
-	return p;
-}
-
-/* The n bytes at s, which need not be terminated, as a string. */
-char *
-estrndup(const char *s, size_t n)
-{
-	char *p = emalloc(n + 1);
-
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
 }
 
 /* A program's output is only done when its close has succeeded. */
@@ -260,7 +212,7 @@ int
 mt_close_stdout(void)
 {
 	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
-		fprintf(stderr, "%s: stdout: %s\n", mt_progname, strerror(errno));
+		mt_warn("stdout");
 		return 1;
 	}
 	return 0;

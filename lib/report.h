@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #define REP_NONE UINT64_MAX
 
@@ -138,5 +139,12 @@ struct mt_dict *names_finish(struct rep_names *nm);
 int summary(struct report *r, const char *input, int syms, size_t top);
 extern int report_bytes;	/* sizes in bytes, not 1.5 MiB */
 extern const char *report_skip;	/* -A REGEX, for the pipelines said */
+
+/*
+ * report_page.c: mt-report's page (share/report/, built in) around the
+ * data: the template's head, json in <script id="mt-data">, its tail.
+ * Write errors are the caller's to see, with ferror or fclose.
+ */
+void report_page_write(FILE *f, const char *json, size_t len);
 
 #endif

@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../lib/preload/proto.h"
+#include "../../lib/proto.h"
 
 static const char *payload = "/fake\0fake";
 static size_t payload_len = 11;

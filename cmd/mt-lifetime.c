@@ -101,7 +101,7 @@ main(int argc, char *argv[])
 		return 1;
 
 	if (binary && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "%s: binary output to a terminal\n", mt_progname);
+		mt_note("binary output to a terminal");
 		return 2;
 	}
 	sink_init(&out, STDOUT_FILENO, binary);
@@ -117,13 +117,13 @@ main(int argc, char *argv[])
 	status |= sink_finish(&out);
 	st = pairer_stats(p);
 	if (!quiet)
-		fprintf(stderr, "%s: %" PRIu64 " lifetimes; %" PRIu64 " survivors leaked at exit, %"
+		mt_note("%" PRIu64 " lifetimes; %" PRIu64 " survivors leaked at exit, %"
 		    PRIu64 " alive at the end; %" PRIu64 " frees of blocks allocated before "
-		    "recording; %" PRIu64 " double frees\n", mt_progname, st->lives, st->exit,
+		    "recording; %" PRIu64 " double frees", st->lives, st->exit,
 		    st->live, st->before, st->doubles);
 	if (!quiet && st->unseen)
-		fprintf(stderr, "%s: %" PRIu64 " blocks allocated again without a free seen, "
-		    "ended at the new allocation\n", mt_progname, st->unseen);
+		mt_note("%" PRIu64 " blocks allocated again without a free seen, "
+		    "ended at the new allocation", st->unseen);
 	status |= mt_status | (st->doubles > 0);
 	pairer_free_all(p);
 	return status;

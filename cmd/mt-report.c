@@ -103,8 +103,8 @@ other(struct mt_reader *r, struct mt_event *ev, void *arg)
 	switch (ev->type) {
 	case MT_LIFE:
 		if (!life_seen && rep.lifetimes)
-			fprintf(stderr, "%s: %s: life lines after allocations: the peaks are "
-			    "those of the life lines\n", mt_progname, reader_name(r));
+			mt_note("%s: life lines after allocations: the peaks are "
+			    "those of the life lines", reader_name(r));
 		life_seen = rep.life_input = 1;
 		life_of(ev, &l);
 		report_life(&rep, &l);
@@ -178,7 +178,7 @@ write_file(const char *path, const struct mt_out *o, int html)
 	int bad;
 
 	if (!f) {
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, path, strerror(errno));
+		mt_note("%s: %s", path, strerror(errno));
 		return 1;
 	}
 	if (html)
@@ -187,7 +187,7 @@ write_file(const char *path, const struct mt_out *o, int html)
 		fwrite(o->buf, 1, o->len, f);
 	bad = ferror(f);
 	if (fclose(f) || bad) {
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, path, strerror(errno));
+		mt_note("%s: %s", path, strerror(errno));
 		return 1;
 	}
 	return 0;
@@ -214,7 +214,7 @@ main(int argc, char *argv[])
 	static const struct pair_hooks hooks = { .alloc = on_alloc, .free = on_free,
 		.other = other };
 	const char *html = NULL, *json = NULL, *input, *skip = NULL;
-	char **symdirs = NULL, *end;
+	char **symdirs = NULL;
 	size_t nsymdirs = 0, top = 5;
 	int ch, status = 0, quiet = 0, symbolize = 1, no_suppress = 0, have_syms;
 	struct mt_pairer *p;
@@ -233,12 +233,7 @@ main(int argc, char *argv[])
 			json = optarg;
 			break;
 		case 'n':
-			errno = 0;
-			top = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || top > 100000) {
-				fprintf(stderr, "%s: --top: not a count '%s'\n", mt_progname, optarg);
-				return 2;
-			}
+			top = (size_t)estrtonum(optarg, 0, 100000, "--top count");
 			break;
 		case 'S':
 			symbolize = 0;
@@ -275,7 +270,7 @@ main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	if (argc > 1) {
-		fprintf(stderr, "%s: one input at a time\n", mt_progname);
+		mt_note("one input at a time");
 		mt_usage(0, synopsis, options);
 	}
 	input = argc ? argv[0] : "-";
@@ -296,8 +291,7 @@ main(int argc, char *argv[])
 	have_syms = names_had_syms(names);
 	rep.dict = names_finish(names);
 	if (!quiet && lost)
-		fprintf(stderr, "%s: %" PRIu64 " events lost in recording: the figures miss them\n",
-		    mt_progname, lost);
+		mt_note("%" PRIu64 " events lost in recording: the figures miss them", lost);
 	if (html || json) {
 		out_init(&o, -1, 1 << 20);
 		report_json(&rep, strcmp(input, "-") ? input : "<stdin>", &o);
@@ -306,8 +300,7 @@ main(int argc, char *argv[])
 		if (html)
 			status |= write_file(html, &o, 1);
 		if (!quiet && html)
-			fprintf(stderr, "%s: %s: the page, %zu KiB of data\n", mt_progname, html,
-			    o.len / 1024);
+			mt_note("%s: the page, %zu KiB of data", html, o.len / 1024);
 		out_free(&o);
 	} else {
 		status |= summary(&rep, argc ? input : NULL, have_syms, top);

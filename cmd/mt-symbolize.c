@@ -211,9 +211,8 @@ dso_get(const char *path, const char *build_id, uint64_t off, uint64_t lo, uint6
 				d->dwfl = NULL;
 			}
 		} else if (path[0] == '/' && fd == -2) {
-			fflush(stdout);
-			fprintf(stderr, "%s: %s: build-id differs from the recorded %s: "
-			    "its frames stay unresolved\n", mt_progname, path, build_id);
+			mt_note("%s: build-id differs from the recorded %s: "
+			    "its frames stay unresolved", path, build_id);
 		}
 	}
 	/* Without the file, offsets in it: as if addresses were offsets. */
@@ -696,8 +695,7 @@ main(int argc, char *argv[])
 				errno = ENOTDIR;
 			}
 			if (!dir) {
-				fprintf(stderr, "%s: %s: %s\n", mt_progname,
-				    mt_shown(optarg, strlen(optarg)), strerror(errno));
+				mt_note("%s: %s", mt_shown(optarg, strlen(optarg)), strerror(errno));
 				return 2;
 			}
 			symdirs = erealloc(symdirs, (nsymdirs + 1) * sizeof(*symdirs));

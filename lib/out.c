@@ -94,7 +94,7 @@ out_finish(struct mt_out *o)
 	int error = out_flush(o);
 
 	if (error)
-		fprintf(stderr, "%s: stdout: %s\n", mt_progname, strerror(error));
+		errno = error, mt_warn("stdout");
 	out_free(o);
 	return error != 0;
 }

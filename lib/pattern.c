@@ -33,14 +33,12 @@ say(const struct mt_regex *re, const char *what, uint64_t n)
 	PCRE2_UCHAR msg[256];
 
 	pcre2_get_error_message(re->err->first, msg, sizeof(msg));
-	fflush(stdout);
 	if (n)
-		fprintf(stderr, "%s: regular expression '%s': %s in %llu %s, taken as no match\n",
-		    mt_progname, re->pattern, (char *)msg, (unsigned long long)n,
+		mt_note("regular expression '%s': %s in %llu %s, taken as no match",
+		    re->pattern, (char *)msg, (unsigned long long)n,
 		    n == 1 ? "subject" : "subjects");
 	else
-		fprintf(stderr, "%s: regular expression '%s': %s%s\n", mt_progname, re->pattern,
-		    (char *)msg, what);
+		mt_note("regular expression '%s': %s%s", re->pattern, (char *)msg, what);
 }
 
 static void
@@ -65,14 +63,12 @@ re_compile_at(const char *pattern, const char *file, uint64_t line)
 
 	if (!code) {
 		pcre2_get_error_message(err, msg, sizeof(msg));
-		fflush(stdout);
 		if (file)
-			fprintf(stderr, "%s: %s:%llu: bad regular expression '%s': %s at %zu\n",
-			    mt_progname, file, (unsigned long long)line, pattern, (char *)msg,
-			    (size_t)off);
+			mt_note("%s:%llu: bad regular expression '%s': %s at %zu",
+			    file, (unsigned long long)line, pattern, (char *)msg, (size_t)off);
 		else
-			fprintf(stderr, "%s: bad regular expression '%s': %s at %zu\n",
-			    mt_progname, pattern, (char *)msg, (size_t)off);
+			mt_note("bad regular expression '%s': %s at %zu",
+			    pattern, (char *)msg, (size_t)off);
 		return NULL;
 	}
 	if (!md) {

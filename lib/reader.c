@@ -44,13 +44,11 @@ reader_inputs(int *argc, char **argv)
 		if (strcmp(argv[i], "-") != 0) {
 			/* O_NONBLOCK: a FIFO is not waited for here. */
 			if ((fd = open(argv[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
-				fprintf(stderr, "%s: %s: %s\n", mt_progname, argv[i], strerror(errno));
-				mt_status = 1;
+				mt_warn("%s", argv[i]);
 				continue;
 			}
 			if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-				fprintf(stderr, "%s: %s: %s\n", mt_progname, argv[i], strerror(EISDIR));
-				mt_status = 1;
+				errno = EISDIR, mt_warn("%s", argv[i]);
 				close(fd);
 				continue;
 			}
@@ -94,10 +92,8 @@ head_ok(const char *name, const uint8_t *b, size_t n)
 		return 1;
 	/* Nothing at all is no trace either: a recorder killed before its
 	   header. */
-	fprintf(stderr, "%s: %s: %s\n", mt_progname, name,
-	    n == 0 ? "empty: not an mt trace or event text" :
+	mt_warnx("%s: %s", name, n == 0 ? "empty: not an mt trace or event text" :
 	    "not an mt trace or event text (bad magic)");
-	mt_status = 1;
 	return 0;
 }
 
@@ -109,7 +105,7 @@ reader_open_fd(int fd, const char *name)
 	ssize_t got = read_head(fd, magic, sizeof(magic));
 
 	if (got < 0)
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, name, strerror(errno));
+		mt_warn("%s", name);
 	if (got < 0 || !head_ok(name, magic, (size_t)got)) {
 		mt_status = 1;
 		if (fd != STDIN_FILENO)
@@ -139,8 +135,7 @@ reader_open(const char *path)
 	if (!path || strcmp(path, "-") == 0)
 		return reader_open_fd(STDIN_FILENO, "<stdin>");
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, path, strerror(errno));
-		mt_status = 1;
+		mt_warn("%s", path);
 		return NULL;
 	}
 	return reader_open_fd(fd, path);
@@ -165,12 +160,13 @@ reader_spool(int fd)
 			continue;
 		}
 		if (n < 0) {
-			fprintf(stderr, "%s: <stdin>: %s\n", mt_progname, strerror(errno));
+			mt_warn("<stdin>");
 			return 2;
 		}
 		if ((w = write(fd, buf, (size_t)n)) != n) {
-			fprintf(stderr, "%s: spooling stdin: %s\n", mt_progname,
-			    w < 0 ? strerror(errno) : strerror(ENOSPC));
+			if (w >= 0)
+				errno = ENOSPC;
+			mt_warn("spooling stdin");
 			return 2;
 		}
 		n = read(STDIN_FILENO, buf, sizeof(buf));
@@ -187,12 +183,8 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 		r->restored = 0;
 		ret = trace_read(r->trace, ev);
 		while (ret == -2) {	/* a damaged frame skipped: the rest goes on */
-			if (!r->quiet) {
-				fflush(stdout);
-				fprintf(stderr, "%s: %s: %s\n", mt_progname, r->name,
-				    trace_reader_error(r->trace));
-				mt_status = 1;
-			}
+			if (!r->quiet)
+				mt_warnx("%s: %s", r->name, trace_reader_error(r->trace));
 			r->bad = 1;
 			ret = trace_read(r->trace, ev);
 		}
@@ -201,11 +193,8 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 			return 0;
 		}
 		if (ret < 0) {
-			fflush(stdout);
-			fprintf(stderr, "%s: %s: %s\n", mt_progname, r->name,
-			    trace_reader_error(r->trace));
+			mt_warnx("%s: %s", r->name, trace_reader_error(r->trace));
 			r->bad = 1;
-			mt_status = 1;
 			return 0;
 		}
 		r->cur = ev;
@@ -216,10 +205,8 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 		r->line = lines_next(&r->lines, &r->linelen);
 		if (!r->line) {
 			if (r->lines.error) {
-				fprintf(stderr, "%s: %s: %s\n", mt_progname, r->name,
-				    strerror(r->lines.error));
+				errno = r->lines.error, mt_warn("%s", r->name);
 				r->bad = 1;
-				mt_status = 1;
 			}
 			return 0;
 		}
@@ -229,8 +216,8 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 		if (r->linelen && r->line[r->linelen - 1] == '\r') {
 			r->line[--r->linelen] = '\0';
 			if (!r->said_crlf++ && !r->quiet)
-				fprintf(stderr, "%s: %s:%" PRIu64 ": note: CRLF line ends read as LF\n",
-				    mt_progname, r->name, r->lines.lineno);
+				mt_note("%s:%" PRIu64 ": note: CRLF line ends read as LF",
+				    r->name, r->lines.lineno);
 		}
 		/* Its last field may be cut too: a size of 32 that was 320. */
 		if (r->lines.cut) {

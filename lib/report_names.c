@@ -53,7 +53,7 @@ exec_symbolize(char **extra, size_t nextra)
 		}
 	}
 	execvp("mt-symbolize", argv);
-	fprintf(stderr, "%s: mt-symbolize: %s\n", mt_progname, strerror(errno));
+	mt_note("mt-symbolize: %s", strerror(errno));
 	_exit(127);
 }
 
@@ -77,7 +77,7 @@ start(struct rep_names *nm)
 	int in[2], out[2];
 
 	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
-		fprintf(stderr, "%s: mt-symbolize: %s\n", mt_progname, strerror(errno));
+		mt_note("mt-symbolize: %s", strerror(errno));
 		nm->symbolize = 0;
 		return;
 	}
@@ -90,7 +90,7 @@ start(struct rep_names *nm)
 	close(in[0]);
 	close(out[1]);
 	if (nm->pid < 0) {
-		fprintf(stderr, "%s: mt-symbolize: %s\n", mt_progname, strerror(errno));
+		mt_note("mt-symbolize: %s", strerror(errno));
 		close(in[1]);
 		close(out[0]);
 		nm->pid = 0;
@@ -105,8 +105,7 @@ start(struct rep_names *nm)
 	nm->from = out[0];
 	out_init(&nm->got, -1, 1 << 20);
 	if (pthread_create(&nm->thread, NULL, drain, nm)) {
-		fprintf(stderr, "%s: a thread: %s\n", mt_progname, strerror(errno));
-		exit(1);
+		mt_err(1, "a thread");
 	}
 }
 
@@ -147,8 +146,7 @@ read_into(struct mt_dict *d, const char *data, size_t len, const char *name)
 	struct mt_event ev;
 
 	if (fd < 0 || (len && write(fd, data, len) != (ssize_t)len) || lseek(fd, 0, SEEK_SET)) {
-		fprintf(stderr, "%s: the stacks' names: %s\n", mt_progname, strerror(errno));
-		mt_status = 1;
+		mt_warn("the stacks' names");
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -187,9 +185,7 @@ names_finish(struct rep_names *nm)
 		read_into(d, nm->got.buf, nm->got.len, "mt-symbolize");
 	} else {
 		if (nm->pid && !nm->have_syms) {
-			fprintf(stderr, "%s: mt-symbolize failed: stacks are addresses\n",
-			    mt_progname);
-			mt_status = 1;
+			mt_warnx("mt-symbolize failed: stacks are addresses");
 		}
 		read_into(d, nm->kept.buf, nm->kept.len, "the dictionary");
 	}

@@ -380,6 +380,6 @@ sink_finish(struct mt_sink *s)
 	trace_writer_free(s->w);
 	s->w = NULL;
 	if (error)
-		fprintf(stderr, "%s: stdout: %s\n", mt_progname, strerror(error));
+		errno = error, mt_warn("stdout");
 	return error != 0;
 }

@@ -101,8 +101,7 @@ suppress_read(struct mt_suppress *s, const char *path)
 	int bad;
 
 	if (!fp) {
-		fprintf(stderr, "%s: %s: %s\n", mt_progname, mt_shown(path, strlen(path)),
-		    strerror(errno));
+		mt_note("%s: %s", mt_shown(path, strlen(path)), strerror(errno));
 		return 1;
 	}
 	if (getdelim(&text, &cap, '\0', fp) < 0 && !text)
@@ -189,8 +188,9 @@ suppress_say(const struct mt_suppress *s, struct mt_sat *sat)
 	uint64_t n = 0;
 	mt_wide bytes = 0;
 	size_t i;
-	char h[32];
-	int first;
+	char h[32], num[24];
+	struct mt_out by;	/* the rules that matched, with their counts */
+	int len;
 
 	for (i = 0; i < s->nrules; i++) {
 		n += s->rules[i].count;
@@ -198,14 +198,16 @@ suppress_say(const struct mt_suppress *s, struct mt_sat *sat)
 	}
 	if (!n)
 		return;
-	fflush(stdout);
-	fprintf(stderr, "%s: suppressed %" PRIu64 " lifetimes never freed, %s (",
-	    mt_progname, n, sat_human(bytes, &sat->hit, h, sizeof(h)));
-	for (i = 0, first = 1; i < s->nrules; i++)
+	out_init(&by, -1, 256);
+	for (i = 0; i < s->nrules; i++)
 		if (s->rules[i].count) {
-			fprintf(stderr, "%s%s %" PRIu64, first ? "" : ", ", s->rules[i].where,
-			    s->rules[i].count);
-			first = 0;
+			len = snprintf(num, sizeof(num), " %" PRIu64, s->rules[i].count);
+			if (by.len)
+				out_write(&by, ", ", 2);
+			out_write(&by, s->rules[i].where, strlen(s->rules[i].where));
+			out_write(&by, num, (size_t)len);
 		}
-	fprintf(stderr, "); --no-suppress shows them\n");
+	mt_note("suppressed %" PRIu64 " lifetimes never freed, %s (%.*s); --no-suppress "
+	    "shows them", n, sat_human(bytes, &sat->hit, h, sizeof(h)), (int)by.len, by.buf);
+	out_free(&by);
 }

@@ -89,14 +89,11 @@ eduration(const char *opt, const char *s, int zero_ok)
 	int r = parse_duration(s, &ns);
 
 	if (r == -2) {
-		fprintf(stderr, "%s: %s '%s' needs a unit: ns, us, ms, s, m or h\n",
-		    mt_progname, opt, mt_shown(s, strlen(s)));
-		exit(2);
+		mt_errx(2, "%s '%s' needs a unit: ns, us, ms, s, m or h", opt,
+		    mt_shown(s, strlen(s)));
 	}
 	if (r < 0 || (!ns && !zero_ok)) {
-		fprintf(stderr, "%s: bad duration for %s '%s'\n", mt_progname, opt,
-		    mt_shown(s, strlen(s)));
-		exit(2);
+		mt_errx(2, "bad duration for %s '%s'", opt, mt_shown(s, strlen(s)));
 	}
 	return ns;
 }
@@ -107,9 +104,8 @@ esize(const char *opt, const char *s)
 	uint64_t bytes;
 
 	if (parse_size(s, &bytes) < 0) {
-		fprintf(stderr, "%s: bad size for %s '%s' (as 64K, 64KiB, 1.5M, 2G)\n",
-		    mt_progname, opt, mt_shown(s, strlen(s)));
-		exit(2);
+		mt_errx(2, "bad size for %s '%s' (as 64K, 64KiB, 1.5M, 2G)", opt,
+		    mt_shown(s, strlen(s)));
 	}
 	return bytes;
 }

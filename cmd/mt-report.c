@@ -303,7 +303,7 @@ main(int argc, char *argv[])
 			mt_note("%s: the page, %zu KiB of data", html, o.len / 1024);
 		out_free(&o);
 	} else {
-		status |= summary(&rep, argc ? input : NULL, have_syms, top);
+		status |= summary(stdout, &rep, argc ? input : NULL, have_syms, top);
 	}
 	report_free(&rep);
 	status |= mt_close_stdout();

@@ -352,10 +352,7 @@ index_walk(Dwarf_Die *die, unsigned depth, struct unit_index *x)
 		tag = dwarf_tag(die);
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
 			for (off = 0; (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0;) {
-				if (x->n == x->cap) {
-					x->cap = x->cap ? x->cap * 2 : 1024;
-					x->v = erealloc(x->v, x->cap * sizeof(*x->v));
-				}
+				x->v = egrow(x->v, x->n, &x->cap, sizeof(*x->v));
 				x->v[x->n++] = (struct scope){ lo, hi, dwarf_dieoffset(die), depth };
 			}
 		}
@@ -498,10 +495,7 @@ add_map(struct maptab *t, const struct mt_event *ev)
 	path[ev->s2.len] = '\0';
 	memcpy(bid, ev->s1.s, ev->s1.len);
 	bid[ev->s1.len] = '\0';
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 64;
-		t->v = erealloc(t->v, t->cap * sizeof(*t->v));
-	}
+	t->v = egrow(t->v, t->n, &t->cap, sizeof(*t->v));
 	m = &t->v[t->n++];
 	m->lo = ev->addr;
 	m->hi = ev->size;

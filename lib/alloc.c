@@ -56,7 +56,7 @@ egrow(void *p, size_t n, size_t *cap, size_t size)
  * A large zeroed table that is probed at random (the pairer's blocks):
  * its pages are made at once.  calloc's pages come one fault at a time,
  * and a probe that reads one first maps the zero page, so that the write
- * after it faults again: a tenth of mt-lifetime's time on a big trace.
+ * after it faults again.
  * Freed with etable_free and the same sizes.
  */
 #define TABLE_MAP_MIN	(4u << 20)

@@ -50,8 +50,8 @@ mt_version(void)
 
 /*
  * A token for a message: control bytes as '?', at most 60 bytes and
- * "..." (a value holding a newline once split a message in two lines).
- * Two buffers in turn: two tokens in one message.
+ * "...", so that one bad line is one line of message.  Two buffers in
+ * turn: two tokens in one message.
  */
 const char *
 mt_shown(const char *s, size_t len)

@@ -99,7 +99,7 @@ size_t event_format(const struct mt_event *ev, char *buf, size_t bufsize);
 size_t event_format_size(const struct mt_event *ev);
 /*
  * Zeroes an event in 64-byte pieces: GCC makes a whole-struct memset a
- * `rep stos`, whose start-up cost was a tenth of mt-lifetime's time; the
+ * `rep stos`, whose start-up cost is high for a struct this size; the
  * pieces become plain vector stores.
  */
 static inline void

@@ -25,9 +25,7 @@ struct block {
 
 /*
  * A process's live blocks, a table of its own: the end of its image
- * walks only its blocks and drops the table.  In one table for all, every
- * exit walked every process's blocks: a build's 3000 short processes
- * beside a make holding 2M blocks took 41 s.
+ * walks only its blocks and drops the table, not every process's.
  */
 struct btable {
 	struct block *blocks;
@@ -362,8 +360,8 @@ block_grow(struct btable *bt)
  * never stops at a slot moved already, and no moved block leaves its
  * slot: when all have moved, each lies after its home with no empty slot
  * between.  REHOME_AHEAD blocks are carried at once, their homes fetched
- * from memory meanwhile: one carried alone waited for each of its homes
- * (100 ns a block, 5 s for 38M).  Back in address order, probes that
+ * from memory meanwhile, for one carried alone waits for each of its
+ * homes.  Back in address order, probes that
  * walk too far scatter them all instead, from the start.
  */
 #define REHOME_AHEAD 32

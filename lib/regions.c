@@ -3,9 +3,9 @@
  * a process's mappings.  Chunks of at most REG_CHUNK ranges in a sorted
  * array of chunks: an insert or a removal moves at most one chunk's
  * ranges and, when a chunk splits or empties, the chunk pointers.  A
- * plain sorted array moved every range after the point: a program that
- * maps 400k pages one by one (the kernel places each below the last) or a
- * peer sending as many made that quadratic, 13 s for 400k.
+ * plain sorted array would move every range after the point, quadratic
+ * for a program that maps pages one by one (the kernel places each below
+ * the last) or a peer that sends as many.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,10 +86,7 @@ ranges_next(const struct mt_ranges *s, struct mt_rpos *at)
 static void
 chunk_insert(struct mt_ranges *s, size_t c, struct reg_chunk *k)
 {
-	if (s->nc == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 8;
-		s->c = erealloc(s->c, s->cap * sizeof(*s->c));
-	}
+	s->c = egrow(s->c, s->nc, &s->cap, sizeof(*s->c));
 	memmove(&s->c[c + 1], &s->c[c], (s->nc - c) * sizeof(*s->c));
 	s->c[c] = k;
 	s->nc++;

@@ -136,7 +136,7 @@ int names_had_syms(const struct rep_names *nm);
 struct mt_dict *names_finish(struct rep_names *nm);
 
 /* report_summary.c: the first screen; syms: the input had sym lines */
-int summary(struct report *r, const char *input, int syms, size_t top);
+int summary(FILE *f, struct report *r, const char *input, int syms, size_t top);
 extern int report_bytes;	/* sizes in bytes, not 1.5 MiB */
 extern const char *report_skip;	/* -A REGEX, for the pipelines said */
 

@@ -109,58 +109,58 @@ secs(uint64_t ns, char *buf, size_t n)
 
 /* "mt-group ARGS", with -A 'REGEX' when given (its quotes escaped). */
 static void
-put_group(const char *group)
+put_group(FILE *f, const char *group)
 {
 	const char *p;
 
 	if (!report_skip) {
-		fputs(group, stdout);
+		fputs(group, f);
 		return;
 	}
-	fputs("mt-group -A '", stdout);
+	fputs("mt-group -A '", f);
 	for (p = report_skip; *p; p++)
 		if (*p == '\'')
-			fputs("'\\''", stdout);
+			fputs("'\\''", f);
 		else
-			putchar(*p);
-	printf("'%s", group + strlen("mt-group"));
+			fputc(*p, f);
+	fprintf(f, "'%s", group + strlen("mt-group"));
 }
 
 /* The pipeline that shows a part whole, from this input. */
 static void
-hint(const char *window, const char *group)
+hint(FILE *f, const char *window, const char *group)
 {
 	const char *in = hint_input ? hint_input : "";
 
-	fputs("  $ ", stdout);
+	fputs("  $ ", f);
 	if (!hint_input)
-		fputs("... | ", stdout);
+		fputs("... | ", f);
 	if (hint_life) {
 		if (window) {
-			printf("mt-window %s%s%s | ", window, *in ? " " : "", in);
-			put_group(group);
-			putchar('\n');
+			fprintf(f, "mt-window %s%s%s | ", window, *in ? " " : "", in);
+			put_group(f, group);
+			fputc('\n', f);
 		} else {
-			put_group(group);
-			printf("%s%s\n", *in ? " " : "", in);
+			put_group(f, group);
+			fprintf(f, "%s%s\n", *in ? " " : "", in);
 		}
 		return;
 	}
 	if (hint_input && hint_syms)
-		printf("mt-lifetime %s | ", in);
+		fprintf(f, "mt-lifetime %s | ", in);
 	else if (hint_input)
-		printf("mt-symbolize %s | mt-lifetime | ", in);
+		fprintf(f, "mt-symbolize %s | mt-lifetime | ", in);
 	else
-		fputs("mt-lifetime | ", stdout);
+		fputs("mt-lifetime | ", f);
 	if (window)
-		printf("mt-window %s | ", window);
-	put_group(group);
-	putchar('\n');
+		fprintf(f, "mt-window %s | ", window);
+	put_group(f, group);
+	fputc('\n', f);
 }
 
 /* The top rows of a part, biggest first: bytes and a count. */
 static void
-put_rows(struct rows *rs, size_t top, const char *count_word)
+put_rows(FILE *f, struct rows *rs, size_t top, const char *count_word)
 {
 	char b[32];
 	size_t i;
@@ -168,10 +168,10 @@ put_rows(struct rows *rs, size_t top, const char *count_word)
 	if (rs->n > 1)
 		qsort(rs->d, rs->n, sizeof(*rs->d), row_cmp);
 	for (i = 0; i < rs->n && i < top; i++)
-		printf("  %10s %9" PRIu64 " %-6s %s  %s\n", human((int64_t)rs->d[i].v, b, sizeof(b)),
+		fprintf(f, "  %10s %9" PRIu64 " %-6s %s  %s\n", human((int64_t)rs->d[i].v, b, sizeof(b)),
 		    rs->d[i].n, count_word, rs->d[i].function, rs->d[i].line);
 	if (rs->n > top)
-		printf("  (%zu more)\n", rs->n - top);
+		fprintf(f, "  (%zu more)\n", rs->n - top);
 }
 
 static const char *
@@ -181,27 +181,27 @@ proc_label(struct report *r, int64_t pid)
 }
 
 static void
-overview(struct report *r, const char *name)
+overview(FILE *f, struct report *r, const char *name)
 {
 	double secs_f = r->end / 1e9;
 	char b[32];
 
-	printf("%s: %s, %zu process%s, %" PRIu64 " allocations", name,
+	fprintf(f, "%s: %s, %zu process%s, %" PRIu64 " allocations", name,
 	    secs(r->end, b, sizeof(b)), r->npids, r->npids == 1 ? "" : "es", r->allocs);
 	if (secs_f > 0)
-		printf(" (%.0f/s)", r->allocs / secs_f);
-	printf(", %" PRIu64 " frees\n", r->frees);
+		fprintf(f, " (%.0f/s)", r->allocs / secs_f);
+	fprintf(f, ", %" PRIu64 " frees\n", r->frees);
 	/* heaptrack's rule when events were read; ours always. */
 	if (!r->life_input)
-		printf("temporary: %" PRIu64 " freed right after their allocation (heaptrack's "
+		fprintf(f, "temporary: %" PRIu64 " freed right after their allocation (heaptrack's "
 		    "count), ", r->ht_temp);
 	else
-		printf("temporary: ");
-	printf("%" PRIu64 " freed before their thread allocated again\n", r->temp);
+		fprintf(f, "temporary: ");
+	fprintf(f, "%" PRIu64 " freed before their thread allocated again\n", r->temp);
 }
 
 static void
-heaps_table(struct report *r)
+heaps_table(FILE *f, struct report *r)
 {
 	char pk[32], at[32], end[32], leak[32], all[32];
 	size_t i, w = 7;
@@ -211,13 +211,13 @@ heaps_table(struct report *r)
 			w = strlen(proc_label(r, r->series[i].pid));
 	if (w > 24)
 		w = 24;
-	printf("\n%-*s %7s %-8s %10s %10s %10s %10s %11s %9s\n", (int)w, "process", "pid", "heap",
+	fprintf(f, "\n%-*s %7s %-8s %10s %10s %10s %10s %11s %9s\n", (int)w, "process", "pid", "heap",
 	    "peak", "at", "leaked", "live end", "allocated", "calls");
 	for (i = 0; i < r->nseries; i++) {
 		const struct rep_series *s = &r->series[i];
 		int64_t peak = (s->peak > 0 ? s->peak : 0) + s->base;
 
-		printf("%-*.*s %7" PRId64 " %-8s %10s %10s %10s %10s %11s %9" PRIu64 "\n", (int)w,
+		fprintf(f, "%-*.*s %7" PRId64 " %-8s %10s %10s %10s %10s %11s %9" PRIu64 "\n", (int)w,
 		    (int)w, proc_label(r, s->pid), s->pid, s->heap, human(peak, pk, sizeof(pk)),
 		    secs(s->peak_t, at, sizeof(at)), human((int64_t)s->leak_b, leak, sizeof(leak)),
 		    human((int64_t)s->end_b, end, sizeof(end)),
@@ -227,7 +227,7 @@ heaps_table(struct report *r)
 
 /* Leaked at exit, and live when the trace ended, by function and line. */
 static void
-leaks(struct report *r, size_t top)
+leaks(FILE *f, struct report *r, size_t top)
 {
 	struct rows leak = { 0 }, end = { 0 };
 	uint64_t sup_n = 0, sup_b = 0;
@@ -257,19 +257,19 @@ leaks(struct report *r, size_t top)
 		}
 	}
 	if (leak.n) {
-		printf("\nLeaked: never freed before its process exited, by function and line\n");
-		put_rows(&leak, top, "blocks");
-		hint(NULL, "mt-group --by type,function,line");
+		fprintf(f, "\nLeaked: never freed before its process exited, by function and line\n");
+		put_rows(f, &leak, top, "blocks");
+		hint(f, NULL, "mt-group --by type,function,line");
 	}
 	if (end.n) {
-		printf("\nLive when the trace ended (its process had not exited)\n");
-		put_rows(&end, top, "blocks");
-		hint(NULL, "mt-group --by type,function,line");
+		fprintf(f, "\nLive when the trace ended (its process had not exited)\n");
+		put_rows(f, &end, top, "blocks");
+		hint(f, NULL, "mt-group --by type,function,line");
 	}
 	if (!leak.n && !end.n)
-		printf("\nNothing leaked: every block was freed%s.\n", sup_n ? " or suppressed" : "");
+		fprintf(f, "\nNothing leaked: every block was freed%s.\n", sup_n ? " or suppressed" : "");
 	if (sup_n)
-		printf("  (suppressed: %" PRIu64 " blocks never freed, %s, that are no leak of the "
+		fprintf(f, "  (suppressed: %" PRIu64 " blocks never freed, %s, that are no leak of the "
 		    "program; --no-suppress shows them)\n", sup_n, human((int64_t)sup_b, b,
 		    sizeof(b)));
 	rows_free(&leak);
@@ -277,7 +277,7 @@ leaks(struct report *r, size_t top)
 }
 
 static void
-peaks(struct report *r, size_t top)
+peaks(FILE *f, struct report *r, size_t top)
 {
 	struct rows rs = { 0 };
 	size_t i;
@@ -296,11 +296,11 @@ peaks(struct report *r, size_t top)
 		x->v += (uint64_t)v;
 		x->n += (uint64_t)n;
 	}
-	printf("\nLive at the peaks (each process and heap at its own), by function and line\n");
+	fprintf(f, "\nLive at the peaks (each process and heap at its own), by function and line\n");
 	if (!rs.n)
-		printf("  nothing\n");
-	put_rows(&rs, top, "blocks");
-	hint("--at peak", "mt-group --no-suppress --by process,heap,function,line");
+		fprintf(f, "  nothing\n");
+	put_rows(f, &rs, top, "blocks");
+	hint(f, "--at peak", "mt-group --no-suppress --by process,heap,function,line");
 	rows_free(&rs);
 }
 
@@ -316,20 +316,20 @@ big_cmp(const void *a, const void *b)
 
 /* A stack's allocating frame and two callers: "commit < Manipulate < Op1". */
 static void
-put_path(struct mt_dict *d, const struct rep_site *s)
+put_path(FILE *f, struct mt_dict *d, const struct rep_site *s)
 {
 	struct mt_stackinfo *si = s->stack == REP_NONE ? NULL : dict_stack(d, s->stack);
 	uint32_t i;
 
 	if (!si || !si->n) {
-		fputs("-", stdout);
+		fputs("-", f);
 		return;
 	}
 	for (i = si->alloc_frame; i < si->n && i < si->alloc_frame + 3; i++)
-		printf("%s%s", i > si->alloc_frame ? " < " : "", si->frame[i]->function);
+		fprintf(f, "%s%s", i > si->alloc_frame ? " < " : "", si->frame[i]->function);
 	if (i < si->n)
-		fputs(" < ...", stdout);
-	printf("  %s", si->frame[si->alloc_frame]->line);
+		fputs(" < ...", f);
+	fprintf(f, "  %s", si->frame[si->alloc_frame]->line);
 }
 
 /* A site's stack as mt-group --by stack has it (names, not addresses); held. */
@@ -369,14 +369,14 @@ same_stack(struct report *r, const struct rep_life *a, const struct rep_life *b)
  * how long they lived.
  */
 static void
-transients(struct report *r, size_t top)
+transients(FILE *f, struct report *r, size_t top)
 {
 	char b[32], t[32], d[32];
 	size_t i, j, shown = 0;
 
 	if (r->nbig > 1)
 		qsort(r->big, r->nbig, sizeof(*r->big), big_cmp);
-	printf("\nBiggest transient allocations (allocated and freed), a line a stack\n");
+	fprintf(f, "\nBiggest transient allocations (allocated and freed), a line a stack\n");
 	for (i = 0; i < r->nbig && shown < top; i++) {
 		const struct rep_life *l = &r->big[i];
 		uint64_t n = 0, lo = UINT64_MAX, hi = 0;
@@ -389,7 +389,7 @@ transients(struct report *r, size_t top)
 			    same_stack(r, &r->big[j], l);
 		if (seen)
 			continue;
-		printf("  %10s", human((int64_t)l->size, b, sizeof(b)));
+		fprintf(f, "  %10s", human((int64_t)l->size, b, sizeof(b)));
 		for (j = i; j < r->nbig; j++) {
 			const struct rep_life *m = &r->big[j];
 
@@ -399,28 +399,28 @@ transients(struct report *r, size_t top)
 			lo = m->tf - m->ta < lo ? m->tf - m->ta : lo;
 			hi = m->tf - m->ta > hi ? m->tf - m->ta : hi;
 		}
-		printf(" x%-4" PRIu64 " at", n);
+		fprintf(f, " x%-4" PRIu64 " at", n);
 		for (j = i; j < r->nbig && times < 3; j++) {
 			const struct rep_life *m = &r->big[j];
 
 			if (!m->fate && m->ta != REP_NONE && m->size == l->size && same_stack(r, m, l))
-				printf("%s %s", times++ ? "," : "", secs(m->ta, t, sizeof(t)));
+				fprintf(f, "%s %s", times++ ? "," : "", secs(m->ta, t, sizeof(t)));
 		}
-		printf("%s for %s", n > 3 ? ", ..." : "", secs(lo, t, sizeof(t)));
+		fprintf(f, "%s for %s", n > 3 ? ", ..." : "", secs(lo, t, sizeof(t)));
 		if (hi != lo)
-			printf("-%s", secs(hi, d, sizeof(d)));
-		fputs("\n              ", stdout);
-		put_path(r->dict, &r->sites[r->keys[l->key].site]);
-		putchar('\n');
+			fprintf(f, "-%s", secs(hi, d, sizeof(d)));
+		fputs("\n              ", f);
+		put_path(f, r->dict, &r->sites[r->keys[l->key].site]);
+		fputc('\n', f);
 		shown++;
 	}
 	if (!shown)
-		printf("  none\n");
-	hint(NULL, "mt-group --by type,stack,commit-time,decommit-time --sort size");
+		fprintf(f, "  none\n");
+	hint(f, NULL, "mt-group --by type,stack,commit-time,decommit-time --sort size");
 }
 
 static void
-by_key(struct report *r, size_t top, int temp)
+by_key(FILE *f, struct report *r, size_t top, int temp)
 {
 	struct rows rs = { 0 };
 	size_t i;
@@ -438,38 +438,38 @@ by_key(struct report *r, size_t top, int temp)
 		x->n += k->bytes;
 	}
 	if (temp)
-		printf("\nMost temporary allocations (freed before their thread allocated again)\n");
+		fprintf(f, "\nMost temporary allocations (freed before their thread allocated again)\n");
 	else
-		printf("\nMost allocation calls\n");
+		fprintf(f, "\nMost allocation calls\n");
 	if (rs.n > 1)
 		qsort(rs.d, rs.n, sizeof(*rs.d), row_cmp);
 	for (i = 0; i < rs.n && i < top; i++) {
 		char b[32];
 
-		printf("  %10" PRIu64 " calls %10s  %s  %s\n", rs.d[i].v,
+		fprintf(f, "  %10" PRIu64 " calls %10s  %s  %s\n", rs.d[i].v,
 		    human((int64_t)rs.d[i].n, b, sizeof(b)), rs.d[i].function, rs.d[i].line);
 	}
 	if (!rs.n)
-		printf("  none\n");
+		fprintf(f, "  none\n");
 	else if (rs.n > top)
-		printf("  (%zu more)\n", rs.n - top);
-	hint(NULL, temp ? "mt-group --by temporary,function,line --sort count" :
+		fprintf(f, "  (%zu more)\n", rs.n - top);
+	hint(f, NULL, temp ? "mt-group --by temporary,function,line --sort count" :
 	    "mt-group --by function,line --sort count");
 	rows_free(&rs);
 }
 
 int
-summary(struct report *r, const char *input, int syms, size_t top)
+summary(FILE *f, struct report *r, const char *input, int syms, size_t top)
 {
 	hint_input = input;
 	hint_life = r->life_input;
 	hint_syms = syms;
-	overview(r, input ? input : "<stdin>");
-	heaps_table(r);
-	leaks(r, top);
-	peaks(r, top);
-	transients(r, top);
-	by_key(r, top, 1);
-	by_key(r, top, 0);
+	overview(f, r, input ? input : "<stdin>");
+	heaps_table(f, r);
+	leaks(f, r, top);
+	peaks(f, r, top);
+	transients(f, r, top);
+	by_key(f, r, top, 1);
+	by_key(f, r, top, 0);
 	return 0;
 }

@@ -14,10 +14,8 @@
 #include "mt.h"
 
 /*
- * Between programs on one machine: compressing costs more than it saves.
- * One of zstd's fast levels: the python trace's 14M lifetimes are 85 MB
- * (77 MB at -3, 979 MB as text), and the -b pipeline 2.5% faster than
- * at -3; -50 made small streams of mostly text records half again as big.
+ * Between programs on one machine compressing costs more than it saves:
+ * one of zstd's fast levels, not so fast that small streams grow.
  */
 #define SINK_LEVEL (-15)
 
@@ -258,8 +256,7 @@ str_copy(struct mt_out *a, struct mt_str *str)
 
 /*
  * The arena's end at a multiple of 8, with room made for the padding: set
- * past its capacity, the next write overflowed it (a life record passed
- * through from a trace, once the event grew by 8 bytes).
+ * past its capacity, the next write would overflow it.
  */
 static void
 arena_align(struct mt_out *o)

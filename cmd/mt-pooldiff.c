@@ -1488,7 +1488,7 @@ print_table(void)
 			}
 		if (n && (!have[C_DIFF] || !have[C_BYTES]))
 			table_hide(tb, COL_PER_ALLOC);
-		table_print(tb, TABLE_WIDTH);
+		table_print(tb, stdout, TABLE_WIDTH);
 	}
 	free(shown);
 	say_saturated();
@@ -1605,7 +1605,7 @@ print_growth(int live_pass)
 		table_row(tb, cells);
 	}
 	if (nv)
-		table_print(tb, TABLE_WIDTH);
+		table_print(tb, stdout, TABLE_WIDTH);
 	for (i = 0; i < nv; i++) {
 		sat[C_BYTES].hit |= v[i].t->clamped;
 		printf("\n#evidence %s %s\n", v[i].t->name, v[i].t->type);

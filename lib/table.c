@@ -71,26 +71,26 @@ table_row(struct mt_table *t, const char *const cells[])
 
 /* s in w columns: a longer one keeps its start and end, "..." between. */
 static void
-put(const char *s, size_t w, int left, int last)
+put(FILE *f, const char *s, size_t w, int left, int last)
 {
 	size_t n = chars(s), head, tail, i, b;
 
 	if (n <= w) {
 		if (!left)
-			printf("%*s", (int)(w - n), "");
-		fputs(s, stdout);
+			fprintf(f, "%*s", (int)(w - n), "");
+		fputs(s, f);
 		if (left && !last)
-			printf("%*s", (int)(w - n), "");
+			fprintf(f, "%*s", (int)(w - n), "");
 		return;
 	}
 	head = (w - 3) / 2;
 	tail = n - (w - 3 - head);
 	for (i = b = 0; s[b] && i < head; b++)	/* bytes of the head */
 		i += ((unsigned char)s[b + 1] & 0xc0) != 0x80;
-	printf("%.*s...", (int)b, s);
+	fprintf(f, "%.*s...", (int)b, s);
 	for (i = 0, b = 0; s[b] && i < tail; b++)
 		i += ((unsigned char)s[b + 1] & 0xc0) != 0x80;
-	fputs(s + b, stdout);
+	fputs(s + b, f);
 }
 
 /*
@@ -99,7 +99,7 @@ put(const char *s, size_t w, int left, int last)
  * then freed.
  */
 void
-table_print(struct mt_table *t, size_t width)
+table_print(struct mt_table *t, FILE *f, size_t width)
 {
 	size_t r, c, n, total, last = 0;
 
@@ -127,10 +127,10 @@ table_print(struct mt_table *t, size_t width)
 		for (c = 0; c < t->ncols; c++) {
 			if (t->col[c].hidden)
 				continue;
-			printf("%*s", (int)(c ? t->col[c].gap : 0), "");
-			put(t->cell[r * t->ncols + c], t->col[c].width, t->col[c].left, c == last);
+			fprintf(f, "%*s", (int)(c ? t->col[c].gap : 0), "");
+			put(f, t->cell[r * t->ncols + c], t->col[c].width, t->col[c].left, c == last);
 		}
-		putchar('\n');
+		fputc('\n', f);
 	}
 	for (r = 0; r < t->nrows * t->ncols; r++)
 		free(t->cell[r]);

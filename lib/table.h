@@ -3,6 +3,7 @@
 #define MT_TABLE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * table.c: an aligned table for people; cells in characters, a column
@@ -13,6 +14,6 @@ struct mt_table *table_new(size_t ncols);
 void table_column(struct mt_table *t, size_t c, int left, size_t gap, size_t min);
 void table_hide(struct mt_table *t, size_t c);
 void table_row(struct mt_table *t, const char *const cells[]);
-void table_print(struct mt_table *t, size_t width);	/* and frees it */
+void table_print(struct mt_table *t, FILE *f, size_t width);	/* and frees it */
 
 #endif

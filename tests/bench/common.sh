@@ -1,7 +1,7 @@
 # Sourced by the benchmarks: a built tree, a scratch directory, timing.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" && make -s all || exit 1
+cd "$top" && make -s all tests || exit 1
 RUNS=${RUNS:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -155,6 +155,11 @@ lib/preload/%.pic.o: lib/preload/%.S
 $(PRELOAD): $(PRELOAD_OBJ)
 	$(CC) $(CFLAGS) -shared -Wl,-Bsymbolic-functions -o $@ $(PRELOAD_OBJ) -lunwind -ldl -lpthread
 
+# The preload library as it is built where there is no shadow stack (not
+# x86-64): its sources checked with that path turned off.
+preload-portable:
+	$(CC) $(PRELOAD_CFLAGS) -DMT_GENERIC -fsyntax-only $(wildcard lib/preload/*.c)
+
 tests/progs/%: tests/progs/%.c
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wno-unused-result -o $@ $< -ldl -lpthread -lm
 
@@ -235,7 +240,8 @@ clean:
 		tests/fuzz/libmt-fuzz.a lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-wpa.html demo-pool.mtr lib/mt-suppress.h \
 		lib/report-page.h
 
-.PHONY: all tests deps print-packages need-deps demo check lint-man install uninstall clean
+.PHONY: all tests deps print-packages need-deps demo check lint-man install uninstall clean \
+	preload-portable
 
 tests/progs/mtr-encode tests/progs/ktrace-text: %: %.c lib/libmt.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm

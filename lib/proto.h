@@ -116,7 +116,7 @@ struct mt_stack_table {
 	uint32_t detach;	/* attached: the recorder's, 1 to stop */
 	uint32_t detached;	/* attached: the library's, 1 once stopped */
 	uint64_t remembered;	/* check mode: of checked, from a walk the
-				   shadow remembered (shadow.c, struct memo) */
+				   shadow remembered (capture.c, shadow_state.h) */
 	/* then uint32_t slots[MT_STACK_SLOTS] at 4096, the arena after */
 };
 #define MT_STACK_SLOT_PTR(t) ((uint32_t *)((char *)(t) + 4096))

@@ -24,7 +24,7 @@ void got_patch(const struct got_hook *h, unsigned n, uintptr_t self);
  * and that entry goes through the GOT we patch.
  */
 void *got_definition(const char *name, uintptr_t self);
-/* mt-record -p's entry point, in mt-preload.c. */
+/* mt-record -p's entry point, in start.c. */
 int mt_attach(const char *args);
 /* Puts back every slot still holding ours in a module still loaded. */
 void got_restore(void);

@@ -1,11 +1,14 @@
 /*
- * The shadow-stack unwinder of libmt-preload.so (shadow.c): a capture
- * walks only the frames made since the last one, by the binary's own
- * call frame information, and copies the rest from a per-thread shadow
- * of the return addresses it has replaced with a trampoline.
+ * The shadow-stack unwinder of libmt-preload.so (shadow.c, capture.c):
+ * a capture walks only the frames made since the last one, by the
+ * binary's own call frame information, and copies the rest from a
+ * per-thread shadow of the return addresses it has replaced with a
+ * trampoline.
  */
 #ifndef MT_SHADOW_H
 #define MT_SHADOW_H
+
+#include <stdint.h>
 
 /* What a capture came to. */
 enum {
@@ -18,34 +21,6 @@ enum {
 	SHADOW_REMEMBERED,	/* the same walk as one before: n frames in
 			   ips, the id to keep in **idp */
 };
-
-#include <stdint.h>
-
-/*
- * A stack's hash, from its outermost frame in: the shadow keeps it for
- * each entry, so a capture hashes only its new frames.
- */
-#define STACK_SEED 0x9e3779b97f4a7c15ULL
-static inline uint64_t
-stack_mix(uint64_t h, uintptr_t ip)
-{
-	h ^= (uint64_t)ip;
-	h *= 0xff51afd7ed558ccdULL;
-	return h ^ (h >> 32);
-}
-
-static inline uint64_t
-stack_final(uint64_t h, int n, int truncated)
-{
-	return stack_mix(h, (uintptr_t)n << 1 | (uintptr_t)truncated);
-}
-
-/* The next definition of name (the one we interpose), found once. */
-#define RESOLVE(var, name) do { if (!(var)) \
-	*(void **)&(var) = dlsym(RTLD_NEXT, name); } while (0)
-
-/* libunwind's code: its calls into our interposed entry points are ours. */
-extern uintptr_t unwinder_lo, unwinder_hi;
 
 /* The calling thread's stack, or 0 and 0 when not known. */
 void thread_stack(uintptr_t *lo, uintptr_t *hi);

@@ -94,7 +94,7 @@ pending(struct recorder *rc)
 }
 
 /*
- * Moves what a ring holds (see drain_limit), up to the watermark w
+ * Moves what a ring holds (see recorder_drain_limit), up to the watermark w
  * unless newer is set, into its queue; 1 if there was anything.
  */
 int
@@ -138,7 +138,7 @@ drain_ring(struct recorder *rc, struct ring *g, uint64_t w, int newer)
 	if (tail == g->tail)
 		return 0;
 	g->tail = tail;
-	/* Room made: a thread asleep for it is woken (see wait_room). */
+	/* Room made: a thread asleep for it is woken (see wait_room in lib/preload/). */
 	__atomic_store_n(&g->map->tail, tail, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&g->map->waiting, __ATOMIC_SEQ_CST)) {
 		__atomic_store_n(&g->map->waiting, 0, __ATOMIC_RELAXED);

@@ -180,7 +180,7 @@ proc_free(struct proc *p)
  * table let go of, no ring of its left, and a second has passed: a
  * child forked just before its parent ended finds its parent's modules.
  * Kept for ever, short processes' states would pile up, and every lookup
- * walk them all.
+ * would walk them all.
  */
 #define PROC_GRACE_NS 1000000000u
 

@@ -15,7 +15,7 @@ struct mt_event;
 
 /*
  * Times to 100 ns, as Windows' own traces have them (QueryPerformanceCounter
- * at 10 MHz): a trace is a third the size it is at 1 ns.
+ * at 10 MHz): finer times cost bytes an event that few would read.
  */
 #define TIME_UNIT_DEFAULT	100
 #define SLACK_NS	10000000u	/* the watermark trails the clock by this */
@@ -66,8 +66,8 @@ void recorder_keep_spare(struct recorder *rc);
 void recorder_accept(struct recorder *rc, int lfd);
 void recorder_add_peer(struct recorder *rc, int fd);
 size_t recorder_npeers(const struct recorder *rc);
-/* What peer i has sent (-1: its connection is closed, else as read_peer);
-   its connection closed. */
+/* Reads what peer i has sent: 0 at the end of its connection, 1 when it
+   sent nothing more, 2 when more waits, -1 when it is closed; closes it. */
 int recorder_read_peer(struct recorder *rc, size_t i);
 void recorder_close_peer(struct recorder *rc, size_t i);
 

@@ -70,7 +70,7 @@ main(int argc, char *argv[])
 	struct ktrace_opts ko = { .min_order = 1 };
 	char libpath[PATH_MAX];
 	struct recorder *rc;
-	int kernel = 0, tsc;
+	int kernel = 0, status;
 	char *lib;
 
 	mt_setprogname(argv[0]);
@@ -86,15 +86,22 @@ main(int argc, char *argv[])
 		if (a.opts.attach_pid)
 			mt_errx(2, "--kernel records the kernel, not a process");
 		a.opts.kernel = 1;
-		return record_kernel(recorder_new(&a.opts), a.output, &ko, a.duration);
+		rc = recorder_new(&a.opts);
+		status = record_kernel(rc, a.output, &ko, a.duration);
+		recorder_free(rc);
+		return status;
 	}
 	if (a.opts.attach_pid && argc > 0)
 		mt_errx(2, "-p attaches to a process: no command with it");
 	if ((argc == 0 && !a.opts.attach_pid) || (a.duration && !a.opts.attach_pid) ||
 	    ko.events || ko.stacks || ko.min_order != 1)
 		mt_usage(0, synopsis, options);
+	if (!(lib = find_library()))
+		mt_errx(2, "cannot find libmt-preload.so (set MT_PRELOAD)");
+	/* Kept where no early return leaves it allocated. */
+	snprintf(libpath, sizeof(libpath), "%s", lib);
+	free(lib);
 	rc = recorder_new(&a.opts);
-	tsc = recorder_clock_start(rc);
 	/*
 	 * One place a flag, '-' when off: the same length whatever is asked
 	 * (python copies its environment, and a string of 2 characters is
@@ -102,16 +109,14 @@ main(int argc, char *argv[])
 	 * would depend on the options).
 	 */
 	a.flags[0] = a.opts.free_stacks ? 'f' : '-';
-	a.flags[4] = tsc ? 't' : '-';
+	a.flags[4] = recorder_clock_start(rc) ? 't' : '-';
 	a.flags[5] = '\0';
-	if (!(lib = find_library()))
-		mt_errx(2, "cannot find libmt-preload.so (set MT_PRELOAD)");
-	/* Kept where no early return leaves it allocated. */
-	snprintf(libpath, sizeof(libpath), "%s", lib);
-	free(lib);
 	if (a.opts.attach_pid)
-		return attach(rc, a.opts.attach_pid, libpath, &a);
-	return run_command(rc, argv, libpath, &a);
+		status = attach(rc, a.opts.attach_pid, libpath, &a);
+	else
+		status = run_command(rc, argv, libpath, &a);
+	recorder_free(rc);
+	return status;
 }
 
 /* The options: 0, or 2 when one is bad (said). */

@@ -35,6 +35,7 @@ struct record_opts {
 struct recorder;
 
 struct recorder *recorder_new(const struct record_opts *o);
+void recorder_free(struct recorder *rc);
 /* Every process and ring let go of, as before the first connection. */
 void recorder_reset(struct recorder *rc);
 /* The clock calibrated against the TSC where it can be; whether it is. */
@@ -44,7 +45,8 @@ uint64_t recorder_begin(struct recorder *rc);
 uint64_t recorder_now(struct recorder *rc);	/* since time 0 */
 
 /* The trace: its name for messages; its writer, made (and a header
-   written) by recorder_open, or given (nothing written); the end. */
+   written) by recorder_open, or given (nothing written), the recorder's
+   to free either way; the end. */
 void recorder_set_name(struct recorder *rc, const char *name);
 void recorder_open(struct recorder *rc, int fd);
 void recorder_set_writer(struct recorder *rc, struct trace_writer *w);

@@ -46,6 +46,24 @@ recorder_reset(struct recorder *rc)
 	rc->last_emitted = 0;
 }
 
+/* Everything the recorder holds (its writer too), and the recorder. */
+void
+recorder_free(struct recorder *rc)
+{
+	recorder_reset(rc);
+	free(rc->reaped_q.v);
+	free(rc->procs);
+	free(rc->rings);
+	free(rc->heap);
+	free(rc->pfds);
+	free(rc->befores);
+	if (rc->bound)
+		bound_free(rc->bound);
+	if (rc->writer)
+		trace_writer_free(rc->writer);
+	free(rc);
+}
+
 uint64_t
 recorder_begin(struct recorder *rc)
 {

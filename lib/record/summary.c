@@ -113,5 +113,8 @@ recorder_end(struct recorder *rc, int fd)
 		bound_free(rc->bound);
 	trace_writer_free(rc->writer);
 	free(rc->pfds);
+	rc->bound = NULL;
+	rc->writer = NULL;
+	rc->pfds = NULL;
 }
 

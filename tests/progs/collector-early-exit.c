@@ -95,6 +95,7 @@ main(int argc, char **argv)
 	recorder_merge(rc, recorder_now(rc));
 	recorder_finish(rc);
 	trace_end(writer);
+	recorder_free(rc);
 	printf("%d\n", (int)pid);
 	return 0;
 }

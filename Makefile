@@ -246,8 +246,8 @@ clean:
 tests/progs/mtr-encode tests/progs/ktrace-text: %: %.c lib/libmt.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
-# mt-record's collector driven by hand: its source included, main renamed.
-tests/progs/collector-early-exit: tests/progs/collector-early-exit.c cmd/mt-record.c lib/libmt.a
+# mt-record's collector (lib/record/) driven by hand through its API.
+tests/progs/collector-early-exit: tests/progs/collector-early-exit.c lib/libmt.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
 tests/progs/lib%.so: tests/progs/lib%.c
@@ -275,10 +275,6 @@ tests/fuzz/libmt-fuzz.a: $(FUZZ_OBJ)
 	ar rcs $@ $(FUZZ_OBJ)
 
 tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/libmt-fuzz.a
-	clang $(FUZZ_CFLAGS) -o $@ $< tests/fuzz/libmt-fuzz.a $(FUZZ_LIBS)
-
-# mt-record's collector, its main renamed.
-tests/fuzz/fuzz-collector: tests/fuzz/fuzz-collector.c cmd/mt-record.c tests/fuzz/libmt-fuzz.a
 	clang $(FUZZ_CFLAGS) -o $@ $< tests/fuzz/libmt-fuzz.a $(FUZZ_LIBS)
 
 .PHONY: fuzz

@@ -15,12 +15,20 @@
  *      eight bytes as the head: then a pass of the collector
  * and at the end mt-record's end of a recording.
  */
-#define main mt_record_main
-#include "../../cmd/mt-record.c"
-#undef main
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "mt.h"
+#include "proto.h"
+#include "record/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static struct recorder *rc;
 static struct mt_ring *newest;
 
 static int
@@ -78,38 +86,23 @@ send_step(int s, int kind, const uint8_t *d, size_t n)
 static void
 pass(void)
 {
-	uint64_t w = drain_limit(now_rel());
+	uint64_t w = recorder_drain_limit(rc, recorder_now(rc));
 	size_t i;
 
-	for (i = 0; i < nprocs; i++)
-		if (procs[i]->fd >= 0 && !read_control(procs[i])) {
-			close(procs[i]->fd);
-			procs[i]->fd = -1;
-		}
-	for (i = 0; i < nrings; i++)
-		drain(rings[i], w, i & 1);
-	merge(w);
-	release();
+	for (i = 0; i < recorder_npeers(rc); i++)
+		if (recorder_read_peer(rc, i) == 0)
+			recorder_close_peer(rc, i);
+	for (i = 0; i < recorder_nrings(rc); i++)
+		recorder_drain(rc, i, w, i & 1);
+	recorder_merge(rc, w);
+	recorder_release(rc);
 }
 
 /* Everything a recording held, let go of, for the next input. */
 static void
 forget(void)
 {
-	size_t i;
-
-	for (i = 0; i < nrings; i++) {
-		munmap(rings[i]->map, MT_RING_BYTES);
-		free(rings[i]->q.v);
-		free(rings[i]);
-	}
-	nrings = 0;
-	for (i = 0; i < nprocs; i++)
-		proc_free(procs[i]);
-	nprocs = 0;
-	reaped_q.head = reaped_q.len = 0;
-	reaped_q.last_ts = 0;
-	last_emitted = 0;
+	recorder_reset(rc);
 	if (newest)
 		munmap(newest, MT_RING_BYTES);
 	newest = NULL;
@@ -122,15 +115,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 	uint64_t head;
 
-	if (!writer) {
-		start_ns = clock_ns();
-		writer = trace_writer_new(open("/dev/null", O_WRONLY | O_CLOEXEC), 3);
-		out_name = "/dev/null";
+	if (!rc) {
+		struct record_opts opts = { .time_unit = TIME_UNIT_DEFAULT };
+		rc = recorder_new(&opts);
+		recorder_begin(rc);
+		recorder_set_writer(rc, trace_writer_new(open("/dev/null", O_WRONLY | O_CLOEXEC), 3));
+		recorder_set_name(rc, "/dev/null");
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		abort();
 	fcntl(sv[1], F_SETFL, O_NONBLOCK);
-	add_proc(sv[1]);
+	recorder_add_peer(rc, sv[1]);
 	while (size >= 3) {
 		int kind = data[0] % 4;
 		n = (size_t)data[1] | (size_t)data[2] << 8;
@@ -155,7 +150,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	close(sv[0]);
 	pass();
-	finish();
+	recorder_finish(rc);
 	forget();
 	return 0;
 }

@@ -1,0 +1,233 @@
+/*
+ * mt-record: runs a command with libmt-preload.so injected and writes
+ * what it allocated and freed, and every process it forked or executed,
+ * as one .mtr trace in time order; or a process already running (-p), or
+ * the kernel (-k).
+ *
+ * Each traced process image connects to us over a SOCK_SEQPACKET socket
+ * and hands us, as file descriptors, its stack table and one ring a
+ * thread (see lib/proto.h); lib/record/ reads and merges them.
+ */
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mt.h"
+#include "command.h"
+
+/* The unwinder unless --unwind says: its letter for the library. */
+#define UNWIND_DEFAULT	's'
+#define UNWIND_DEFAULT_NAME	"shadow"
+
+static const char synopsis[] = "[-cFn] [-m size] [-o file] [-D depth] [--] command [arg ...]\n"
+    "-p pid [-cFn] [-d duration] [-m size] [-o file] [-D depth]\n"
+    "-k [-cS] [-d duration] [-e events] [-m size] [-O order] [-o file]";
+static const char options[] =
+    "Runs a command and records what it and its children allocate and free (the\n"
+    "malloc family, anonymous mmap) with stacks; with -p, a process already\n"
+    "running; with -k, the kernel's allocations.  Writes a .mtr trace for\n"
+    "mt-decode(1) and the other filters.\n"
+    "\n"
+    "  -p, --pid PID         attach to a running process, until -d's time, a\n"
+    "                        SIGINT or SIGTERM, or its end; then detach\n"
+    "  -o, --output FILE     the trace (default mt.COMMAND.PID.mtr; - for stdout)\n"
+    "  -D, --depth N         frames a stack at most, 0 to 1024 (default 64;\n"
+    "                        -s is the old spelling)\n"
+    "  -F, --free-stacks     a stack for every free too\n"
+    "  -n, --no-follow       only the command, not the children it forks or execs\n"
+    "      --unwind METHOD   how stacks are taken: libunwind, shadow (a shadow\n"
+    "                        stack: only new frames walked), fp (frame pointers),\n"
+    "                        check (shadow, each stack compared with libunwind's);\n"
+    "                        default " UNWIND_DEFAULT_NAME "\n"
+    "      --time-resolution TIME\n"
+    "                        times rounded down to a multiple of TIME (default\n"
+    "                        100ns; 1ns for exact ones)\n"
+    "  -m, --max-size SIZE   keep the trace within SIZE (64K or more: 64K, 100MiB,\n"
+    "                        1.5G): the oldest events, or with -c the newest\n"
+    "  -c, --circular        with -m: drop the oldest events, keep the newest\n"
+    "  -k, --kernel          record the kernel's allocations through tracefs (root)\n"
+    "  -e, --events LIST     with -k: kmalloc, cache, page (default kmalloc,cache)\n"
+    "  -O, --min-order N     with -k: page allocations of order N or more (default 1)\n"
+    "  -S, --stacks          with -k: kernel stacks\n"
+    "  -d, --duration TIME   with -k or -p: stop after TIME (as 30s, 500ms, 2m)\n"
+    "  -h, --help            this help\n"
+    "  -V, --version         the version\n"
+    "\n"
+    "Exits with the command's status (128+N when signal N killed it); 127 when the\n"
+    "command is not found, 126 when it cannot be run; 2 on trouble of its own\n"
+    "(with -p: a process it may not or cannot attach to).\n";
+
+static int parse_args(int argc, char *argv[], struct args *a, struct ktrace_opts *ko,
+    int *kernel);
+
+int
+main(int argc, char *argv[])
+{
+	struct args a = { .opts = { .time_unit = TIME_UNIT_DEFAULT }, .depth = 64 };
+	struct ktrace_opts ko = { .min_order = 1 };
+	char libpath[PATH_MAX];
+	struct recorder *rc;
+	int kernel = 0, status;
+	char *lib;
+
+	mt_setprogname(argv[0]);
+	if (parse_args(argc, argv, &a, &ko, &kernel) != 0)
+		return 2;
+	argc -= optind;
+	argv += optind;
+	if (a.opts.circular && !a.opts.max_size)
+		mt_errx(2, "--circular needs --max-size");
+	if (kernel) {
+		if (argc > 0)
+			mt_errx(2, "--kernel records the kernel, not a command");
+		if (a.opts.attach_pid)
+			mt_errx(2, "--kernel records the kernel, not a process");
+		a.opts.kernel = 1;
+		rc = recorder_new(&a.opts);
+		status = record_kernel(rc, a.output, &ko, a.duration);
+		recorder_free(rc);
+		return status;
+	}
+	if (a.opts.attach_pid && argc > 0)
+		mt_errx(2, "-p attaches to a process: no command with it");
+	if ((argc == 0 && !a.opts.attach_pid) || (a.duration && !a.opts.attach_pid) ||
+	    ko.events || ko.stacks || ko.min_order != 1)
+		mt_usage(0, synopsis, options);
+	if (!(lib = find_library()))
+		mt_errx(2, "cannot find libmt-preload.so (set MT_PRELOAD)");
+	/* Kept where no early return leaves it allocated. */
+	snprintf(libpath, sizeof(libpath), "%s", lib);
+	free(lib);
+	rc = recorder_new(&a.opts);
+	/*
+	 * One place a flag, '-' when off: the same length whatever is asked
+	 * (python copies its environment, and a string of 2 characters is
+	 * an allocation where one of 1 is not: the counts of a program
+	 * would depend on the options).
+	 */
+	a.flags[0] = a.opts.free_stacks ? 'f' : '-';
+	a.flags[4] = recorder_clock_start(rc) ? 't' : '-';
+	a.flags[5] = '\0';
+	if (a.opts.attach_pid)
+		status = attach(rc, a.opts.attach_pid, libpath, &a);
+	else
+		status = run_command(rc, argv, libpath, &a);
+	recorder_free(rc);
+	return status;
+}
+
+/* The options: 0, or 2 when one is bad (said). */
+static int
+parse_args(int argc, char *argv[], struct args *a, struct ktrace_opts *ko, int *kernel)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "depth", required_argument, NULL, 'D' },
+		{ "free-stacks", no_argument, NULL, 'F' },
+		{ "no-follow", no_argument, NULL, 'n' },
+		{ "max-size", required_argument, NULL, 'm' },
+		{ "circular", no_argument, NULL, 'c' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "min-order", required_argument, NULL, 'O' },
+		{ "stacks", no_argument, NULL, 'S' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "unwind", required_argument, NULL, 'U' },
+		{ "time-resolution", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char unwind = UNWIND_DEFAULT, *end;
+	int ch, no_follow = 0;
+	long v;
+
+	while ((ch = getopt_long(argc, argv, "+cd:D:e:FhkSm:nO:o:p:s:V", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'k':
+			*kernel = 1;
+			break;
+		case 'e':
+			if (parse_events(optarg, &ko->events) < 0) {
+				mt_bad("events", optarg, "kmalloc, cache, page");
+				return 2;
+			}
+			break;
+		case 'O':
+			ko->min_order = (int)estrtonum(optarg, 0, 20, "order");
+			break;
+		case 'S':
+			ko->stacks = 1;
+			break;
+		case 'd':
+			a->duration = eduration("--duration", optarg, 0);
+			break;
+		case 'm':
+			if (parse_size(optarg, &a->opts.max_size) < 0 || a->opts.max_size < 65536) {
+				mt_bad("size", optarg, "64K or more");
+				return 2;
+			}
+			break;
+		case 'c':
+			a->opts.circular = 1;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'p':
+			/* Its message says no range: "bad pid 'x'". */
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v <= 0 || v > INT_MAX) {
+				mt_bad("pid", optarg, NULL);
+				return 2;
+			}
+			a->opts.attach_pid = (pid_t)v;
+			break;
+		case 'D':
+		case 's':
+			a->depth = (int)estrtonum(optarg, 0, 1024, "depth");
+			break;
+		case 'F':
+			a->opts.free_stacks = 1;
+			break;
+		case 'U':
+			if (!strcmp(optarg, "shadow") || !strcmp(optarg, "check"))
+				unwind = 's';
+			else if (!strcmp(optarg, "fp"))
+				unwind = 'p';
+			else if (!strcmp(optarg, "libunwind"))
+				unwind = 'l';
+			else {
+				mt_bad("unwinder", optarg, "libunwind, shadow, fp, check");
+				return 2;
+			}
+			a->opts.unwind_check = !strcmp(optarg, "check");
+			break;
+		case 'T':
+			a->opts.time_unit = eduration("--time-resolution", optarg, 0);
+			if (a->opts.time_unit > 1000000000u) {
+				mt_warnx("--time-resolution '%s' is more than 1s",
+				    mt_shown(optarg, strlen(optarg)));
+				return 2;
+			}
+			break;
+		case 'n':
+			no_follow = 1;
+			break;
+		case 'h':
+			mt_usage(1, synopsis, options);
+		case 'V':
+			mt_version();
+		default:
+			mt_usage(0, synopsis, options);
+		}
+	}
+	a->flags[1] = no_follow ? 'n' : '-';
+	a->flags[2] = unwind != 'l' ? unwind : '-';
+	a->flags[3] = a->opts.unwind_check ? 'c' : '-';
+	return 0;
+}

@@ -1,0 +1,174 @@
+/*
+ * emit: a control record (a process, a module, a note, lost events, an
+ * exit) written as its events.
+ */
+
+#include "recorder.h"
+
+/* Needs quoting for a shell: empty, or more than the letters of a path. */
+static int
+needs_quote(const char *a, size_t n)
+{
+	size_t i;
+
+	if (n == 0)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (a[i] == '\0' || !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789_@%+=:,./-", a[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * A command line from /proc/PID/cmdline (each argument ended by a NUL)
+ * as a shell would read it back: arguments joined by spaces, those that
+ * need it in single quotes, so an empty one shows as ''.  A title a
+ * process wrote over its arguments (setproctitle: one string, then NUL
+ * padding) is shown as it is, as ps shows it.
+ */
+static char *
+argv_quote(const char *args, size_t n, size_t *len)
+{
+	char *out = emalloc(n * 7 + 4), *o = out;
+	const char *a = args, *end = args + n, *z, *q;
+	size_t i, k;
+
+	z = memchr(args, '\0', n);
+	if (z && z + 1 < end && memchr(args, ' ', (size_t)(z - args))) {
+		for (q = z; q < end && *q == '\0'; q++)
+			;
+		if (q == end) {
+			memcpy(out, args, (size_t)(z - args));
+			*len = (size_t)(z - args);
+			return out;
+		}
+	}
+	for (; a < end; a += k + 1) {
+		z = memchr(a, '\0', (size_t)(end - a));
+		k = z ? (size_t)(z - a) : (size_t)(end - a);
+		if (a > args)
+			*o++ = ' ';
+		if (!needs_quote(a, k)) {
+			memcpy(o, a, k);
+			o += k;
+			continue;
+		}
+		*o++ = '\'';
+		for (i = 0; i < k; i++) {
+			if (a[i] == '\'') {
+				memcpy(o, "'\\''", 4);
+				o += 4;
+			} else {
+				*o++ = a[i];
+			}
+		}
+		*o++ = '\'';
+	}
+	*len = (size_t)(o - out);
+	return out;
+}
+
+void
+emit_control(struct recorder *rc, struct rec *r, struct proc *p)
+{
+	struct mt_event ev;
+	char *buf, *exe, *args, *quoted;
+	size_t elen, i, n, qlen;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = r->ts;
+	ev.pid = r->pid;
+	switch (r->kind) {
+	case CTL_PROC:
+		ev.type = MT_PROC;
+		ev.ppid = p ? p->ppid : 0;
+		exe = r->data;
+		elen = strnlen(exe, r->len);
+		args = exe + elen + (elen < r->len);
+		n = r->len - (size_t)(args - exe);
+		quoted = argv_quote(args, n, &qlen);
+		buf = emalloc((elen + qlen) * 4 + 2);
+		ev.s1.s = buf;
+		ev.s1.len = str_escape(buf, exe, elen);
+		ev.s2.s = buf + ev.s1.len;
+		ev.s2.len = str_escape(buf + ev.s1.len, quoted, qlen);
+		put_event(rc, &ev);
+		free(buf);
+		free(quoted);
+		if (p && p->nspid) {
+			char line[96];
+			memset(&ev, 0, sizeof(ev));
+			ev.type = MT_COMMENT;
+			ev.s1.s = line;
+			ev.s1.len = (size_t)snprintf(line, sizeof(line), "#nspid\t%d\t%d",
+			    (int)p->pid, (int)p->nspid);
+			put_event(rc, &ev);
+		}
+		break;
+	case CTL_MAP: {
+		char *bid = r->data, *path;
+		size_t blen = strnlen(bid, r->len);
+		path = bid + blen + (blen < r->len);
+		n = r->len - (size_t)(path - bid);
+		buf = emalloc(n * 4 + 1);
+		ev.type = MT_MAP;
+		ev.addr = r->addr;
+		ev.size = r->size;
+		ev.stack = r->off;
+		ev.s1.s = bid;
+		ev.s1.len = blen;
+		ev.s2.s = buf;
+		ev.s2.len = str_escape(buf, path, strnlen(path, n));
+		put_event(rc, &ev);
+		free(buf);
+		break;
+	}
+	case CTL_BEFORE:
+		r->tid = r->pid;
+		for (i = 0; i < rc->nbefores; i++)
+			region_add_flags(rc, p, r, rc->befores[i].lo, rc->befores[i].hi, rc->befores[i].heap,
+			    EV_TS_NONE);
+		break;
+	case CTL_FORK: {
+		struct proc *child = (struct proc *)(uintptr_t)r->off;
+		regions_as_of_fork(rc, child, p, r, r->size);
+		child->fork_pending--;
+		break;
+	}
+	case CTL_NOTE:
+		ev.type = MT_COMMENT;
+		ev.s1.s = r->data;
+		ev.s1.len = r->len;
+		put_event(rc, &ev);
+		break;
+	case CTL_LOST:
+		rc->lost += r->size;
+		ev.type = MT_LOST;
+		ev.size = r->size;
+		ev.s1.s = r->status == LOST_CORRUPT ? "corrupt" : "undelivered";
+		ev.s1.len = strlen(ev.s1.s);
+		put_event(rc, &ev);
+		break;
+	case CTL_EXIT:
+		/* The first word on a process's end is the one that counts. */
+		p = proc_by_pid(rc, r->pid);
+		if (!p) {
+			keep_early_exit(rc, r->pid, 0, 0, r->status, r->ts);
+			break;
+		}
+		if (p->exited)
+			break;
+		p->exited = 1;
+		ev.type = MT_EXIT;
+		if (WIFEXITED(r->status))
+			ev.status = WEXITSTATUS(r->status);
+		else if (WIFSIGNALED(r->status))
+			ev.status = MT_STATUS_SIG(WTERMSIG(r->status));
+		else
+			ev.status = MT_STATUS_NONE;
+		put_event(rc, &ev);
+		break;
+	}
+}
+

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mt.h"
+#include "report.h"
 #include "report-page.h"
 
 static const char data_open[] = "<script id=\"mt-data\" type=\"application/json\">";

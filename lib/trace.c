@@ -65,7 +65,7 @@ life_impact(unsigned cls, uint64_t size, unsigned flags)
 
 /* aifi aifo aofi aofo: 0 to 3, by the letters (a call a record costs). */
 static int
-life_class(struct mt_str s)
+life_class_str(struct mt_str s)
 {
 	if (s.len != 4 || s.s[0] != 'a' || s.s[2] != 'f' ||
 	    (s.s[1] != 'i' && s.s[1] != 'o') || (s.s[3] != 'i' && s.s[3] != 'o'))
@@ -773,7 +773,7 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 		    .tid = ev->tid, .flags = ev->flags });
 		break;
 	case MT_LIFE: {
-		int cls = life_class(ev->s1);
+		int cls = life_class_str(ev->s1);
 		int fate = life_fate(ev->s2);
 
 		/* A class or fate of our own: its text line keeps it. */

@@ -75,19 +75,6 @@ static const char *diff_path;	/* --diff: an earlier run's --format tsv */
 static int histogram;		/* --histogram */
 static const char *skip_pattern;
 
-/* A word of a list of choices: its index, or mt_bad and exit 2. */
-static int
-choice(const char *what, const char *s, const char *const *words, const char *choices)
-{
-	int i;
-
-	for (i = 0; words[i]; i++)
-		if (!strcmp(s, words[i]))
-			return i;
-	mt_bad(what, s, choices);
-	exit(2);
-}
-
 static void
 parse_options(int argc, char *argv[])
 {
@@ -151,7 +138,7 @@ parse_options(int argc, char *argv[])
 			max_depth = estrtonum(optarg, 0, LLONG_MAX, "depth");
 			break;
 		case 's':
-			sort_by = (enum sort)choice("sort key", optarg, sorts, "impact, size, count");
+			sort_by = (enum sort)echoice("sort key", optarg, sorts, "impact, size, count");
 			break;
 		case 'n':
 			top = estrtonum(optarg, 0, LLONG_MAX, "count");
@@ -161,16 +148,16 @@ parse_options(int argc, char *argv[])
 			tree = 1;
 			if (optarg && *optarg == '=')	/* -T=bottom-up as --tree= */
 				optarg++;
-			if (optarg && choice("tree", optarg, trees, "top-down, bottom-up"))
+			if (optarg && echoice("tree", optarg, trees, "top-down, bottom-up"))
 				bottom_up = 1;
 			break;
 		case 'F':
 		case 'f':
-			format = (enum format)choice("format", optarg, formats,
+			format = (enum format)echoice("format", optarg, formats,
 			    "table, tsv, json, folded, pprof");
 			break;
 		case 'w':
-			if (choice("weight", optarg, weights, "size, impact"))
+			if (echoice("weight", optarg, weights, "size, impact"))
 				weight_impact = 1;
 			break;
 		case 'A':

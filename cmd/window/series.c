@@ -1,0 +1,388 @@
+/*
+ * mt-window --series and --at peak: the memory outstanding per process
+ * and heap, kept as the changes at the times where something changed,
+ * written as sample lines a step apart or read for each one's peak.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "window.h"
+
+/*
+ * --series: outstanding bytes and count per (pid, heap), and the most and
+ * least bytes outstanding at any instant within each step, kept as the
+ * changes at the times where something changed: at the nanosecond while
+ * they fit in CHANGES_KEPT, then in buckets of a coarser resolution (one
+ * that divides the step), each with its rise and dip (the highest and
+ * lowest its running sum went).  Buckets merged in time order keep them
+ * exact; a change added to a bucket that holds others makes them bounds
+ * (the order is unknown): the maximum is then never less than the truth,
+ * the minimum never more, and the output says so.  Memory for the times
+ * that change, never one a step: a fine step over a long trace would
+ * make too many.
+ */
+struct change {
+	uint64_t k;		/* the bucket: times in (t0 + (k-1)r, t0 + kr] */
+	int64_t bytes, count;	/* the net change */
+	int64_t rise, dip;	/* the running sum's highest (>= 0), lowest (<= 0) */
+};
+struct series {
+	int64_t pid;
+	char *heap;
+	size_t heaplen;
+	struct change *c;
+	size_t n, cap, sorted;	/* c[0..sorted) sorted and merged */
+	size_t next;		/* 1 + the index of the pid's next series, or 0 */
+	uint64_t peak_t;	/* --at peak: the first instant of its most bytes */
+	int64_t peak_b, peak_c;
+};
+static struct series *series;
+static size_t nseries, seriescap;
+static struct u64map series_of_pid;	/* pid: 1 + the index of its first series */
+static size_t series_last;		/* 1 + the index found last, or 0 */
+#define CHANGES_KEPT (1u << 22)
+static uint64_t resolution = 1;	/* r: ns a bucket */
+static size_t nchanges;		/* in all series */
+static int bounds;		/* a bucket took changes in an unknown order */
+
+/* The series of (pid, heap), made when new: a lookup, not a walk of all. */
+struct series *
+series_find(const struct mt_event *ev)
+{
+	struct series *s;
+	void **first;
+	size_t i;
+
+	if (series_last) {
+		s = &series[series_last - 1];
+		if (s->pid == ev->pid && s->heaplen == ev->heap.len &&
+		    !memcmp(s->heap, ev->heap.s, ev->heap.len))
+			return s;
+	}
+	first = u64map_get(&series_of_pid, (uint64_t)ev->pid, 1);
+	for (i = (size_t)(uintptr_t)*first; i; i = series[i - 1].next) {
+		s = &series[i - 1];
+		if (s->heaplen == ev->heap.len && !memcmp(s->heap, ev->heap.s, ev->heap.len)) {
+			series_last = i;
+			return s;
+		}
+	}
+	series = egrow(series, nseries, &seriescap, sizeof(*series));
+	s = &series[nseries++];
+	memset(s, 0, sizeof(*s));
+	s->pid = ev->pid;
+	s->heap = estrndup(ev->heap.s, ev->heap.len);
+	s->heaplen = ev->heap.len;
+	s->next = (size_t)(uintptr_t)*first;
+	*first = (void *)(uintptr_t)nseries;
+	series_last = nseries;
+	return s;
+}
+
+/*
+ * The running sums over the buckets are wide, narrowed in the samples.
+ * Changes at one nanosecond whose sum would not fit stay apart; merged
+ * into coarser buckets, they stop at 63 bits.
+ */
+struct mt_sat sat_bytes = { .column = "a sample's bytes" };
+struct mt_sat sat_count = { .column = "a sample's count" };
+
+/* b, then a, in time order (b after a): the sum's rise and dip exact. */
+static void
+change_then(struct change *a, const struct change *b)
+{
+	int64_t up = sat_add(a->bytes, b->rise, &sat_bytes.hit);
+	int64_t down = sat_add(a->bytes, b->dip, &sat_bytes.hit);
+
+	a->rise = up > a->rise ? up : a->rise;
+	a->dip = down < a->dip ? down : a->dip;
+	a->bytes = sat_add(a->bytes, b->bytes, &sat_bytes.hit);
+	a->count = sat_add(a->count, b->count, &sat_count.hit);
+}
+
+/* Two changes of one bucket whose order is unknown: 0 when kept apart. */
+static int
+change_with(struct change *a, const struct change *b)
+{
+	unsigned apart = 0;
+	int64_t bytes, count;
+
+	if (resolution == 1) {	/* at the same nanosecond: one change */
+		bytes = sat_add(a->bytes, b->bytes, &apart);
+		count = sat_add(a->count, b->count, &apart);
+		if (apart)
+			return 0;
+		a->bytes = bytes;
+		a->count = count;
+		a->rise = a->bytes > 0 ? a->bytes : 0;
+		a->dip = a->bytes < 0 ? a->bytes : 0;
+		return 1;
+	}
+	a->bytes = sat_add(a->bytes, b->bytes, &sat_bytes.hit);
+	a->count = sat_add(a->count, b->count, &sat_count.hit);
+	/* Interleaved, any prefix is one of each's: their sum bounds it. */
+	a->rise = sat_add(a->rise, b->rise, &sat_bytes.hit);
+	a->dip = sat_add(a->dip, b->dip, &sat_bytes.hit);
+	bounds = 1;
+	return 1;
+}
+
+/* A sample's bytes or count, none past 2^63-1; a minimum below 0 is a
+   bound, and every lifetime rose before it fell: 0. */
+static uint64_t
+sample_value(mt_wide v, struct mt_sat *sat)
+{
+	return v < 0 ? 0 : (uint64_t)sat_narrow(v, &sat->hit);
+}
+
+static int
+change_cmp(const void *a, const void *b)
+{
+	const struct change *x = a, *y = b;
+
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* Sorted by bucket, one a bucket; none that changes nothing. */
+static void
+series_merge(struct series *s)
+{
+	size_t i, j = 0, before = s->n;
+
+	if (s->sorted == s->n)
+		return;
+	qsort(s->c, s->n, sizeof(*s->c), change_cmp);
+	for (i = 0; i < s->n; i++) {
+		if (!(j && s->c[j - 1].k == s->c[i].k && change_with(&s->c[j - 1], &s->c[i])))
+			s->c[j++] = s->c[i];
+		if (!s->c[j - 1].bytes && !s->c[j - 1].count && !s->c[j - 1].rise &&
+		    !s->c[j - 1].dip)
+			j--;
+	}
+	s->n = s->sorted = j;
+	nchanges -= before - j;
+}
+
+/* Too many changes kept: buckets m times as long, merged in time order,
+   m the least factor of what is left of the step (a 1 s step: 2 nine
+   times, then 5). */
+static void
+series_coarsen(void)
+{
+	uint64_t q = step / resolution, m = q;
+	size_t i, j, n;
+
+	for (i = 2; i < 1000000 && (uint64_t)i * i <= q; i++)
+		if (q % i == 0) {
+			m = i;
+			break;
+		}
+
+	resolution *= m;
+	for (i = 0; i < nseries; i++) {
+		struct series *s = &series[i];
+
+		series_merge(s);
+		for (j = n = 0; j < s->n; j++) {
+			uint64_t k = s->c[j].k / m + (s->c[j].k % m != 0);
+			if (n && s->c[n - 1].k == k) {
+				change_then(&s->c[n - 1], &s->c[j]);
+			} else {
+				s->c[n] = s->c[j];
+				s->c[n++].k = k;
+			}
+		}
+		nchanges -= s->n - n;
+		s->n = s->sorted = n;
+	}
+}
+
+static uint64_t
+bucket(uint64_t t)
+{
+	return t <= t0 ? 0 : (t - t0 - 1) / resolution + 1;
+}
+
+/* A change in bytes and count at bucket k; rise and dip its own. */
+static void
+series_change(struct series *s, uint64_t k, int64_t bytes, int64_t count, int64_t rise)
+{
+	struct change *c;
+
+	if (s->n == s->cap) {
+		series_merge(s);
+		if (s->n * 2 >= s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 2;
+			s->c = erealloc(s->c, s->cap * sizeof(*s->c));
+		}
+	}
+	c = &s->c[s->n++];
+	c->k = k;
+	c->bytes = bytes;
+	c->count = count;
+	c->rise = rise;
+	c->dip = bytes < 0 ? bytes : 0;
+	if (++nchanges > CHANGES_KEPT && resolution < step)
+		series_coarsen();
+}
+
+void
+series_add(const struct mt_event *ev, uint64_t ta, uint64_t tf, int64_t size)
+{
+	struct series *s = series_find(ev);
+	uint64_t ka = bucket(ta);
+
+	/* Live at t when ta <= t < tf; nothing for one that ended by t0. */
+	if (tf != NONE && (tf <= t0 || tf <= ta))
+		return;
+	if (tf != NONE && bucket(tf) == ka) {
+		/* Within one bucket: up by its size and down again, in order. */
+		series_change(s, ka, 0, 0, size);
+		return;
+	}
+	series_change(s, ka, size, 1, size > 0 ? size : 0);
+	if (tf != NONE)
+		series_change(s, bucket(tf), -size, -1, 0);
+}
+
+void
+series_write(uint64_t end)
+{
+	/* Samples to the first at or after the trace's last instant, so
+	   that the last step, whole or not, has its most and least. */
+	uint64_t k, kmax = (end - 1 - t0 + step - 1) / step + 1, per = step / resolution;
+	struct mt_event ev;
+	size_t i;
+
+	for (i = 0; i < nseries; i++)
+		series_merge(&series[i]);
+	if (bounds) {
+		char r[64], line[200];
+
+		format_time(r, sizeof(r), resolution);
+		memset(&ev, 0, sizeof(ev));
+		ev.type = MT_COMMENT;
+		ev.s1.s = line;
+		ev.s1.len = (size_t)snprintf(line, sizeof(line), "#mt-window: a sample's maximum "
+		    "and minimum are bounds at %s (too many changes to keep each)", r);
+		sink_put(&out, &ev);
+	}
+	for (i = 0; i < nseries; i++) {
+		struct series *s = &series[i];
+		mt_wide b = 0, c = 0, hi, lo;
+		uint64_t thi, tlo;
+		size_t j = 0;
+
+		series_merge(s);
+		for (k = 0; k < kmax; k++) {
+			/* The step (t0 + (k-1)step, t0 + k step]: its buckets,
+			   and the first instant each extreme was reached (a
+			   bucket's end: the nanosecond while exact). */
+			hi = lo = b;
+			thi = tlo = k ? t0 + (k - 1) * step : t0;
+			for (; j < s->n && s->c[j].k <= k * per; j++) {
+				mt_wide up = b + s->c[j].rise, down = b + s->c[j].dip;
+				uint64_t tc = t0 + s->c[j].k * resolution;
+
+				if (up > hi) {
+					hi = up;
+					thi = tc;
+				}
+				if (down < lo) {
+					lo = down;
+					tlo = tc;
+				}
+				b += s->c[j].bytes;
+				c += s->c[j].count;
+			}
+			if (k == 0) {	/* the first sample is an instant */
+				hi = lo = b;
+				thi = tlo = t0;
+			}
+			memset(&ev, 0, sizeof(ev));
+			ev.type = MT_SAMPLE;
+			ev.flags = EV_RANGE | EV_INSTANTS;
+			ev.ts = t0 + k * step;
+			ev.ts2 = thi;
+			ev.count[2] = tlo;
+			ev.pid = s->pid;
+			ev.heap = (struct mt_str){ s->heap, s->heaplen };
+			ev.size = sample_value(b, &sat_bytes);
+			ev.stack = sample_value(c, &sat_count);
+			ev.count[0] = sample_value(hi, &sat_bytes);
+			ev.count[1] = sample_value(lo, &sat_bytes);
+			sink_put(&out, &ev);
+		}
+	}
+}
+
+/*
+ * --at peak: each series' peak, the first instant its bytes outstanding
+ * are the most, from the changes of a first reading; the changes freed.
+ * In buckets coarser than a nanosecond the instant is the bucket's end.
+ */
+void
+series_peaks(void)
+{
+	size_t i, j;
+
+	for (i = 0; i < nseries; i++) {
+		struct series *s = &series[i];
+		mt_wide b = 0, c = 0, peak_b = 0, peak_c = 0;
+
+		series_merge(s);
+		s->peak_t = t0;
+		for (j = 0; j < s->n; j++) {
+			mt_wide top = b + s->c[j].rise;
+
+			b += s->c[j].bytes;
+			c += s->c[j].count;
+			if (top > peak_b || j == 0) {
+				peak_b = top;
+				peak_c = c;
+				s->peak_t = t0 + s->c[j].k * resolution;
+			}
+		}
+		if (peak_b < 0)
+			peak_b = peak_c = 0;
+		s->peak_b = (int64_t)sample_value(peak_b, &sat_bytes);
+		s->peak_c = (int64_t)sample_value(peak_c, &sat_count);
+		free(s->c);
+		s->c = NULL;
+		s->n = s->cap = s->sorted = 0;
+	}
+	if (resolution > 1)
+		mt_note("too many changes to keep each: a peak's instant is known to %"
+		    PRIu64 " ns%s", resolution, bounds ? ", its bytes are a bound" : "");
+}
+
+/* The peaks, as sample lines, after the window line. */
+void
+put_peaks(void)
+{
+	static int put;
+	struct mt_event ev;
+	size_t i;
+
+	if (put++)
+		return;
+	for (i = 0; at_peak && i < nseries; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.type = MT_SAMPLE;
+		ev.ts = series[i].peak_t;
+		ev.pid = series[i].pid;
+		ev.heap = (struct mt_str){ series[i].heap, series[i].heaplen };
+		ev.size = (uint64_t)series[i].peak_b;
+		ev.stack = (uint64_t)series[i].peak_c;
+		sink_put(&out, &ev);
+	}
+}
+
+/* --at peak: the instant of the series' peak, the one a lifetime is seen at. */
+uint64_t
+series_peak_time(const struct series *s)
+{
+	return s->peak_t;
+}

@@ -1,0 +1,345 @@
+/*
+ * mt-window's window: the life lines active in it, reclassed and their
+ * impact recomputed for it, and kept or not by the filters (process,
+ * heap, regular expressions on process names and stack frames).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "window.h"
+
+static uint64_t nkept, input_end;
+
+/* A time for a message, as a person reads it: seconds, to the nanosecond. */
+void
+format_time(char *buf, size_t len, uint64_t ns)
+{
+	int n = snprintf(buf, len, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+
+	while (n > 0 && buf[n - 1] == '0')
+		n--;
+	if (n > 0 && buf[n - 1] == '.')
+		n--;
+	snprintf(buf + n, len - (size_t)n, "s");
+}
+
+/* A window past the trace, or with nothing in it: a warning, not an error. */
+void
+say_times(void)
+{
+	char a[64], b[64];
+	int filtered = npids || nheaps || match_re || exclude_re || process_re;
+
+	if (!nlife)
+		return;
+	format_time(b, sizeof(b), input_end - 1);	/* its last time */
+	if (from_opt != NONE && from_opt >= input_end) {
+		format_time(a, sizeof(a), from_opt);
+		mt_note("warning: --from %s is past the trace's end (%s)", a, b);
+	} else if (at_opt != NONE && at_opt >= input_end) {
+		format_time(a, sizeof(a), at_opt);
+		mt_note("warning: --at %s is past the trace's end (%s)", a, b);
+	} else if (to_opt != NONE && to_opt > input_end && at_opt == NONE) {
+		format_time(a, sizeof(a), to_opt);
+		mt_note("warning: --to %s is past the trace's end (%s)", a, b);
+	}
+	if (!nkept && (at_opt != NONE || at_peak)) {
+		format_time(a, sizeof(a), at_opt);
+		mt_note("warning: no lifetimes live at %s%s", at_peak ? "the peaks" : a,
+		    filtered ? " that the filters keep" : "");
+	} else if (!nkept) {
+		format_time(a, sizeof(a), t0);
+		format_time(b, sizeof(b), t1);
+		mt_note("warning: no lifetimes in the window [%s, %s)%s", a, b,
+		    filtered ? " that the filters keep" : "");
+	}
+}
+
+/*
+ * Which regular expressions a process's names matched, by pid (bit 0
+ * --match, bit 1 --exclude, bit 3 --process; bit 2 so that none is not
+ * NULL).  Any name a pid has had counts for --match and --exclude.
+ */
+static struct u64map proc_match;
+
+/*
+ * Stacks and symbols, kept only for --match and --exclude; a stack's
+ * frames are matched once, at its first use (sym lines come before it),
+ * and the answers kept by its resolved stack: bit 0 answered, bit 1 +
+ * which.
+ */
+static struct mt_dict *dict;
+static struct u64map answers;
+
+/*
+ * Does a frame of the stack match re?  Each field alone: function,
+ * file:line, module; an address no sym line named has none.
+ */
+static int
+frames_match(const struct mt_stackinfo *si, struct mt_regex *re)
+{
+	const struct mt_frame *f;
+	uint32_t k, i;
+
+	for (k = 0; k < si->nips; k++) {
+		if (!dict_has_sym(dict, si->ips[k]))
+			continue;
+		for (i = si->first[k]; i < si->first[k + 1]; i++) {
+			f = si->frame[i];
+			if (re_match(re, f->function, strlen(f->function)) ||
+			    re_match(re, f->line, strlen(f->line)) ||
+			    re_match(re, f->module, strlen(f->module)))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Does the process name, or any frame of the stack, match?  which: 0, 1. */
+static int
+matches(int which, int64_t pid, uint64_t stack_id, int has_stack)
+{
+	struct mt_stackinfo *si;
+	void **v, **sy;
+	uintptr_t m;
+
+	if ((sy = u64map_get(&proc_match, (uint64_t)pid, 0)) && ((uintptr_t)*sy >> which & 1))
+		return 1;
+	if (!has_stack)
+		return 0;
+	si = dict_stack(dict, stack_id);
+	v = u64map_get(&answers, (uint64_t)(uintptr_t)si, 1);
+	if (!*v) {
+		m = 1;
+		if (match_re && frames_match(si, match_re))
+			m |= 2;
+		if (exclude_re && frames_match(si, exclude_re))
+			m |= 4;
+		*v = (void *)m;
+	}
+	return (uintptr_t)*v >> (which + 1) & 1;
+}
+
+static int
+keep(const struct mt_event *ev)
+{
+	size_t i;
+	int has_stack = !(ev->flags & EV_STACK_NONE);
+
+	if (npids) {
+		for (i = 0; i < npids; i++)
+			if (pids[i] == ev->pid)
+				break;
+		if (i == npids)
+			return 0;
+	}
+	if (nheaps) {
+		for (i = 0; i < nheaps; i++)
+			if (strlen(heaps[i]) == ev->heap.len && !memcmp(heaps[i], ev->heap.s, ev->heap.len))
+				break;
+		if (i == nheaps)
+			return 0;
+	}
+	if (process_re) {
+		void **v = u64map_get(&proc_match, (uint64_t)ev->pid, 0);
+		if (!v || !((uintptr_t)*v & 8))
+			return 0;
+	}
+	if (match_re && !matches(0, ev->pid, ev->stack, has_stack))
+		return 0;
+	if (exclude_re && matches(1, ev->pid, ev->stack, has_stack))
+		return 0;
+	return 1;
+}
+
+/* A process's names against the expressions: an exec renames it. */
+static void
+proc_seen(const struct mt_event *ev)
+{
+	void **v = u64map_get(&proc_match, (uint64_t)ev->pid, 1);
+	uintptr_t m = (uintptr_t)*v | 4;
+	size_t n;
+	const char *name = proc_name(ev->s1.s, ev->s1.len, &n);
+
+	if (match_re && re_match(match_re, ev->s1.s, ev->s1.len))
+		m |= 1;
+	if (exclude_re && re_match(exclude_re, ev->s1.s, ev->s1.len))
+		m |= 2;
+	/* Each image its own name. */
+	m &= ~(uintptr_t)8;
+	if (process_re && re_match(process_re, name, n))
+		m |= 8;
+	*v = (void *)m;
+}
+
+/* The end so far, after a record: the last time any record carries, plus one. */
+static uint64_t
+end_after(const struct mt_event *ev, uint64_t end)
+{
+	if (ev->type == MT_LIFE) {
+		if (!(ev->flags & EV_TS_NONE) && ev->ts >= end)
+			end = ev->ts + 1;
+		if (!(ev->flags & EV_TS2_NONE) && ev->ts2 >= end)
+			end = ev->ts2 + 1;
+	} else if ((ev->type == MT_ALLOC || ev->type == MT_FREE || ev->type == MT_EXIT ||
+	    ev->type == MT_PROC || ev->type == MT_LOST) && ev->ts >= end) {
+		end = ev->ts + 1;
+	}
+	return end;
+}
+
+/* The input, once more: a copy of stdin is still named stdin. */
+static struct mt_reader *
+open_input(const char *path)
+{
+	int fd;
+
+	if (spool < 0)
+		return reader_open(path);
+	if (lseek(spool, 0, SEEK_SET) < 0 || (fd = dup(spool)) < 0) {
+		mt_warn("spooled stdin");
+		return NULL;
+	}
+	return reader_open_fd(fd, "<stdin>");
+}
+
+/* The end of the trace: the last time any record carries, plus one. */
+uint64_t
+last_time(const char *path, int *unread)
+{
+	struct mt_reader *r = open_input(path);
+	struct mt_event ev;
+	uint64_t end = 0;
+
+	*unread = !r;
+	if (!r)
+		return 0;
+	reader_quiet(r);	/* the pass that writes says what is wrong, once */
+	while (reader_next(r, &ev))
+		end = end_after(&ev, end);
+	reader_close(r);
+	return end;
+}
+
+/* The window line goes first, after the header if the stream has one. */
+static void
+put_window(void)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_WINDOW;
+	ev.ts = t0;
+	ev.ts2 = t1;
+	sink_put(&out, &ev);
+}
+
+/*
+ * A life line of the window's pass: reclassed for the window (or the
+ * instant of --at), then written or added to the series; with peaks, the
+ * first pass of --at peak, only added to the series.
+ */
+static void
+window_life(struct mt_event *ev, int peaks)
+{
+	uint64_t ta = ev->flags & EV_TS_NONE ? 0 : ev->ts;
+	uint64_t tf = ev->flags & EV_TS2_NONE ? NONE : ev->ts2;
+	unsigned cls;
+
+	if (peaks) {
+		if ((tf == NONE || tf > t0) && keep(ev))
+			series_add(ev, ta, tf, ev->flags & EV_SIZE_NONE ? 0 : (int64_t)ev->size);
+		return;
+	}
+	nlife++;
+	if (at_peak || at_opt != NONE) {
+		/* Live at the instant: allocated by it, freed after it. */
+		uint64_t at = at_opt;
+		if (at_peak) {
+			struct series *s = keep(ev) ? series_find(ev) : NULL;
+			if (!s)
+				return;
+			at = series_peak_time(s);
+		}
+		if (ta > at || (tf != NONE && tf <= at))
+			return;
+	}
+	/*
+	 * A block its process never freed (the fate exit) is, in a table,
+	 * outstanding for ever, as in WPA, where an exit writes no free; the
+	 * graph and --at still see it end with its process.
+	 */
+	if (!step && !at_peak && at_opt == NONE && ev->s2.len == 4 &&
+	    !memcmp(ev->s2.s, "exit", 4))
+		tf = NONE;
+	/* In the window iff it began before its end and ended after its start. */
+	if (!((ev->flags & EV_TS_NONE) || ta < t1) || !(tf == NONE || tf > t0))
+		return;
+	if (!keep(ev))
+		return;
+	nkept++;
+	/* Freed inside the window, unless outstanding at the instant of --at. */
+	cls = life_class(!(ev->flags & EV_TS_NONE) && ta >= t0,
+	    tf != NONE && tf < t1 && !at_peak && at_opt == NONE);
+	ev->impact = life_class_impact(cls, ev->size, !(ev->flags & EV_SIZE_NONE));
+	ev->s1.s = life_class_names[cls];
+	ev->s1.len = 4;
+	if (step) {
+		series_add(ev, ev->flags & EV_TS_NONE ? 0 : ta, tf,
+		    ev->flags & EV_SIZE_NONE ? 0 : (int64_t)ev->size);
+		return;
+	}
+	/* The fate field, if any, goes with the line as it was. */
+	sink_put(&out, ev);
+}
+
+int
+window(const char *path, int peaks)
+{
+	struct mt_reader *r;
+	struct mt_event ev;
+	int first = 1;
+
+	if (!(r = open_input(path)))
+		return 1;
+	if (peaks)
+		reader_quiet(r);	/* the pass that writes says what is wrong */
+	if ((match_re || exclude_re) && !dict) {
+		dict = dict_new(NULL);
+		dict_keep_ips(dict);
+	}
+	while (reader_next(r, &ev)) {
+		if (first && !step && !peaks) {
+			first = 0;
+			if (ev.type == MT_COMMENT && ev.s1.len >= 10 && !memcmp(ev.s1.s, "#mt-events", 10)) {
+				sink_pass(&out, r, &ev);
+				put_window();
+				continue;
+			}
+			put_window();
+		}
+		if (ev.type == MT_WINDOW)
+			continue;	/* ours replaces it */
+		if (ev.type == MT_PROC)
+			proc_seen(&ev);
+		else if (dict && (ev.type == MT_STACK || ev.type == MT_SYM))
+			dict_add(dict, &ev);
+		if (!peaks)
+			input_end = end_after(&ev, input_end);
+		if (ev.type == MT_LIFE && !peaks)
+			put_peaks();	/* after the dictionary before the first */
+		if (ev.type == MT_LIFE) {
+			window_life(&ev, peaks);
+		} else if (!peaks) {
+			if (ev.type == MT_ALLOC || ev.type == MT_FREE)
+				nraw++;
+			/* A series passes the processes' names on, for its readers. */
+			if (!step || ev.type == MT_PROC)
+				sink_pass(&out, r, &ev);
+		}
+	}
+	return reader_close(r);
+}

@@ -225,8 +225,8 @@ add_field(struct mt_parser *p, size_t *n, char *s)
 
 /*
  * The line's fields, each ended by a NUL where its TAB was; their number.
- * Sixteen bytes at a time: a call of memchr for every field was a third
- * of the time of mt-window reading lifetimes.
+ * Sixteen bytes at a time: a line has many short fields, and a call of
+ * memchr a field costs more than the compare.
  */
 static size_t
 split_fields(struct mt_parser *p, char *line, char *end)

@@ -43,10 +43,7 @@ ksym_load(struct ktrace *k, const char *path)
 		n = sscanf(line, "%llx %c %255s %199s", &addr, &type, name, mod);
 		if (n < 3 || !addr || !strchr("tTwW", type))
 			continue;
-		if (k->nsyms == cap) {
-			cap = cap ? cap * 2 : 65536;
-			k->syms = erealloc(k->syms, cap * sizeof(*k->syms));
-		}
+		k->syms = egrow(k->syms, k->nsyms, &cap, sizeof(*k->syms));
 		k->syms[k->nsyms].addr = addr;
 		k->syms[k->nsyms].name = estrdup(name);
 		k->syms[k->nsyms].module = estrdup(n == 4 ? mod : "[kernel.kallsyms]");

@@ -29,10 +29,7 @@ raw_field(const struct kfmt *f, int which, const uint8_t *d, size_t len, int *ok
 static struct pending *
 got_add(struct ktrace *k)
 {
-	if (k->ngot == k->gotcap) {
-		k->gotcap = k->gotcap ? k->gotcap * 2 : 1024;
-		k->got = erealloc(k->got, k->gotcap * sizeof(*k->got));
-	}
+	k->got = egrow(k->got, k->ngot, &k->gotcap, sizeof(*k->got));
 	memset(&k->got[k->ngot], 0, sizeof(*k->got));
 	return &k->got[k->ngot++];
 }

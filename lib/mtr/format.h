@@ -3,7 +3,7 @@
  * one place the format is written down (mt-events(5) says it in short).
  *
  * Header: 16 bytes, the magic "\x89MTR\r\n\x1a\n", a little-endian u32
- * version (3; 1 and 2 are still read) and a u32 of flags (0).
+ * version (3; 1 and 2 are still read) and a u32 of flags (0, not read).
  *
  * Frames: zstd frames, each with a checksum and each decodable on its
  * own: all delta state below starts afresh with every frame, so a trace
@@ -16,7 +16,8 @@
  * S_SIZE sizes, S_STACK stack ids, S_REF back references, S_MISC the
  * rest.  Numbers are LEB128 varints; a signed one is zigzagged; a string
  * is its length and its bytes in S_MISC.  The last record of a whole
- * trace is R_END, which tells it from one cut at a frame boundary.
+ * trace, and of its frame, is R_END, which tells it from one cut at a
+ * frame boundary.
  *
  * A record is its tag byte and the fields its type puts in the streams.
  * The tag: bits 0-3 the type (R_*), bits 4-5 the heap (0-2: mt_heap_names,

@@ -132,11 +132,11 @@ $(D3_JS):
 # reads C++ and both Rust manglings, legacy and v0.
 LIBS_mt-symbolize := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null) -lelf -liberty
 LIBS_mt-window := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
-# zlib for mt-group's pprof profiles alone (lib/pprof.c): pprof reads
-# them gzipped.  The other programs never pull pprof.o from the archive.
+# zlib for mt-group's pprof profiles alone (lib/pprof/): pprof reads
+# them gzipped.  The other programs never pull pprof/gzip.o from the archive.
 ZLIB_CFLAGS := $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)
 ZLIB_LIBS := $(shell $(PKG_CONFIG) --libs zlib 2>/dev/null)
-lib/pprof.o: ALL_CFLAGS += $(ZLIB_CFLAGS)
+lib/pprof/gzip.o: ALL_CFLAGS += $(ZLIB_CFLAGS)
 LIBS_mt-group := $(LIBS_mt-window) $(ZLIB_LIBS)
 LIBS_mt-pooldiff := $(LIBS_mt-window)
 LIBS_mt-report := $(LIBS_mt-window) -lpthread

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include "trace.h"
 
-/* bound.c: a trace kept within a size, sequential or circular */
+/* mtr/bound.c: a trace kept within a size, sequential or circular */
 struct trace_bound;
 struct trace_bound *bound_new(struct trace_writer *w, int fd, uint64_t max, int circular);
 /* Before each trace_write: 0 when the record is not to be written. */

@@ -75,9 +75,32 @@ struct mt_event {
 	uint64_t *ips;		/* stack frames, innermost first */
 };
 
-extern const char *const mt_type_names[MT_NTYPES];
+/*
+ * Zeroes an event in 64-byte pieces: GCC makes a whole-struct memset a
+ * `rep stos`, whose start-up cost is high for a struct this small; the
+ * pieces become plain vector stores.
+ */
+static inline void
+event_clear(struct mt_event *ev)
+{
+	char *p = (char *)ev;
+	size_t i;
 
-/* event.c: the text format */
+	for (i = 0; i + 64 <= sizeof(*ev); i += 64)
+		memset(p + i, 0, 64);
+	memset(p + i, 0, sizeof(*ev) - i);
+}
+
+/* event/names.c */
+extern const char *const mt_type_names[MT_NTYPES];
+#define MT_NSIGNALS 32
+/* An exit status's signal names, by number (SIGHUP is 1); NULL: none. */
+extern const char *const mt_signal_names[MT_NSIGNALS];
+enum mt_type type_from_name(const char *s, size_t len);
+int heap_known(const struct mt_str *heap);	/* 0 malloc, 1 mmap, 2 reserve, else -1 */
+extern const struct mt_str mt_heap_names[3];
+
+/* event/parse.c: a line of the text format */
 struct mt_parser {
 	char **field;
 	size_t nfield, cap;
@@ -94,29 +117,17 @@ void parser_free(struct mt_parser *p);
  * place).  Returns 0, or -1 with p->what and p->tok set.
  */
 int event_parse(struct mt_parser *p, char *line, size_t len, struct mt_event *ev);
+
+/* event/format.c: an event as a line of the text format */
 /* Formats ev as one line with its newline into buf; returns its length. */
 size_t event_format(const struct mt_event *ev, char *buf, size_t bufsize);
 size_t event_format_size(const struct mt_event *ev);
 /*
- * Zeroes an event in 64-byte pieces: GCC makes a whole-struct memset a
- * `rep stos`, whose start-up cost is high for a struct this size; the
- * pieces become plain vector stores.
+ * The escaper of a text field: TAB, newline and backslash as \t \n \\,
+ * other controls as \xNN; dst has room for 4 * len bytes.
  */
-static inline void
-event_clear(struct mt_event *ev)
-{
-	char *p = (char *)ev;
-	size_t i;
-
-	for (i = 0; i + 64 <= sizeof(*ev); i += 64)
-		memset(p + i, 0, 64);
-	memset(p + i, 0, sizeof(*ev) - i);
-}
-/* Escapes a string for a text field: TAB, newline, backslash, controls. */
 size_t str_escape(char *dst, const char *src, size_t len);
-enum mt_type type_from_name(const char *s, size_t len);
-int heap_known(const struct mt_str *heap);	/* 0 malloc, 1 mmap, 2 reserve, else -1 */
-extern const struct mt_str mt_heap_names[3];
+/* An exit record's status as its text (a code, a signal's name or "-"). */
 int format_status(char *buf, int status);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include "event.h"
 
-/* ktrace.c: kernel allocations through tracefs (root only) */
+/* ktrace/: kernel allocations through tracefs (root only) */
 #define KT_KMALLOC 1	/* kmalloc/kfree: heap kmalloc */
 #define KT_CACHE 2	/* kmem_cache_alloc/free: heap cache:NAME */
 #define KT_PAGE 4	/* mm_page_alloc/free of order >= min_order: heap page */

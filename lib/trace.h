@@ -1,4 +1,7 @@
-/* trace: The .mtr container: its writer and its reader. */
+/*
+ * trace: The .mtr container: its writer (mtr/write.c) and its reader
+ * (mtr/read.c); mtr/format.h writes the format down.
+ */
 #ifndef MT_TRACE_H
 #define MT_TRACE_H
 
@@ -8,7 +11,6 @@
 
 #define MT_TRACE_VERSION 3	/* the .mtr container; 1 and 2 are still read */
 
-/* trace.c: the .mtr container */
 #define MT_TRACE_MAGIC "\x89MTR\r\n\x1a\n"
 #define MT_TRACE_MAGIC_LEN 8
 #define MT_TRACE_HEADER_LEN 16	/* magic, u32 version, u32 flags */
@@ -56,8 +58,10 @@ struct trace_reader;
 /* data/len: bytes already read from fd (the sniffed magic, say) */
 struct trace_reader *trace_reader_new(int fd, const void *data, size_t len);
 /*
- * Next record: 1, 0 at a clean end, -1 on damage (trace_reader_error()
- * says what; everything before it was returned).
+ * Next record: 1; 0 at a clean end; -2 when a damaged frame was skipped
+ * (trace_reader_error() says which; reading goes on after it); -1 when
+ * the trace can be read no further (truncated, or not a trace: the error
+ * says; everything before it was returned).
  */
 int trace_read(struct trace_reader *r, struct mt_event *ev);
 const char *trace_reader_error(const struct trace_reader *r);

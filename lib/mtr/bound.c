@@ -1,14 +1,14 @@
 /*
- * bound.c: a trace kept within a size, as xperf's sequential and
- * circular buffers.  Sequential: events stop at the limit, the oldest
- * kept.  Circular: whole frames are held in memory and the oldest are
- * dropped to make room; the dictionary records (processes, maps, stacks)
- * of dropped frames are carried and written before the frames kept, so
+ * bound: a trace kept within a size, as xperf's sequential and circular
+ * buffers.  Sequential: events stop at the limit, the oldest kept.
+ * Circular: whole frames are held in memory and the oldest are dropped
+ * to make room; the dictionary records (processes, maps, stacks) of
+ * dropped frames are carried and written before the frames kept, so
  * every kept event finds what it refers to.  Of the stacks carried, only
  * those the kept events refer to are written, and only they count
- * against the size: a python run's 12,000 stacks once filled it, and
- * kept no allocation.  Either way the events not kept are counted per
- * process and written as lost records.
+ * against the size, else a program with many stacks could fill it with
+ * them and keep no allocation.  Either way the events not kept are
+ * counted per process and written as lost records.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -98,10 +98,7 @@ count(struct counts *c, int64_t pid, uint64_t n)
 			c->v[i].n += n;
 			return;
 		}
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 8;
-		c->v = erealloc(c->v, c->cap * sizeof(*c->v));
-	}
+	c->v = egrow(c->v, c->n, &c->cap, sizeof(*c->v));
 	c->v[c->n++] = (struct pid_count){ pid, n };
 }
 
@@ -121,10 +118,7 @@ append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 static void
 seq_add(struct seqs *q, uint64_t seq)
 {
-	if (q->n == q->cap) {
-		q->cap = q->cap ? q->cap * 2 : 64;
-		q->v = erealloc(q->v, q->cap * sizeof(*q->v));
-	}
+	q->v = egrow(q->v, q->n, &q->cap, sizeof(*q->v));
 	q->v[q->n++] = seq;
 }
 
@@ -178,10 +172,7 @@ on_frame(void *arg, const void *data, size_t len)
 		memmove(b->frames, b->frames + b->head, b->nframes * sizeof(*b->frames));
 		b->head = 0;
 	}
-	if (b->head + b->nframes == b->framecap) {
-		b->framecap = b->framecap ? b->framecap * 2 : 64;
-		b->frames = erealloc(b->frames, b->framecap * sizeof(*b->frames));
-	}
+	b->frames = egrow(b->frames, b->head + b->nframes, &b->framecap, sizeof(*b->frames));
 	f = &b->frames[b->head + b->nframes++];
 	*f = b->cur;
 	f->data = emalloc(len);
@@ -200,10 +191,7 @@ on_frame(void *arg, const void *data, size_t len)
 static void
 frame_stack(struct held_frame *f, uint64_t id)
 {
-	if (f->nstacks == f->stackcap) {
-		f->stackcap = f->stackcap ? f->stackcap * 2 : 16;
-		f->stacks = erealloc(f->stacks, f->stackcap * sizeof(*f->stacks));
-	}
+	f->stacks = egrow(f->stacks, f->nstacks, &f->stackcap, sizeof(*f->stacks));
 	f->stacks[f->nstacks++] = id;
 }
 

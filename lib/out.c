@@ -55,29 +55,21 @@ out_flush(struct mt_out *o)
 	return o->error;
 }
 
-/* Room for n bytes at the end of the buffer; n may exceed its size. */
+/* out_reserve when the buffer is full: grown, or flushed; n may exceed its size. */
 char *
-out_reserve(struct mt_out *o, size_t n)
+out_make_room(struct mt_out *o, size_t n)
 {
-	if (o->cap - o->len < n) {
-		if (o->fd < 0) {	/* a buffer only: it grows */
-			o->cap = (o->len + n) * 2;
-			o->buf = erealloc(o->buf, o->cap);
-			return o->buf + o->len;
-		}
-		out_flush(o);
-		if (o->cap < n) {
-			o->cap = n;
-			o->buf = erealloc(o->buf, n);
-		}
+	if (o->fd < 0) {	/* a buffer only: it grows */
+		o->cap = (o->len + n) * 2;
+		o->buf = erealloc(o->buf, o->cap);
+		return o->buf + o->len;
+	}
+	out_flush(o);
+	if (o->cap < n) {
+		o->cap = n;
+		o->buf = erealloc(o->buf, n);
 	}
 	return o->buf + o->len;
-}
-
-void
-out_commit(struct mt_out *o, size_t n)
-{
-	o->len += n;
 }
 
 void

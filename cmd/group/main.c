@@ -3,7 +3,7 @@
  * asked for and sums Count, Size (the bytes allocated inside the window)
  * and Impacting Size; or draws their stacks as a tree with the sums at
  * every node; as an aligned table, TSV, JSON, folded stacks or a pprof
- * profile (lib/pprof.c).
+ * profile (lib/pprof/).
  */
 #include <getopt.h>
 #include <limits.h>

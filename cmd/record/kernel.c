@@ -1,6 +1,6 @@
 /*
  * kernel: mt-record -k, the kernel's allocations read from tracefs
- * (lib/ktrace.c) into a trace, until the duration passes or a signal asks.
+ * (lib/ktrace/) into a trace, until the duration passes or a signal asks.
  */
 
 #include <errno.h>

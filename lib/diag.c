@@ -1,4 +1,4 @@
-/* Diagnostics in the one greppable form, and allocation helpers that exit. */
+/* Diagnostics in the one greppable form, and the option values they judge. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -185,6 +185,18 @@ estrtonum(const char *s, long long lo, long long hi, const char *what)
 		exit(2);
 	}
 	return v;
+}
+
+int
+echoice(const char *what, const char *s, const char *const *words, const char *choices)
+{
+	int i;
+
+	for (i = 0; words[i]; i++)
+		if (!strcmp(s, words[i]))
+			return i;
+	mt_bad(what, s, choices);
+	exit(2);
 }
 
 /*

@@ -1,4 +1,4 @@
-/* diag: Diagnostics in one form, and allocation helpers that exit. */
+/* diag: diagnostics in one form, the option values they judge; alloc.c's helpers. */
 #ifndef MT_DIAG_H
 #define MT_DIAG_H
 
@@ -35,6 +35,8 @@ void mt_warn_at(const char *file, uint64_t line, const char *what,
 void mt_bad(const char *what, const char *value, const char *choices);
 /* s as a number lo to hi, or mt_bad(what, s, "lo to hi") and exit 2. */
 long long estrtonum(const char *s, long long lo, long long hi, const char *what);
+/* s's index in words (NULL-ended), or mt_bad(what, s, choices) and exit 2. */
+int echoice(const char *what, const char *s, const char *const *words, const char *choices);
 /* alloc.c: these exit when memory runs out */
 void *emalloc(size_t n);
 void *ecalloc(size_t n, size_t size);

@@ -32,6 +32,5 @@
 #include "suppress.h"
 #include "table.h"
 #include "inject.h"
-#include "choice.h"
 
 #endif

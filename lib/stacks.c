@@ -326,12 +326,12 @@ sym_text(struct mt_dict *d, uint64_t ip, char *buf, size_t size)
 	return buf;
 }
 
-int
-dict_has_sym(struct mt_dict *d, uint64_t addr)
+const char *
+dict_sym(struct mt_dict *d, uint64_t addr)
 {
 	void **sv = u64map_get(&d->syms, addr, 0);
 
-	return sv && *sv;
+	return sv ? *sv : NULL;
 }
 
 /* The stack of an id, resolved at its first use; never NULL. */

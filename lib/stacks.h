@@ -37,7 +37,9 @@ const char *dict_task(struct mt_dict *d, int64_t tid);	/* a #task comm, or NULL 
 /* The stack of an id, never NULL; valid as long as the dictionary. */
 struct mt_stackinfo *dict_stack(struct mt_dict *d, uint64_t id);
 /* 1 when a sym line named the address: its frames are not a bare address. */
-int dict_has_sym(struct mt_dict *d, uint64_t addr);
+/* An address's sym lines, "function TAB file:line TAB module" and a newline
+   each (several when inlined), or NULL when none named it. */
+const char *dict_sym(struct mt_dict *d, uint64_t addr);
 /* The string held once: equal strings, one pointer. */
 const char *dict_intern(struct mt_dict *d, const char *s, size_t len);
 

@@ -66,58 +66,77 @@ say_times(void)
 static struct u64map proc_match;
 
 /*
- * Stacks and symbols, kept only for --match and --exclude; a stack's
- * frames are matched once, at its first use (sym lines come before it),
- * and the answers kept by its resolved stack: bit 0 answered, bit 1 +
- * which.
+ * Kept only for --match and --exclude: the symbols, in the shared
+ * dictionary, and a stack's addresses until its first use, which matches
+ * its frames against both and keeps only the answers; resolving every
+ * stack to frames would hold them all to the end.
  */
 static struct mt_dict *dict;
-static struct u64map answers;
+struct stack {
+	size_t n;
+	uint64_t ips[];
+};
+static struct u64map stacks;	/* id -> struct stack, or tagged answers */
+#define ANSWERED 1		/* low bit: the value is answers, bit 1 + which */
 
-/*
- * Does a frame of the stack match re?  Each field alone: function,
- * file:line, module; an address no sym line named has none.
- */
+/* Does a frame of the stack match re?  Each field alone: function,
+   file:line, module; an address no sym line named has none. */
 static int
-frames_match(const struct mt_stackinfo *si, struct mt_regex *re)
+frames_match(const struct stack *st, struct mt_regex *re)
 {
-	const struct mt_frame *f;
-	uint32_t k, i;
+	const char *p, *e;
+	size_t i;
 
-	for (k = 0; k < si->nips; k++) {
-		if (!dict_has_sym(dict, si->ips[k]))
+	for (i = 0; i < st->n; i++) {
+		if (!(p = dict_sym(dict, st->ips[i])))
 			continue;
-		for (i = si->first[k]; i < si->first[k + 1]; i++) {
-			f = si->frame[i];
-			if (re_match(re, f->function, strlen(f->function)) ||
-			    re_match(re, f->line, strlen(f->line)) ||
-			    re_match(re, f->module, strlen(f->module)))
+		for (; *p; p = e + 1) {
+			e = p + strcspn(p, "\t\n");
+			if (re_match(re, p, (size_t)(e - p)))
 				return 1;
+			if (!*e)
+				break;
 		}
 	}
 	return 0;
+}
+
+/* A stack line: its addresses kept until the stack is first used. */
+static void
+stack_seen(const struct mt_event *ev)
+{
+	void **v = u64map_get(&stacks, ev->stack, 1);
+	struct stack *st;
+
+	if (!((uintptr_t)*v & ANSWERED))
+		free(*v);
+	st = emalloc(sizeof(*st) + ev->nips * sizeof(st->ips[0]));
+	memcpy(st->ips, ev->ips, ev->nips * sizeof(st->ips[0]));
+	st->n = ev->nips;
+	*v = st;
 }
 
 /* Does the process name, or any frame of the stack, match?  which: 0, 1. */
 static int
 matches(int which, int64_t pid, uint64_t stack_id, int has_stack)
 {
-	struct mt_stackinfo *si;
 	void **v, **sy;
 	uintptr_t m;
 
 	if ((sy = u64map_get(&proc_match, (uint64_t)pid, 0)) && ((uintptr_t)*sy >> which & 1))
 		return 1;
-	if (!has_stack)
+	if (!has_stack || !(v = u64map_get(&stacks, stack_id, 0)))
 		return 0;
-	si = dict_stack(dict, stack_id);
-	v = u64map_get(&answers, (uint64_t)(uintptr_t)si, 1);
-	if (!*v) {
-		m = 1;
-		if (match_re && frames_match(si, match_re))
+	/* A stack's frames are matched once; sym lines come before it. */
+	if (!((uintptr_t)*v & ANSWERED)) {
+		struct stack *st = *v;
+
+		m = ANSWERED;
+		if (match_re && frames_match(st, match_re))
 			m |= 2;
-		if (exclude_re && frames_match(si, exclude_re))
+		if (exclude_re && frames_match(st, exclude_re))
 			m |= 4;
+		free(st);
 		*v = (void *)m;
 	}
 	return (uintptr_t)*v >> (which + 1) & 1;
@@ -307,10 +326,8 @@ window(const char *path, int peaks)
 		return 1;
 	if (peaks)
 		reader_quiet(r);	/* the pass that writes says what is wrong */
-	if ((match_re || exclude_re) && !dict) {
+	if ((match_re || exclude_re) && !dict)
 		dict = dict_new(NULL);
-		dict_keep_ips(dict);
-	}
 	while (reader_next(r, &ev)) {
 		if (first && !step && !peaks) {
 			first = 0;
@@ -325,7 +342,9 @@ window(const char *path, int peaks)
 			continue;	/* ours replaces it */
 		if (ev.type == MT_PROC)
 			proc_seen(&ev);
-		else if (dict && (ev.type == MT_STACK || ev.type == MT_SYM))
+		else if (dict && ev.type == MT_STACK)
+			stack_seen(&ev);
+		else if (dict && ev.type == MT_SYM)
 			dict_add(dict, &ev);
 		if (!peaks)
 			input_end = end_after(&ev, input_end);

@@ -105,8 +105,13 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	sink_init(&out, STDOUT_FILENO, binary);
-	/* Pairing here, formatting or encoding there: a second core halves it. */
-	(void)sink_thread(&out);
+	/*
+	 * Pairing here, formatting text there: a second core halves it.  A
+	 * .mtr stream is encoded here: handing a lifetime to the thread
+	 * costs more than encoding it.
+	 */
+	if (!binary)
+		(void)sink_thread(&out);
 	p = pairer_new(put_life, NULL);
 	if (argc == 0)
 		status |= lifetime(p, NULL);

@@ -335,6 +335,12 @@ reader_close(struct mt_reader *r)
 	return bad;
 }
 
+struct trace_reader *
+reader_trace(struct mt_reader *r)
+{
+	return r->trace;
+}
+
 int
 reader_binary(const struct mt_reader *r)
 {

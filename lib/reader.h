@@ -34,6 +34,7 @@ void reader_keep_bad(struct mt_reader *r);
 void reader_quiet(struct mt_reader *r);	/* a first pass: bad input not said */
 const char *reader_name(const struct mt_reader *r);
 int reader_binary(const struct mt_reader *r);	/* 1: a .mtr stream */
+struct trace_reader *reader_trace(struct mt_reader *r);	/* a .mtr stream's; else NULL */
 uint64_t reader_lineno(const struct mt_reader *r);
 int reader_close(struct mt_reader *r);	/* 0, or 1 if anything was wrong */
 

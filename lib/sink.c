@@ -13,18 +13,12 @@
 
 #include "mt.h"
 
-/*
- * Between programs on one machine compressing costs more than it saves:
- * one of zstd's fast levels, not so fast that small streams grow.
- */
-#define SINK_LEVEL (-15)
-
 void
 sink_init(struct mt_sink *s, int fd, int binary)
 {
 	memset(s, 0, sizeof(*s));
 	if (binary)
-		s->w = trace_writer_new(fd, SINK_LEVEL);
+		s->w = trace_writer_new(fd, MT_SINK_LEVEL);
 	else {
 		out_init(&s->out, fd, 1 << 20);
 		mt_set_idle(out_flush_idle, &s->out);

@@ -9,6 +9,12 @@
 #include "pair.h"
 
 /* sink.c: a filter's output, event text or (binary) a .mtr stream */
+/*
+ * Between programs on one machine compressing costs more than it saves:
+ * one of zstd's fast levels, not so fast that small streams grow.
+ */
+#define MT_SINK_LEVEL (-15)
+
 struct sink_queue;
 struct mt_sink {
 	struct mt_out out;

@@ -19,6 +19,10 @@ struct trace_writer;
 struct trace_writer *trace_writer_new(int fd, int level);
 /* Appends one record; a frame is ended when it is big enough. */
 void trace_write(struct trace_writer *w, const struct mt_event *ev);
+/* A record as its line of text, without the newline (a sym line, say). */
+void trace_write_text(struct trace_writer *w, const char *line, size_t len);
+/* A whole frame of a trace of this version, as it was read, passed on. */
+void trace_write_frame(struct trace_writer *w, const void *bytes, size_t len);
 /*
  * The recorder's fast way for an alloc or a free (type), of heap 0-2 of
  * mt_heap_names: what trace_write writes of an mt_event so made.
@@ -55,7 +59,7 @@ void trace_writer_on_frame(struct trace_writer *w, void (*fn)(void *, const void
     void *arg);
 
 struct trace_reader;
-/* data/len: bytes already read from fd (the sniffed magic, say) */
+/* data/len: bytes already read from fd (the sniffed magic, say); fd -1: all of it */
 struct trace_reader *trace_reader_new(int fd, const void *data, size_t len);
 /*
  * Next record: 1; 0 at a clean end; -2 when a damaged frame was skipped
@@ -65,6 +69,16 @@ struct trace_reader *trace_reader_new(int fd, const void *data, size_t len);
  */
 int trace_read(struct trace_reader *r, struct mt_event *ev);
 const char *trace_reader_error(const struct trace_reader *r);
+/*
+ * Each frame's bytes as read, to fn once its last record has been
+ * returned (before the next frame's first): a filter that changes
+ * nothing in it passes it on.  whole is 0 for a frame damaged after some
+ * of its records (bytes NULL if they are gone); a frame that could not
+ * be decompressed is not handed.
+ */
+void trace_reader_on_frame(struct trace_reader *r,
+    void (*fn)(void *arg, const void *bytes, size_t len, int whole), void *arg);
+unsigned trace_reader_version(struct trace_reader *r);	/* of its header; 0: none */
 uint64_t trace_reader_frames(const struct trace_reader *r);
 void trace_reader_free(struct trace_reader *r);
 

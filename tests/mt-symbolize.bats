@@ -278,3 +278,95 @@ mt-symbolize: g.txt:3: address outside every map (1 such, named \"??\") '0x9999'
 	ip=$(printf '%s\n' "$output" | awk -F'\t' -v s="$sid" '$1 == "stack" && $2 == s { print $3 }')
 	has_line "$output" "^sym\t$ip\t\?\?\+0x15\t-\t\[anon:exec\]$"
 }
+
+# The sym records of a .mtr stream, and the rest, as text.
+binary_parts() {	# stream.mtr prefix
+	mt-decode "$1" >"$2.all"
+	grep '^sym' "$2.all" | sort >"$2.sym"
+	grep -v '^sym' "$2.all" >"$2.rest"
+	# each sym before every stack that needs it
+	awk -F'\t' '$1 == "sym" { s[$2] = 1 } $1 == "stack" { for (i = 3; i <= NF; i++) if ($i != "..." && !($i in s)) exit 1 }' "$2.all"
+}
+
+@test "-b: a .mtr stream, the input's frames passed on whole, the sym records before them" {
+	mt-record -o in.mtr -- "$FIX/inline" 2>/dev/null
+	mt-decode in.mtr >in.txt
+	mt-symbolize in.mtr >want.txt
+	mt-symbolize -b in.mtr >out.mtr
+	[ "$(head -c 4 out.mtr | od -An -tx1 | tr -d ' ')" = 894d5452 ]
+	binary_parts out.mtr b
+	diff b.rest in.txt
+	diff b.sym <(grep '^sym' want.txt | sort)
+	# the input's frames are there byte for byte, in their order
+	python3 -c '
+import sys
+a, b = open("in.mtr", "rb").read()[16:], open("out.mtr", "rb").read()
+frames = [f for f in a.split(bytes([0x28, 0xb5, 0x2f, 0xfd])) if f]
+at = 0
+for f in frames:
+	at = b.find(f, at)
+	if at < 0:
+		sys.exit(1)
+sys.exit(0 if len(frames) >= 1 else 1)'
+	# text and an old version are written anew, in the text's order
+	mt-symbolize -b in.txt | mt-decode >t.txt
+	diff t.txt want.txt
+	run -0 mt-symbolize -b "$TESTS/fixtures/mt-decode/v1-pairs.mtr"
+	mt-symbolize -b "$TESTS/fixtures/mt-decode/v1-pairs.mtr" | mt-decode >v1.txt
+	diff v1.txt <(mt-symbolize "$TESTS/fixtures/mt-decode/v1-pairs.mtr")
+	# standard input, and through the next filter as through text
+	mt-symbolize -b <in.mtr | mt-lifetime -q | sort >l1.txt
+	mt-symbolize <in.mtr | mt-lifetime -q | sort >l2.txt
+	diff l1.txt l2.txt
+	# never to a terminal
+	run -2 --separate-stderr script -qec "mt-symbolize -b in.mtr" /dev/null
+	[[ "$output" == *"mt-symbolize: binary output to a terminal"* ]]
+}
+
+@test "-b: a cut trace and a damaged frame pass up to the damage, said as in text" {
+	awk 'BEGIN { printf "#mt-events\t1\tstart=0\thost=x\nproc\t5\t1\t0\t/bin/x\tx\n"
+		for (i = 1; i <= 3000; i++) printf "alloc\t%d\t5\t5\tmalloc\t0x%x\t%d\t-\n", i, 4096 + 64 * i, i % 100 + 1 }' >f.txt
+	"$PROGS/mtr-encode" -n 1000 f.txt >f.mtr
+	# cut inside its last frame: the whole frames before it
+	head -c "$(($(stat -c %s f.mtr) - 20))" f.mtr >cut.mtr
+	run -1 --separate-stderr mt-symbolize cut.mtr
+	want=$output wanterr=$stderr
+	run -1 --separate-stderr bash -o pipefail -c 'mt-symbolize -b cut.mtr | mt-decode'
+	[ "$output" = "$want" ]
+	[ "$stderr" = "$wanterr" ]
+	[ "$(grep -c '^alloc' <<<"$output")" -ge 2000 ]
+	# frame 1 whole by its checksum but a byte left over in a stream:
+	# its records decoded again and written anew
+	python3 - <<'PY'
+import subprocess
+d = open("f.mtr", "rb").read()
+magic = bytes([0x28, 0xb5, 0x2f, 0xfd])
+a = d.index(magic)
+b = d.index(magic, a + 4)
+raw = subprocess.run(["zstd", "-dcq"], input=d[a:b], capture_output=True, check=True).stdout
+def varint(buf, i):
+	v = s = 0
+	while True:
+		c = buf[i]; i += 1; v |= (c & 0x7f) << s; s += 7
+		if c < 0x80: return v, i
+def put(v):
+	o = bytearray()
+	while v >= 0x80: o.append(v & 0x7f | 0x80); v >>= 7
+	o.append(v); return bytes(o)
+n, i = varint(raw, 0)
+lens = []
+for _ in range(n):
+	l, i = varint(raw, i); lens.append(l)
+lens[-1] += 1
+raw2 = put(n) + b"".join(put(l) for l in lens) + raw[i:] + b"\0"
+z = subprocess.run(["zstd", "-cq", "--check"], input=raw2, capture_output=True, check=True).stdout
+open("bad.mtr", "wb").write(d[:a] + z + d[b:])
+PY
+	run -1 --separate-stderr mt-symbolize bad.mtr
+	want=$output wanterr=$stderr
+	[[ "$wanterr" == *"bad.mtr: corrupt frame 1 (byte 16): 1 bytes left over"* ]]
+	run -1 --separate-stderr bash -o pipefail -c 'mt-symbolize -b bad.mtr | mt-decode'
+	[ "$output" = "$want" ]
+	[ "$stderr" = "$wanterr" ]
+	[ "$(grep -c '^alloc' <<<"$output")" = 3000 ]
+}

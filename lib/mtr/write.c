@@ -658,6 +658,33 @@ trace_write(struct trace_writer *w, const struct mt_event *ev)
 		trace_flush(w);
 }
 
+/* A record as its text line (without the newline), as trace_write writes
+   one it has no binary form for. */
+void
+trace_write_text(struct trace_writer *w, const char *line, size_t len)
+{
+	if (w->error)
+		return;
+	w->events++;
+	frame_ready(w, 0);
+	put_byte(w, S_TAG, R_TEXT);
+	put_bytes(w, (struct mt_str){ line, len });
+	if (w->rawlen >= w->frame_max)
+		trace_flush(w);
+}
+
+/*
+ * A whole frame of another trace of this version, passed on as it is:
+ * the records pending go out as a frame of their own first.
+ */
+void
+trace_write_frame(struct trace_writer *w, const void *bytes, size_t len)
+{
+	if (w->error || trace_flush(w))
+		return;
+	out_write(&w->out, bytes, len);
+}
+
 /* A new frame must begin before ev: its tables have no room for it. */
 int
 trace_writer_full(const struct trace_writer *w, const struct mt_event *ev)

@@ -12,10 +12,7 @@
 RUNS=${RUNS:-3}
 LOOPS=${LOOPS:-5}
 
-printf 'for _ in range(%d):\n    exec(open("%s").read())\n' "$LOOPS" "$top/tests/bench/py_dicts.py" >"$work/loop.py"
-PYTHONMALLOC=malloc cmd/mt-record -o "$work/py.mtr" -- /usr/bin/python3 "$work/loop.py" >/dev/null 2>&1
-PYTHONMALLOC=malloc heaptrack -o "$work/ht" /usr/bin/python3 "$work/loop.py" >/dev/null 2>&1
-events=$(cmd/mt-decode "$work/py.mtr" | grep -c '^alloc\|^free')
+record_python "$LOOPS"
 
 summary() { /usr/bin/time -f %M -o "$work/rss.sum" cmd/mt-report -q "$work/py.mtr" >/dev/null; }
 page() { /usr/bin/time -f %M -o "$work/rss.page" cmd/mt-report -q -o "$work/py.html" "$work/py.mtr"; }

@@ -1,11 +1,7 @@
 /*
- * mt-symbolize: passes an event stream through unchanged and, before the
- * first stack line that needs them, writes sym lines for each distinct
- * address: function, file:line and module, every inlined frame a line of
- * its own, innermost first.  It works offline, from the recorded maps and
- * build-ids alone; elfutils' libdwfl finds the debug information beside
- * the binary, through .gnu_debuglink, in /usr/lib/debug (also by
- * build-id) and in every -s directory.
+ * symbols: an address made sym lines, from the binary or debug file of
+ * the module that held it: function, file:line, module, each inlined
+ * frame a line of its own, innermost first (elfutils' libdwfl and libdw).
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -13,7 +9,6 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,77 +17,14 @@
 #include <unistd.h>
 
 #include "mt.h"
+#include "symbolize.h"
 
-
-struct dso {
-	char *path;		/* as recorded */
-	char *build_id;		/* hex, or NULL */
-	Dwfl *dwfl;		/* NULL: could not be opened */
-	Dwfl_Module *mod;
-	Elf *elf;
-	int fd;
-	int warned;
-};
-
-struct mapping {
-	uint64_t lo, hi;
-	uint64_t bias;		/* process address - file address */
-	struct dso *dso;
-};
-
-static const char synopsis[] = "[-CI] [-y dir] [file ...]";
-static const char options[] =
-    "Adds a sym line (function, file:line, module) for every address of the stack\n"
-    "lines of an event stream, before the first stack that needs it.\n"
-    "\n"
-    "  -y, --symbols DIR  a symbol directory, searched by file name and build-id\n"
-    "                     (repeatable; -s is the old spelling)\n"
-    "  -I, --no-inline    one frame an address: no sym lines for inlined calls\n"
-    "  -C, --no-demangle  C++ and Rust names as they are in the binary\n"
-    "  -h, --help         this help\n"
-    "  -V, --version      the version\n"
-    "\n"
-    "With no file, or -, standard input.  Exit 0, or 1 when something was wrong.\n";
-static struct dso *dso_get(const char *path, const char *build_id, uint64_t off,
-    uint64_t lo, uint64_t *bias);
-
-static char **symdirs;
-static size_t nsymdirs;
-static char *debuginfo_path;
-static int no_inline, no_demangle;
+char **symdirs;
+size_t nsymdirs;
+char *debuginfo_path;
+int no_inline, no_demangle;
 static struct dso **dsos;
 static size_t ndsos;
-struct maptab {
-	struct mapping *v;
-	size_t n, cap;
-};
-/* The maps read so far; and, once a stack came before the map of one of
-   its addresses, every map of the file, read ahead. */
-static struct maptab maps, ahead;
-static int read_ahead, ahead_file;
-/*
- * Addresses no map held when their stack came: resolved by a later map
- * as it comes (standard input), or named ?? at the end.  The first one
- * and where, for the message.
- */
-static struct u64map pending;
-static uint64_t npending, first_pending, first_pending_line, early;
-static uint64_t early_ip, early_at;
-static struct mt_out out;
-
-/* Addresses already written. */
-static struct u64map done;
-
-static int
-done_add(uint64_t ip)
-{
-	void **v = u64map_get(&done, ip, 1);
-
-	if (*v)
-		return 0;
-	*v = &done;	/* any pointer: seen */
-	return 1;
-}
 
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -174,7 +106,7 @@ open_module(struct dso *d, char *found, size_t cap)
 	return mismatch ? -2 : -1;
 }
 
-static struct dso *
+struct dso *
 dso_get(const char *path, const char *build_id, uint64_t off, uint64_t lo, uint64_t *bias)
 {
 	char found[4096];
@@ -263,7 +195,7 @@ rust_source(const char *file)
 	    file + 8 + n : file;
 }
 
-static void
+void
 put_sym(uint64_t ip, const char *fn, const char *file, int line, const char *module)
 {
 	char buf[8192], *p = buf;
@@ -298,7 +230,7 @@ put_sym(uint64_t ip, const char *fn, const char *file, int line, const char *mod
 		p += str_escape(p, module, strlen(module));
 	}
 	*p++ = '\n';
-	out_write(&out, buf, (size_t)(p - buf));
+	sym_line(buf, (size_t)(p - buf));
 	free(freeme);
 }
 
@@ -445,18 +377,7 @@ resolve_inlines(uint64_t ip, Dwfl_Module *m, GElf_Addr a, const char *module)
 	return 1;
 }
 
-/* The newest mapping of maps[0, n) that holds ip: a later process may
-   reuse a range. */
-static const struct mapping *
-find_map(const struct mapping *v, size_t n, uint64_t ip)
-{
-	while (n-- > 0)
-		if (ip >= v[n].lo && ip <= v[n].hi)
-			return &v[n];
-	return NULL;
-}
-
-static void
+void
 resolve(uint64_t ip, const struct mapping *mp)
 {
 	GElf_Addr a;
@@ -481,259 +402,4 @@ resolve(uint64_t ip, const struct mapping *mp)
 	}
 	snprintf(unknown, sizeof(unknown), "??+0x%llx", (unsigned long long)(ip - mp->bias));
 	put_sym(ip, unknown, NULL, 0, mp->dso->path);
-}
-
-static void
-add_map(struct maptab *t, const struct mt_event *ev)
-{
-	char path[4096], bid[256];
-	struct mapping *m;
-
-	if (ev->s2.len >= sizeof(path) || ev->s1.len >= sizeof(bid))
-		return;
-	memcpy(path, ev->s2.s, ev->s2.len);
-	path[ev->s2.len] = '\0';
-	memcpy(bid, ev->s1.s, ev->s1.len);
-	bid[ev->s1.len] = '\0';
-	t->v = egrow(t->v, t->n, &t->cap, sizeof(*t->v));
-	m = &t->v[t->n++];
-	m->lo = ev->addr;
-	m->hi = ev->size;
-	m->dso = dso_get(path, strcmp(bid, "-") && bid[0] ? bid : NULL, ev->stack,
-	    ev->addr, &m->bias);
-}
-
-/* Every map of a file, for addresses whose stack came before their map. */
-static void
-read_maps_ahead(const char *path)
-{
-	struct mt_reader *r;
-	struct mt_event ev;
-
-	read_ahead = 1;
-	if (!path || strcmp(path, "-") == 0 || !(r = reader_open(path)))
-		return;
-	ahead_file = 1;
-	reader_quiet(r);
-	while (reader_next(r, &ev))
-		if (ev.type == MT_MAP)
-			add_map(&ahead, &ev);
-	reader_close(r);
-}
-
-/*
- * Where an address came before its map: its stack's line and place in
- * the stack, in one number to keep the first for the message.
- */
-static uint64_t
-place(struct mt_reader *r, size_t frame)
-{
-	return reader_lineno(r) << 11 | (frame & 1023) << 1 | 1;
-}
-
-static void
-said_early(uint64_t at, uint64_t ip)
-{
-	if (early++ == 0 || at < early_at) {
-		early_ip = ip;
-		early_at = at;
-	}
-}
-
-/* An address of a stack line; its sym lines written once, before it. */
-static void
-stack_address(struct mt_reader *r, const char *path, uint64_t ip, size_t frame)
-{
-	const struct mapping *mp;
-	struct stat st;
-
-	if (!done_add(ip))
-		return;
-	if ((mp = find_map(maps.v, maps.n, ip))) {
-		resolve(ip, mp);
-		return;
-	}
-	/* The format says a map comes first; where it came later, it is
-	   taken, read ahead in a file. */
-	if (!read_ahead && path && strcmp(path, "-") != 0 && stat(path, &st) == 0 &&
-	    S_ISREG(st.st_mode))
-		read_maps_ahead(path);
-	for (size_t i = 0; i < ahead.n; i++)
-		if (ip >= ahead.v[i].lo && ip <= ahead.v[i].hi) {
-			said_early(place(r, frame), ip);
-			resolve(ip, &ahead.v[i]);
-			return;
-		}
-	if (npending++ == 0) {
-		first_pending = ip;
-		first_pending_line = reader_lineno(r);
-	}
-	/* A file's later maps are known: none holds it. */
-	if (ahead_file)
-		put_sym(ip, "??", NULL, 0, "??");
-	else	/* odd: never a pointer */
-		*u64map_get(&pending, ip, 1) = (void *)(uintptr_t)place(r, frame);
-}
-
-/* A map that came after stacks it holds: their sym lines now. */
-static int
-is_pending(const void *value)
-{
-	return (uintptr_t)value & 1;
-}
-
-static void
-map_pending(const struct mapping *m)
-{
-	size_t i;
-
-	for (i = 0; i < pending.cap; i++) {
-		uint64_t ip = pending.e[i].key;
-		if (!is_pending(pending.e[i].value) || ip < m->lo || ip > m->hi)
-			continue;
-		said_early((uintptr_t)pending.e[i].value, ip);
-		resolve(ip, m);
-		pending.e[i].value = &done;	/* resolved; not emptied, which
-						   would break the probe chain */
-		npending--;
-	}
-}
-
-static void
-say_unresolved(const char *name)
-{
-	char tok[32];
-	char what[128];
-	size_t i;
-	int n;
-
-	if (early) {
-		n = snprintf(tok, sizeof(tok), "0x%llx", (unsigned long long)early_ip);
-		snprintf(what, sizeof(what),
-		    "stack before the map of its address (%llu such, resolved by the later map)",
-		    (unsigned long long)early);
-		mt_warn_at(name, early_at >> 11, what, tok, (size_t)n);
-	}
-	if (npending == 0)
-		return;
-	for (i = 0; i < pending.cap; i++)
-		if (is_pending(pending.e[i].value))
-			put_sym(pending.e[i].key, "??", NULL, 0, "??");
-	n = snprintf(tok, sizeof(tok), "0x%llx", (unsigned long long)first_pending);
-	snprintf(what, sizeof(what), "address outside every map (%llu such, named \"?\?\")",
-	    (unsigned long long)npending);
-	mt_warn_at(name, first_pending_line, what, tok, (size_t)n);
-}
-
-static int
-symbolize(const char *path)
-{
-	struct mt_reader *r;
-	struct mt_event ev;
-	size_t i, n;
-
-	if (!(r = reader_open(path)))
-		return 1;
-	while (reader_next(r, &ev)) {
-		n = maps.n;
-		if (ev.type == MT_MAP)
-			add_map(&maps, &ev);
-		else if (ev.type == MT_SYM)
-			done_add(ev.addr);	/* named already (kernel traces) */
-		else if (ev.type == MT_STACK)
-			for (i = 0; i < ev.nips; i++)
-				stack_address(r, path, ev.ips[i], i);
-		reader_write(r, &out);
-		if (maps.n > n && npending)
-			map_pending(&maps.v[n]);
-	}
-	say_unresolved(reader_name(r));
-	u64map_free(&pending, NULL);
-	npending = early = 0;
-	ahead.n = 0;
-	read_ahead = ahead_file = 0;
-	return reader_close(r);
-}
-
-int
-main(int argc, char *argv[])
-{
-	static const struct option longopts[] = {
-		{ "symbols", required_argument, NULL, 'y' },
-		{ "no-inline", no_argument, NULL, 'I' },
-		{ "no-demangle", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct stat st;
-	char *dir;
-	size_t len;
-	int ch, i, status = 0;
-
-	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "CIs:y:hV", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'y':
-		case 's':
-			/*
-			 * Made absolute: elfutils takes a relative entry of
-			 * its debug path from the binary's directory, and a
-			 * relative -s found nothing, without a word.
-			 */
-			/* A file there was never looked in, without a word. */
-			if ((dir = realpath(optarg, NULL)) && stat(dir, &st) == 0 &&
-			    !S_ISDIR(st.st_mode)) {
-				free(dir);
-				dir = NULL;
-				errno = ENOTDIR;
-			}
-			if (!dir) {
-				mt_note("%s: %s", mt_shown(optarg, strlen(optarg)), strerror(errno));
-				return 2;
-			}
-			symdirs = erealloc(symdirs, (nsymdirs + 1) * sizeof(*symdirs));
-			symdirs[nsymdirs++] = dir;
-			break;
-		case 'I':
-			no_inline = 1;
-			break;
-		case 'C':
-			no_demangle = 1;
-			break;
-		case 'h':
-			mt_usage(1, synopsis, options);
-		case 'V':
-			mt_version();
-		default:
-			mt_usage(0, synopsis, options);
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (!reader_inputs(&argc, argv))
-		return 1;
-
-	/* Beside the binary, its .debug directory, /usr/lib/debug, then ours. */
-	len = 64;
-	for (i = 0; i < (int)nsymdirs; i++)
-		len += strlen(symdirs[i]) + 1;
-	debuginfo_path = emalloc(len);
-	strcpy(debuginfo_path, "-:.debug:/usr/lib/debug");
-	for (i = 0; i < (int)nsymdirs; i++) {
-		strcat(debuginfo_path, ":");
-		strcat(debuginfo_path, symdirs[i]);
-	}
-	elf_version(EV_CURRENT);
-	out_init(&out, STDOUT_FILENO, 1 << 20);
-	mt_set_idle(out_flush_idle, &out);
-	if (argc == 0)
-		status |= symbolize(NULL);
-	for (i = 0; i < argc; i++)
-		status |= symbolize(argv[i]);
-	status |= out_finish(&out);
-	for (i = 0; i < (int)nsymdirs; i++)
-		free(symdirs[i]);
-	free(symdirs);
-	return status | mt_status;
 }

@@ -209,7 +209,7 @@ recorder_say_bound(struct recorder *rc)
 void
 recorder_open(struct recorder *rc, int fd)
 {
-	rc->writer = trace_writer_new(fd, 3);
+	rc->writer = trace_writer_new(fd, RECORD_LEVEL);
 	trace_writer_time_unit(rc->writer, rc->time_unit);
 	if (rc->max_size)
 		rc->bound = bound_new(rc->writer, fd, rc->max_size, rc->circular);

@@ -18,6 +18,13 @@ struct mt_event;
  * at 10 MHz): finer times cost bytes an event that few would read.
  */
 #define TIME_UNIT_DEFAULT	100
+/*
+ * zstd's level for the trace: the time deltas, most of a trace's bytes,
+ * repeat as the program's loops do, and lazy2 matching (level 8) finds
+ * those repeats for a few ns an event of the collector's core, which
+ * the traced program does not share.
+ */
+#define RECORD_LEVEL	8
 #define SLACK_NS	10000000u	/* the watermark trails the clock by this */
 #define FLUSH_NS	1000000000u	/* a frame at least this often */
 

@@ -24,8 +24,10 @@ struct rep_change {
 /* Graph buckets a series holds before the width grows 2 or 5 times. */
 #define GRAPH_CAP 5000
 /* Cells kept at exact times; past it the unit grows while the trace has
-   at least MIN_BUCKETS of it. */
+   at least MIN_BUCKETS of it; past CELL_MAX it grows regardless, so that
+   the page stays a size a browser opens however long the trace. */
 #define CELL_LIMIT (1u << 18)
+#define CELL_MAX (1u << 20)
 #define MIN_BUCKETS 1000
 
 static uint64_t
@@ -309,36 +311,46 @@ pending_flush_all(struct report *r)
  * position at the unit divided, so the cells are merged, not remade.
  */
 static void
-coarsen(struct report *r)
+cells_merge(struct report *r, uint64_t u)
 {
 	struct rep_cell *old = r->cells;
 	size_t i, n = r->ncells;
-	uint64_t u, m;
+	uint64_t m = u / r->u;
+
+	r->cells = NULL;
+	r->ncells = r->cellcap = 0;
+	memset(r->cellhash, 0, r->cellhcap * sizeof(*r->cellhash));
+	for (i = 0; i < n; i++) {
+		const struct rep_cell *c = &old[i];
+		int64_t a = c->a < 0 ? -1 : c->a / (int64_t)m;
+		int64_t f = c->f < 0 ? -1 : c->f / (int64_t)m;
+		unsigned on = c->on && c->f >= 0 && c->f % (int64_t)m == 0;
+
+		cell_add(r, c->key, a, f, on, c->fate, c->n, c->s);
+	}
+	free(old);
+	r->u = u;
+}
+
+static void
+coarsen(struct report *r)
+{
+	uint64_t u;
 
 	pending_flush_all(r);
-	old = r->cells;
-	n = r->ncells;
-	while (r->ncells > r->cell_limit / 2 && (u = next_unit(r->u)) <= r->end / MIN_BUCKETS) {
-		m = u / r->u;
-		r->cells = NULL;
-		r->ncells = r->cellcap = 0;
-		memset(r->cellhash, 0, r->cellhcap * sizeof(*r->cellhash));
-		for (i = 0; i < n; i++) {
-			const struct rep_cell *c = &old[i];
-			int64_t a = c->a < 0 ? -1 : c->a / (int64_t)m;
-			int64_t f = c->f < 0 ? -1 : c->f / (int64_t)m;
-			unsigned on = c->on && c->f >= 0 && c->f % (int64_t)m == 0;
-
-			cell_add(r, c->key, a, f, on, c->fate, c->n, c->s);
-		}
-		free(old);
-		old = r->cells;
-		n = r->ncells;
-		r->u = u;
-	}
-	if (r->ncells > r->cell_limit / 2)
+	while (r->ncells > r->cell_limit / 2 && (u = next_unit(r->u)) <= r->end / MIN_BUCKETS)
+		cells_merge(r, u);
+	if (r->ncells <= r->cell_limit / 2)
+		return;
+	if (r->cell_limit < CELL_MAX) {
 		r->cell_limit *= 2;	/* the trace is too short yet: later */
-
+		return;
+	}
+	/* Past a unit as long as the trace, more keys than cells: no use. */
+	while (r->ncells > r->cell_limit / 2 && r->u <= r->end)
+		cells_merge(r, next_unit(r->u));
+	if (r->ncells > r->cell_limit / 2)
+		r->cell_limit *= 2;
 }
 
 /* Graph buckets w times coarser: every bucket of a series merged by m. */

@@ -7,6 +7,7 @@
 # time is events/s constant across N and bounded memory is peak RSS
 # constant across N.  The trace goes to SCRATCH (default a directory
 # beside the tree: some 6 bytes an event) and is deleted afterwards.
+# STEPS names the steps to run (default all; the trace is always made).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" && make -s all tests || exit 1
@@ -34,6 +35,7 @@ t() { /usr/bin/time -a -o "$work/p" -f '%e %U %S %M' "$@"; }
 step() {
 	local name=$1 t0 t1 wall cpu rss
 	shift
+	case " ${STEPS:-$name} gen-trace " in *" $name "*) ;; *) return ;; esac
 	: >"$work/p"
 	t0=$(date +%s.%N)
 	eval "$@" >/dev/null 2>"$work/err" || { cat "$work/err"; exit 1; }
@@ -58,8 +60,9 @@ for SIZE in $SIZES; do
 	step group-function "t mt-lifetime -qb $tr | t mt-group --by type,function,line"
 	step peak-tree "t mt-lifetime -qb $tr | t mt-window -b --at peak | t mt-group --tree --from-main"
 	step report "t mt-report -q --no-symbolize $tr"
+	step life-report "t mt-lifetime -qb $tr | t mt-report -q --no-symbolize"
 	step report-page "t mt-report -q --no-symbolize -o $work/page.html $tr"
-	printf '%-6s %-22s page %.1f MB, trace %.1f MB\n' "$SIZE" "" \
+	[ -f "$work/page.html" ] && printf '%-6s %-22s page %.1f MB, trace %.1f MB\n' "$SIZE" "" \
 	    "$(echo "$(stat -c %s "$work/page.html") / 1000000" | bc -l)" \
 	    "$(echo "$(stat -c %s "$tr") / 1000000" | bc -l)"
 	rm -f "$tr" "$work/page.html"

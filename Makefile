@@ -48,7 +48,7 @@ prog_src = $(or $(wildcard cmd/$(patsubst mt-%,%,$(1))/*.c),cmd/$(1).c)
 PROGOBJ := $(foreach p,$(notdir $(PROGS)),$(patsubst %.c,%.o,$(call prog_src,$(p))))
 PRELOAD = lib/libmt-preload.so
 PRELOAD_OBJ := $(patsubst %,%.pic.o,$(basename $(wildcard lib/preload/*.c lib/preload/*.S)))
-TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
+TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/gen-trace.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so tests/progs/libframes-a.so \
 	tests/progs/libframes-b.so
@@ -63,7 +63,7 @@ APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 # What ships; `make tests` builds the test programs, and check does both.
 all: $(PROGS) $(PRELOAD)
 
-tests: $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode tests/progs/ktrace-text \
+tests: $(TESTPROGS) $(TESTLIBS) tests/progs/mtr-encode tests/progs/gen-trace tests/progs/ktrace-text \
 	tests/progs/collector-early-exit
 
 # Without the libraries' pkg-config files the link fails far from the cause.
@@ -237,13 +237,13 @@ uninstall:
 
 clean:
 	rm -f lib/*.o lib/*/*.o lib/*.d lib/*/*.d cmd/*.o cmd/*/*.o cmd/*.d cmd/*/*.d tests/fuzz/obj/*.[od] \
-		tests/fuzz/libmt-fuzz.a lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-wpa.html demo-pool.mtr lib/mt-suppress.h \
+		tests/fuzz/libmt-fuzz.a lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/gen-trace tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-wpa.html demo-pool.mtr lib/mt-suppress.h \
 		lib/report-page.h
 
 .PHONY: all tests deps print-packages need-deps demo check lint-man install uninstall clean \
 	preload-portable
 
-tests/progs/mtr-encode tests/progs/ktrace-text: %: %.c lib/libmt.a
+tests/progs/mtr-encode tests/progs/gen-trace tests/progs/ktrace-text: %: %.c lib/libmt.a
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
 # mt-record's collector (lib/record/) driven by hand through its API.

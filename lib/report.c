@@ -13,19 +13,13 @@
 #include "mt.h"
 #include "report.h"
 
-/* A change of a site's bytes, kept when life lines are read. */
-struct rep_change {
-	uint64_t t;
-	int64_t d;
-	uint32_t site;
-	int32_t n;		/* a block more or less */
-};
-
 /* Graph buckets a series holds before the width grows 2 or 5 times. */
 #define GRAPH_CAP 5000
 /* Cells kept at exact times; past it the unit grows while the trace has
-   at least MIN_BUCKETS of it. */
+   at least MIN_BUCKETS of it; past CELL_MAX it grows regardless, so that
+   the page stays a size a browser opens however long the trace. */
 #define CELL_LIMIT (1u << 18)
+#define CELL_MAX (1u << 20)
 #define MIN_BUCKETS 1000
 
 static uint64_t
@@ -309,36 +303,46 @@ pending_flush_all(struct report *r)
  * position at the unit divided, so the cells are merged, not remade.
  */
 static void
-coarsen(struct report *r)
+cells_merge(struct report *r, uint64_t u)
 {
 	struct rep_cell *old = r->cells;
 	size_t i, n = r->ncells;
-	uint64_t u, m;
+	uint64_t m = u / r->u;
+
+	r->cells = NULL;
+	r->ncells = r->cellcap = 0;
+	memset(r->cellhash, 0, r->cellhcap * sizeof(*r->cellhash));
+	for (i = 0; i < n; i++) {
+		const struct rep_cell *c = &old[i];
+		int64_t a = c->a < 0 ? -1 : c->a / (int64_t)m;
+		int64_t f = c->f < 0 ? -1 : c->f / (int64_t)m;
+		unsigned on = c->on && c->f >= 0 && c->f % (int64_t)m == 0;
+
+		cell_add(r, c->key, a, f, on, c->fate, c->n, c->s);
+	}
+	free(old);
+	r->u = u;
+}
+
+static void
+coarsen(struct report *r)
+{
+	uint64_t u;
 
 	pending_flush_all(r);
-	old = r->cells;
-	n = r->ncells;
-	while (r->ncells > r->cell_limit / 2 && (u = next_unit(r->u)) <= r->end / MIN_BUCKETS) {
-		m = u / r->u;
-		r->cells = NULL;
-		r->ncells = r->cellcap = 0;
-		memset(r->cellhash, 0, r->cellhcap * sizeof(*r->cellhash));
-		for (i = 0; i < n; i++) {
-			const struct rep_cell *c = &old[i];
-			int64_t a = c->a < 0 ? -1 : c->a / (int64_t)m;
-			int64_t f = c->f < 0 ? -1 : c->f / (int64_t)m;
-			unsigned on = c->on && c->f >= 0 && c->f % (int64_t)m == 0;
-
-			cell_add(r, c->key, a, f, on, c->fate, c->n, c->s);
-		}
-		free(old);
-		old = r->cells;
-		n = r->ncells;
-		r->u = u;
-	}
-	if (r->ncells > r->cell_limit / 2)
+	while (r->ncells > r->cell_limit / 2 && (u = next_unit(r->u)) <= r->end / MIN_BUCKETS)
+		cells_merge(r, u);
+	if (r->ncells <= r->cell_limit / 2)
+		return;
+	if (r->cell_limit < CELL_MAX) {
 		r->cell_limit *= 2;	/* the trace is too short yet: later */
-
+		return;
+	}
+	/* Past a unit as long as the trace, more keys than cells: no use. */
+	while (r->ncells > r->cell_limit / 2 && r->u <= r->end)
+		cells_merge(r, next_unit(r->u));
+	if (r->ncells > r->cell_limit / 2)
+		r->cell_limit *= 2;
 }
 
 /* Graph buckets w times coarser: every bucket of a series merged by m. */
@@ -395,8 +399,8 @@ settle(struct report *r, struct rep_series *s, uint64_t t, int64_t v)
 }
 
 /* d bytes and n blocks to a site at t, in time order. */
-static void
-change(struct report *r, uint32_t si, uint64_t t, int64_t d, int n)
+void
+report_change(struct report *r, uint32_t si, uint64_t t, int64_t d, int n)
 {
 	struct rep_site *site = &r->sites[si];
 	struct rep_series *s = &r->series[site->series];
@@ -419,9 +423,11 @@ static void
 keep_change(struct report *r, uint32_t site, uint64_t t, int64_t d, int n)
 {
 	if (!r->life_input) {
-		change(r, site, t, d, n);
+		report_change(r, site, t, d, n);
 		return;
 	}
+	if (r->nchanges == REPORT_RUN)
+		report_spill(r);
 	r->changes = egrow(r->changes, r->nchanges + 1, &r->changecap, sizeof(*r->changes));
 	r->changes[r->nchanges].t = t;
 	r->changes[r->nchanges].d = d;
@@ -458,7 +464,7 @@ report_alloc(struct report *r, const struct mt_event *ev)
 	report_time(r, ev->ts);
 	si = site_of(r, ev->pid, heap_name(r, ev->heap),
 	    ev->flags & EV_STACK_NONE ? REP_NONE : ev->stack);
-	change(r, si, ev->ts, (int64_t)ev->size, 1);
+	report_change(r, si, ev->ts, (int64_t)ev->size, 1);
 }
 
 static void
@@ -569,30 +575,14 @@ report_life(struct report *r, const struct mt_life *l)
 	big_add(r, &big);
 }
 
-static int
-change_cmp(const void *a, const void *b)
-{
-	const struct rep_change *x = a, *y = b;
-
-	return x->t < y->t ? -1 : x->t > y->t;
-}
-
 void
 report_finish(struct report *r)
 {
 	size_t i;
 
 	pending_flush_all(r);
-	if (r->life_input) {
-		if (r->nchanges > 1)
-			qsort(r->changes, r->nchanges, sizeof(*r->changes), change_cmp);
-		for (i = 0; i < r->nchanges; i++)
-			change(r, r->changes[i].site, r->changes[i].t, r->changes[i].d,
-			    r->changes[i].n);
-		free(r->changes);
-		r->changes = NULL;
-		r->nchanges = 0;
-	}
+	if (r->life_input)
+		report_replay(r);
 	for (i = 0; i < r->nseries; i++) {
 		struct rep_series *s = &r->series[i];
 
@@ -656,6 +646,7 @@ report_free(struct report *r)
 	free(r->cellhash);
 	free(r->big);
 	free(r->changes);
+	free(r->runs);
 	free(r->host);
 	free(r->pids);
 	free(r->site_sup);

@@ -63,6 +63,14 @@ struct rep_cell {
 	uint64_t n, s;
 };
 
+/* A change of a site's bytes, kept when life lines are read. */
+struct rep_change {
+	uint64_t t;
+	int64_t d;
+	uint32_t site;
+	int32_t n;		/* a block more or less */
+};
+
 struct rep_life {
 	uint32_t key;
 	uint8_t fate;
@@ -98,6 +106,9 @@ struct report {
 	int no_cells;		/* the summary alone: no cells kept */
 	struct rep_change *changes;
 	size_t nchanges, changecap;
+	int spill;		/* the sorted runs' file, once there is one */
+	uint64_t *runs;		/* the changes in each run, in the file's order */
+	size_t nruns, runcap;
 	uint64_t start_unix;	/* the header's start=, 0 if none */
 	char *host;
 	struct mt_suppress *sup;	/* never-freed stacks that are no leak; NULL: none */
@@ -116,6 +127,11 @@ void report_time(struct report *r, uint64_t ts);
 void report_proc(struct report *r, int64_t pid);
 /* The input is over: sorted changes replayed, the last instant settled. */
 void report_finish(struct report *r);
+/* report_spill.c: life lines' changes put in time order in bounded memory. */
+#define REPORT_RUN (1u << 22)	/* changes held before a sorted run goes to disk */
+void report_change(struct report *r, uint32_t site, uint64_t t, int64_t d, int n);
+void report_spill(struct report *r);
+void report_replay(struct report *r);
 /* A site's bytes at its series' peak, and its blocks (n). */
 int64_t report_site_peak(const struct report *r, const struct rep_site *s, int64_t *n);
 /* A series' graph bucket count (they end past r->end). */

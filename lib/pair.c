@@ -87,13 +87,11 @@ struct wide {
 };
 
 static struct last_alloc *
-last_alloc(struct mt_pairer *p, int64_t pid, int64_t tid)
+last_alloc_slow(struct mt_pairer *p, int64_t pid, int64_t tid)
 {
-	struct last_alloc *l = p->last_thread;
+	struct last_alloc *l;
 	void **v;
 
-	if (l && l->pid == pid && l->tid == tid)
-		return l;
 	v = u64map_get(&p->threads, (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid, 1);
 	if (!*v) {
 		l = ecalloc(1, sizeof(*l));
@@ -106,6 +104,16 @@ last_alloc(struct mt_pairer *p, int64_t pid, int64_t tid)
 		*v = l;
 	}
 	return p->last_thread = *v;
+}
+
+static inline struct last_alloc *
+last_alloc(struct mt_pairer *p, int64_t pid, int64_t tid)
+{
+	struct last_alloc *l = p->last_thread;
+
+	if (l && l->pid == pid && l->tid == tid)
+		return l;
+	return last_alloc_slow(p, pid, tid);
 }
 
 struct mt_pairer *

@@ -19,12 +19,12 @@
 
 struct block {
 	uint64_t addr;
-	uint64_t ts : 49;	/* since the pairer's base; TS_NONE: none */
-	uint64_t heap : 12;
 	uint64_t used : 2;	/* 2: still to move (block_rehome) */
+	uint64_t heap : 12;
 	uint64_t wide : 1;
+	uint64_t ts : 49;	/* since the pairer's base; BLOCK_TS_NONE: none */
 	uint64_t size : 24;
-	uint64_t stack : 24;	/* STACK_NONE: none */
+	uint64_t stack : 24;	/* BLOCK_BIG: none */
 	uint64_t thread : 16;	/* pair.c's index of its (pid, tid) */
 };
 

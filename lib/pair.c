@@ -226,6 +226,7 @@ static inline void
 block_set(struct mt_pairer *p, struct block *b, uint64_t addr, unsigned heap,
     const struct held *v, uint32_t thread)
 {
+	struct block x = { 0 };
 	uint64_t ts = BLOCK_TS_NONE;
 	size_t i;
 
@@ -236,13 +237,17 @@ block_set(struct mt_pairer *p, struct block *b, uint64_t addr, unsigned heap,
 		}
 		ts = v->ts >= p->base ? v->ts - p->base : BLOCK_TS_NONE;
 	}
-	*b = (struct block){ .addr = addr, .heap = heap & 0xfff, .used = 1 };
+	x.addr = addr;
+	x.used = 1;
+	x.heap = heap & 0xfff;
 	if ((ts < BLOCK_TS_NONE || v->ts == UINT64_MAX) && v->size < BLOCK_BIG &&
 	    (v->stack < BLOCK_BIG || v->stack == UINT64_MAX) && thread < BLOCK_THREADS) {
-		b->ts = ts;
-		b->size = v->size;
-		b->stack = v->stack == UINT64_MAX ? BLOCK_BIG : v->stack;
-		b->thread = thread;
+		/* Made whole in registers, then stored: not a field at a time. */
+		x.ts = ts;
+		x.size = v->size;
+		x.stack = v->stack == UINT64_MAX ? BLOCK_BIG : v->stack;
+		x.thread = thread;
+		*b = x;
 		return;
 	}
 	if (p->widefree) {
@@ -253,8 +258,9 @@ block_set(struct mt_pairer *p, struct block *b, uint64_t addr, unsigned heap,
 		i = p->nwide++;
 	}
 	p->wide[i].v = *v;
-	b->wide = 1;
-	b->ts = i;
+	x.wide = 1;
+	x.ts = i;
+	*b = x;
 }
 
 /* b no longer in use: what it kept wide, unused. */

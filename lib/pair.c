@@ -11,31 +11,9 @@
 #include <string.h>
 
 #include "mt.h"
+#include "pairtab.h"
 
 #define HEAPS_MAX 4096
-
-/* A live block of a heap freed by address (malloc, kernel caches...). */
-struct block {
-	uint64_t addr;
-	uint64_t ts, size, stack;
-	int32_t tid;
-	uint16_t heap;
-	uint8_t used, flags;
-};
-
-/*
- * A process's live blocks, a table of its own: the end of its image
- * walks only its blocks and drops the table, not every process's.
- */
-struct btable {
-	struct block *blocks;
-	size_t n, cap;
-	int32_t pid;
-	int seen;		/* its image has begun: in mt_pairer's seen */
-	uint64_t walked, probes;	/* slots walked, probes: since made */
-	uint8_t scattered;	/* homes by hash, not in address order */
-	uint8_t crowded;	/* probes walked too far: scatter */
-};
 
 /* A live range of a mapping heap (mmap, reserve): pieces end alone. */
 struct range {
@@ -76,6 +54,12 @@ struct mt_pairer {
 	int temporary;		/* the free being paired ends a temporary */
 	struct u64map threads;	/* pid << 32 | tid: its last allocation */
 	struct last_alloc *last_thread;	/* looked up last */
+	int32_t *tids;		/* a struct last_alloc's thread: its tid */
+	size_t ntids, tidcap;
+	uint64_t base;		/* blocks' times count from the first's */
+	int based;
+	struct wide *wide;	/* the blocks kept wide */
+	size_t nwide, widecap, widefree;	/* free: the first unused + 1, or 0 */
 	struct mt_pair_stats stats;
 };
 
@@ -87,25 +71,49 @@ struct last_alloc {
 	int32_t pid, tid;
 	uint64_t addr, ts;
 	unsigned heap;
+	uint32_t thread;	/* its index in mt_pairer's tids */
+};
+
+/* What a block holds beside its address and heap. */
+struct held {
+	uint64_t ts, size, stack;
+	int32_t tid;
+};
+
+/* A block's held values that do not fit in its struct block. */
+struct wide {
+	struct held v;
+	size_t next;		/* unused: the next unused + 1, or 0 */
 };
 
 static struct last_alloc *
-last_alloc(struct mt_pairer *p, int64_t pid, int64_t tid)
+last_alloc_slow(struct mt_pairer *p, int64_t pid, int64_t tid)
 {
-	struct last_alloc *l = p->last_thread;
+	struct last_alloc *l;
 	void **v;
 
-	if (l && l->pid == pid && l->tid == tid)
-		return l;
 	v = u64map_get(&p->threads, (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid, 1);
 	if (!*v) {
 		l = ecalloc(1, sizeof(*l));
 		l->pid = (int32_t)pid;
 		l->tid = (int32_t)tid;
 		l->ts = UINT64_MAX;
+		l->thread = (uint32_t)p->ntids;
+		p->tids = egrow(p->tids, p->ntids, &p->tidcap, sizeof(*p->tids));
+		p->tids[p->ntids++] = (int32_t)tid;
 		*v = l;
 	}
 	return p->last_thread = *v;
+}
+
+static inline struct last_alloc *
+last_alloc(struct mt_pairer *p, int64_t pid, int64_t tid)
+{
+	struct last_alloc *l = p->last_thread;
+
+	if (l && l->pid == pid && l->tid == tid)
+		return l;
+	return last_alloc_slow(p, pid, tid);
 }
 
 struct mt_pairer *
@@ -203,53 +211,66 @@ heap_id(struct mt_pairer *p, struct mt_str h)
 }
 
 /* Blocks: open addressing with backward-shift deletion, no tombstones. */
-/*
- * The home slot keeps the order of addresses within a process and heap:
- * blocks made and freed near each other in memory, as allocators hand
- * them out, sit near each other in the table too, and a probe finds its
- * cache line warm (a python trace pairs in half the time of a hashed
- * home).  Distinct 16-byte granules of one heap never share a home unless
- * they lie a whole table apart.
- *
- * But blocks denser than one a granule (8-byte kernel objects), or
- * spanning more than the table (6M blocks 32 bytes apart in 8M slots),
- * fill whole stretches of it: every deletion in them walked the stretch,
- * and pairing became quadratic (1M blocks 16 bytes apart freed in order
- * did not finish in an hour).  A table whose probes walk too far is
- * scattered: a block's home is then a hash of its 256-byte window, and
- * its 8-byte granule within the window, 32 slots.  At each growth the
- * table tries address order again: a python trace's table is crowded
- * while small and spread out later.
- * Either home is a fixed function of the address masked by the size, so
- * that growing moves a block to its old home or that plus the old size.
- */
-#define SCAN_MAX 512
-#define SCAN_SLACK 4096
-#define SCATTER_WINDOW 5	/* log2 of the slots a window keeps together */
-
-static size_t
-block_slot(const struct btable *t, unsigned heap, uint64_t addr)
+/* The held values of b, a block in use. */
+static inline struct held
+block_held(const struct mt_pairer *p, const struct block *b)
 {
-	uint64_t h;
-
-	if (!t->scattered)
-		return (size_t)((addr >> 4) ^ hash64(heap)) & (t->cap - 1);
-	h = hash64((addr >> (3 + SCATTER_WINDOW)) ^ (uint64_t)heap << 56) << SCATTER_WINDOW;
-	return (size_t)(h | ((addr >> 3) & ((1u << SCATTER_WINDOW) - 1))) & (t->cap - 1);
+	if (b->wide)
+		return p->wide[b->ts].v;
+	return (struct held){ b->ts == BLOCK_TS_NONE ? UINT64_MAX : p->base + b->ts, b->size,
+	    b->stack == BLOCK_BIG ? UINT64_MAX : b->stack, p->tids[b->thread] };
 }
 
-/*
- * Notes a probe that walked n slots past the home.  Long probes are
- * cheap when rare (a walk of 1000 slots reads them in order) and ruin
- * pairing only when many are: crowded when the table's probes walked
- * SCAN_MAX a block in all since it was last made.
- */
+/* b made the block of v: in its 24 bytes, or with v kept wide. */
 static inline void
-block_probed(struct btable *t, size_t n)
+block_set(struct mt_pairer *p, struct block *b, uint64_t addr, unsigned heap,
+    const struct held *v, uint32_t thread)
 {
-	t->walked += n;
-	if (t->walked > SCAN_MAX * (t->probes++ + SCAN_SLACK) && !t->scattered)
-		t->crowded = 1;
+	struct block x = { 0 };
+	uint64_t ts = BLOCK_TS_NONE;
+	size_t i;
+
+	if (v->ts != UINT64_MAX) {
+		if (!p->based) {
+			p->base = v->ts;
+			p->based = 1;
+		}
+		ts = v->ts >= p->base ? v->ts - p->base : BLOCK_TS_NONE;
+	}
+	x.addr = addr;
+	x.used = 1;
+	x.heap = heap & 0xfff;
+	if ((ts < BLOCK_TS_NONE || v->ts == UINT64_MAX) && v->size < BLOCK_BIG &&
+	    (v->stack < BLOCK_BIG || v->stack == UINT64_MAX) && thread < BLOCK_THREADS) {
+		/* Made whole in registers, then stored: not a field at a time. */
+		x.ts = ts;
+		x.size = v->size;
+		x.stack = v->stack == UINT64_MAX ? BLOCK_BIG : v->stack;
+		x.thread = thread;
+		*b = x;
+		return;
+	}
+	if (p->widefree) {
+		i = p->widefree - 1;
+		p->widefree = p->wide[i].next;
+	} else {
+		p->wide = egrow(p->wide, p->nwide, &p->widecap, sizeof(*p->wide));
+		i = p->nwide++;
+	}
+	p->wide[i].v = *v;
+	x.wide = 1;
+	x.ts = i;
+	*b = x;
+}
+
+/* b no longer in use: what it kept wide, unused. */
+static inline void
+block_drop(struct mt_pairer *p, const struct block *b)
+{
+	if (b->wide) {
+		p->wide[b->ts].next = p->widefree;
+		p->widefree = b->ts + 1;
+	}
 }
 
 static struct block *
@@ -279,147 +300,6 @@ block_slot_of(struct btable *t, unsigned heap, uint64_t addr)
 			break;
 	block_probed(t, n);
 	return &b[i];
-}
-
-/* Appends b to the blocks set aside (room for 64, doubled at powers of 2). */
-static struct block *
-block_aside(struct block *aside, size_t *n, const struct block *b)
-{
-	if (*n >= 64 && !(*n & (*n - 1)))
-		aside = erealloc(aside, 2 * *n * sizeof(*aside));
-	aside[(*n)++] = *b;
-	return aside;
-}
-
-/*
- * Twice the slots, the blocks rehashed where they are: each moves to a
- * home of the new mask (its old one or that plus the old size).  Taken
- * in the order of the old slots from just after an empty one, every block
- * finds its place among blocks already placed, which no later step
- * empties (see below); the few it cannot be sure of wait aside.
- */
-static void block_rehome(struct btable *bt, int scattered);
-
-static void
-block_grow(struct btable *bt)
-{
-	size_t oldcap = bt->cap, cap = oldcap ? oldcap * 2 : 16, i, e, h, j;
-	size_t naside = 0;
-	struct block *t, x, *aside;
-
-	if (!oldcap) {
-		bt->blocks = etable_calloc(cap, sizeof(*bt->blocks));
-		bt->cap = cap;
-		return;
-	}
-	t = bt->blocks = etable_grow(bt->blocks, oldcap, cap, sizeof(*t));
-	bt->cap = cap;
-	aside = emalloc(64 * sizeof(*aside));
-	/* The run that wrapped round the old end waits aside: the other old
-	   slots after the empty one at e hold blocks whose homes lie at or
-	   before them (after e). */
-	for (e = 0; t[e].used; e++)
-		;
-	for (i = 0; i < e; i++) {
-		aside = block_aside(aside, &naside, &t[i]);
-		t[i].used = 0;
-	}
-	for (i = e + 1; i < oldcap; i++) {
-		if (!t[i].used)
-			continue;
-		x = t[i];
-		t[i].used = 0;
-		/*
-		 * A new home at or before i: a place no later than i, among
-		 * blocks placed already.  One past the old end: a place there,
-		 * or wrapped round to the start, where the blocks aside were;
-		 * wrapped on into slots still to do (a run past the new end
-		 * longer than the old slots done: never seen, but not excluded),
-		 * it waits aside too.
-		 */
-		h = block_slot(bt, x.heap, x.addr);
-		for (j = h; t[j].used; j = (j + 1) & (cap - 1))
-			;
-		if (j < h && j > i)
-			aside = block_aside(aside, &naside, &x);
-		else
-			t[j] = x;
-	}
-	for (j = 0; j < naside; j++)
-		*block_slot_of(bt, aside[j].heap, aside[j].addr) = aside[j];
-	free(aside);
-	bt->walked = bt->probes = 0;
-	if (bt->scattered)
-		block_rehome(bt, 0);
-}
-
-/*
- * The blocks moved in place to their homes in the order asked (scattered
- * or not): each still to move is carried to the first slot from its new
- * home that holds none moved, and what was there is carried on.  A probe
- * never stops at a slot moved already, and no moved block leaves its
- * slot: when all have moved, each lies after its home with no empty slot
- * between.  REHOME_AHEAD blocks are carried at once, their homes fetched
- * from memory meanwhile, for one carried alone waits for each of its
- * homes.  Back in address order, probes that
- * walk too far scatter them all instead, from the start.
- */
-#define REHOME_AHEAD 32
-
-static void
-block_rehome(struct btable *bt, int scattered)
-{
-	struct block *t = bt->blocks, carry[REHOME_AHEAD], x, y;
-	size_t home[REHOME_AHEAD], mask = bt->cap - 1, i, j, k, n, first = 0, ncarry = 0;
-
-	bt->scattered = (uint8_t)scattered;
-	bt->crowded = 0;
-	bt->walked = bt->probes = 0;
-	for (i = 0; i < bt->cap; i++)
-		if (t[i].used)
-			t[i].used = 2;
-	for (i = 0; i < bt->cap || ncarry;) {
-		for (; ncarry < REHOME_AHEAD && i < bt->cap; i++) {
-			if (t[i].used != 2)
-				continue;
-			k = (first + ncarry++) % REHOME_AHEAD;
-			carry[k] = t[i];
-			t[i].used = 0;
-			__builtin_prefetch(&t[home[k] = block_slot(bt, t[i].heap, t[i].addr)]);
-		}
-		if (!ncarry)
-			break;
-		x = carry[first];
-		j = home[first];
-		first = (first + 1) % REHOME_AHEAD;
-		ncarry--;
-		for (n = 0; t[j].used == 1; j = (j + 1) & mask)
-			n++;
-		block_probed(bt, n);
-		if (bt->crowded) {
-			bt->crowded = 0;
-			bt->scattered = 1;
-			for (k = 0; k < bt->cap; k++)
-				if (t[k].used == 1)
-					t[k].used = 2;
-			for (k = 0; k < ncarry; k++) {
-				n = (first + k) % REHOME_AHEAD;
-				home[n] = block_slot(bt, carry[n].heap, carry[n].addr);
-			}
-			j = block_slot(bt, x.heap, x.addr);
-			for (; t[j].used == 1; j = (j + 1) & mask)
-				;
-			i = 0;
-		}
-		y = t[j];
-		x.used = 1;
-		t[j] = x;
-		if (y.used == 2) {
-			k = (first + ncarry++) % REHOME_AHEAD;
-			carry[k] = y;
-			__builtin_prefetch(&t[home[k] = block_slot(bt, y.heap, y.addr)]);
-		}
-	}
 }
 
 static void
@@ -567,7 +447,9 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 {
 	unsigned heap = heap_id(p, ev->heap);
 	struct btable *t;
-	struct block b, *old;
+	struct block *old;
+	struct held v, o;
+	struct last_alloc *la;
 	struct range r;
 	size_t lo;
 	/* Made before recording (mt-record -p): allocated at minus infinity. */
@@ -598,11 +480,10 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 		block_rehome(t, 1);
 	if ((t->n + 1) * 4 > t->cap * 3)
 		block_grow(t);
-	b = (struct block){ ev->addr, ta, ev->size,
-	    ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
-	    (int32_t)ev->tid, (uint16_t)heap, 1, 0 };
+	v = (struct held){ ta, ev->size, ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
+	    (int32_t)ev->tid };
+	la = last_alloc(p, ev->pid, ev->tid);
 	if (!(ev->flags & (EV_TID_NONE | EV_TS_NONE))) {
-		struct last_alloc *la = last_alloc(p, ev->pid, ev->tid);
 		la->addr = ev->addr;
 		la->ts = ev->ts;
 		la->heap = heap;
@@ -616,19 +497,21 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 		 * RCU frees): counted, not warned.
 		 */
 		p->stats.unseen++;
+		o = block_held(p, old);
 		if (ev->pid != 0) {
 			char tok[96];
 			int n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
-			    " and at %" PRIu64, ev->addr, old->ts, ev->ts);
+			    " and at %" PRIu64, ev->addr, o.ts, ev->ts);
 			mt_warn_at(reader_name(p->input), reader_lineno(p->input),
 			    "allocation of a live block", tok, (size_t)n);
 		}
-		emit(p, old->ts, image_end(old->ts, ev->ts), t->pid, old->tid, old->heap,
-		    old->addr, old->size, old->stack, NULL);
+		emit(p, o.ts, image_end(o.ts, ev->ts), t->pid, o.tid, old->heap,
+		    old->addr, o.size, o.stack, NULL);
+		block_drop(p, old);
 	} else {
 		t->n++;
 	}
-	*old = b;
+	block_set(p, old, ev->addr, heap, &v, la->thread);
 }
 
 static void
@@ -637,6 +520,7 @@ free_event(struct mt_pairer *p, const struct mt_event *ev)
 	unsigned heap = heap_id(p, ev->heap);
 	struct btable *t;
 	struct block *b;
+	struct held v;
 	struct freed *f;
 	uint64_t lo, hi, a, z, tf;
 	size_t i, j;
@@ -691,15 +575,17 @@ free_event(struct mt_pairer *p, const struct mt_event *ev)
 		free_unknown(p, ev, heap);
 		return;
 	}
-	if (!(ev->flags & EV_TID_NONE) && b->tid == ev->tid) {
+	v = block_held(p, b);
+	if (!(ev->flags & EV_TID_NONE) && v.tid == ev->tid) {
 		struct last_alloc *la = last_alloc(p, ev->pid, ev->tid);
-		p->temporary = la->addr == b->addr && la->ts == b->ts && la->heap == heap;
+		p->temporary = la->addr == b->addr && la->ts == v.ts && la->heap == heap;
 	}
-	tf = free_time(p, ev, b->addr, b->ts, &said);
-	emit(p, b->ts, tf, t->pid, b->tid, heap, b->addr, b->size, b->stack, NULL);
+	tf = free_time(p, ev, b->addr, v.ts, &said);
+	emit(p, v.ts, tf, t->pid, v.tid, heap, b->addr, v.size, v.stack, NULL);
 	p->temporary = 0;
 	f = freed_slot(p, t->pid, b->addr);
-	*f = (struct freed){ b->addr, b->ts, tf, t->pid, (uint16_t)heap, 1 };
+	*f = (struct freed){ b->addr, v.ts, tf, t->pid, (uint16_t)heap, 1 };
+	block_drop(p, b);
 	block_delete(t, b);
 	if (t->crowded)
 		block_rehome(t, 1);
@@ -725,9 +611,13 @@ pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate, uint64_t ts
 	if (t && t->cap) {
 		for (i = 0; i < t->cap; i++) {
 			const struct block *b = &t->blocks[i];
-			if (b->used)
-				emit(p, b->ts, image_end(b->ts, ts), t->pid, b->tid, b->heap,
-				    b->addr, b->size, b->stack, fate);
+			struct held v;
+			if (!b->used)
+				continue;
+			v = block_held(p, b);
+			emit(p, v.ts, image_end(v.ts, ts), t->pid, v.tid, b->heap, b->addr,
+			    v.size, v.stack, fate);
+			block_drop(p, b);
 		}
 		etable_free(t->blocks, t->cap, sizeof(*t->blocks));
 		t->blocks = NULL;
@@ -792,5 +682,7 @@ pairer_free_all(struct mt_pairer *p)
 	free(p->ranges);
 	free(p->seen);
 	free(p->freed);
+	free(p->tids);
+	free(p->wide);
 	free(p);
 }

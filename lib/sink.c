@@ -31,7 +31,7 @@ sink_init(struct mt_sink *s, int fd, int binary)
  * which lasts); any other record is copied with its strings and frames
  * into its batch's arena, or when text is passed on, its text.
  */
-#define BATCH 4096		/* records */
+#define BATCH 1024		/* records */
 /* Sixteen: with four, the thread sharing two cores with the next filter
    fell behind, and the pipeline took 1.10 s rather than 0.91 s. */
 #define NBATCH 16

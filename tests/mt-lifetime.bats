@@ -367,3 +367,39 @@ PY
 mt-lifetime: wrap.txt:3: mapping ending past 2^64-1 '0xffffffffffff0000 of 65536 bytes'
 mt-lifetime: 2 lifetimes; 0 survivors leaked at exit, 0 alive at the end; 1 frees of blocks allocated before recording; 0 double frees" ]
 }
+
+@test "a block's values too wide for the table's 24 bytes come back whole" {
+	# Times past 2^49 ns from the first and before it, sizes and stack ids
+	# of 2^24 and more, more than 65535 threads: each life carries its
+	# allocation's own values, the generator's the oracle.
+	awk -v n=140000 'BEGIN {
+		printf "#mt-events\t1\tstart=0\thost=t\nproc\t100\t1\t0\t/bin/x\tx\n"
+		for (i = 0; i < n; i++) {
+			ts = i == 1 ? 5 : i < n / 2 ? 1000 + i : 2^50 + i
+			size = i % 5 == 0 ? 2^32 + i : i % 5 == 1 ? 2^24 - 1 : i % 1000
+			stack = i % 3 == 0 ? "-" : i % 3 == 1 ? sprintf("%.0f", 2^40 + i) : i
+			printf "alloc\t%.0f\t100\t%d\tmalloc\t0x%x\t%.0f\t%s\n", ts, 100 + i % 70000,
+			    268435456 + i * 16, size, stack
+			printf "0x%x %.0f %s %d %.0f %s\n", 268435456 + i * 16, ts,
+			    i % 2 ? "-" : sprintf("%.0f", 2^51 + i), 100 + i % 70000, size, stack >"expected"
+		}
+		for (i = 0; i < n; i += 2)
+			printf "free\t%.0f\t100\t100\tmalloc\t0x%x\t-\n", 2^51 + i, 268435456 + i * 16
+	}' >w.txt
+	run -0 --separate-stderr mt-lifetime w.txt
+	[ "$stderr" = "mt-lifetime: 140000 lifetimes; 0 survivors leaked at exit, 70000 alive at the end; 0 frees of blocks allocated before recording; 0 double frees" ]
+	printf '%s\n' "$output" | awk -F'\t' '$1 == "life" { print $7, $2, $3, $5, $8, $9 }' | sort >got
+	sort expected | diff - got
+}
+
+@test "mt-lifetime's memory: at most 64 bytes a live block over what the same events with none live take" {
+	# The set's peak RSS against the RSS of as many events with 4096 blocks
+	# live (tests/progs/pairs): the table, not the reader or the sink.
+	[ -x /usr/bin/time ] || skip "/usr/bin/time (GNU time) not installed: no peak RSS"
+	mt-record -o set.mtr -- "$PROGS/live-set" 1000000 2>/dev/null
+	mt-record -o pairs.mtr -- "$PROGS/pairs" 1000000 >/dev/null 2>&1
+	/usr/bin/time -f %M -o base.kib mt-lifetime -b -q pairs.mtr >/dev/null
+	/usr/bin/time -f %M -o set.kib mt-lifetime -b -q set.mtr >/dev/null
+	echo "base $(cat base.kib) KiB, 1M live $(cat set.kib) KiB"
+	[ $(( ($(cat set.kib) - $(cat base.kib)) * 1024 )) -le $((64 * 1000000)) ]
+}

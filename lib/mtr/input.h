@@ -34,10 +34,10 @@ struct trace_reader {
 	struct frame_state fs;
 	struct { int64_t pid, tid; } *threads;
 	uint32_t threadcap;
-	struct frame_alloc {
-		uint64_t addr;
-		unsigned cls;
-	} *allocs;
+	/* The frame's allocations: addresses and reuse classes apart, 9
+	   bytes each, not a padded 16. */
+	uint64_t *alloc_addr;
+	uint8_t *alloc_cls;
 	uint32_t alloccap;
 	struct mt_str heaps[MAX_HEAPS];
 	uint64_t *ips;

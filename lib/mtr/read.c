@@ -205,10 +205,11 @@ decode_alloc(struct trace_reader *r, uint8_t tag, struct mt_event *ev)
 		return -1;
 	if (r->fs.nallocs == r->alloccap) {
 		r->alloccap = r->alloccap ? r->alloccap * 2 : 4096;
-		r->allocs = erealloc(r->allocs, r->alloccap * sizeof(*r->allocs));
+		r->alloc_addr = erealloc(r->alloc_addr, r->alloccap * sizeof(*r->alloc_addr));
+		r->alloc_cls = erealloc(r->alloc_cls, r->alloccap);
 	}
-	r->allocs[r->fs.nallocs].addr = ev->addr;
-	r->allocs[r->fs.nallocs++].cls = cls;
+	r->alloc_addr[r->fs.nallocs] = ev->addr;
+	r->alloc_cls[r->fs.nallocs++] = (uint8_t)cls;
 	return 0;
 }
 
@@ -224,8 +225,8 @@ decode_free(struct trace_reader *r, uint8_t tag, struct mt_event *ev)
 	if (TAG_TYPE(tag) == R_FREE_REF) {
 		if (v == 0 || v > r->fs.nallocs)
 			return -1;
-		ev->addr = r->allocs[r->fs.nallocs - v].addr;
-		reuse_push(&r->fs.reuse, r->allocs[r->fs.nallocs - v].cls, ev->addr);
+		ev->addr = r->alloc_addr[r->fs.nallocs - v];
+		reuse_push(&r->fs.reuse, r->alloc_cls[r->fs.nallocs - v], ev->addr);
 	} else if (TAG_TYPE(tag) == R_FREE_ADDR && r->version >= 2) {
 		ev->addr = r->fs.last_free += unaligned(v);
 	} else {
@@ -544,7 +545,8 @@ trace_reader_free(struct trace_reader *r)
 	free(r->in);
 	free(r->frame);
 	free(r->threads);
-	free(r->allocs);
+	free(r->alloc_addr);
+	free(r->alloc_cls);
 	free(r->ips);
 	free(r->textline);
 	parser_free(&r->parser);

@@ -40,7 +40,7 @@ struct mapping {
 	struct dso *dso;
 };
 
-static const char synopsis[] = "[-CI] [-y dir] [file ...]";
+static const char synopsis[] = "[-CIq] [-y dir] [file ...]";
 static const char options[] =
     "Adds a sym line (function, file:line, module) for every address of the stack\n"
     "lines of an event stream, before the first stack that needs it.\n"
@@ -49,6 +49,7 @@ static const char options[] =
     "                     (repeatable; -s is the old spelling)\n"
     "  -I, --no-inline    one frame an address: no sym lines for inlined calls\n"
     "  -C, --no-demangle  C++ and Rust names as they are in the binary\n"
+    "  -q, --quiet        no progress meter\n"
     "  -h, --help         this help\n"
     "  -V, --version      the version\n"
     "\n"
@@ -662,6 +663,7 @@ main(int argc, char *argv[])
 		{ "symbols", required_argument, NULL, 'y' },
 		{ "no-inline", no_argument, NULL, 'I' },
 		{ "no-demangle", no_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -672,7 +674,7 @@ main(int argc, char *argv[])
 	int ch, i, status = 0;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "CIs:y:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "CIqs:y:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'y':
 		case 's':
@@ -700,6 +702,9 @@ main(int argc, char *argv[])
 			break;
 		case 'C':
 			no_demangle = 1;
+			break;
+		case 'q':
+			progress_off();
 			break;
 		case 'h':
 			mt_usage(1, synopsis, options);

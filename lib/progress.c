@@ -1,9 +1,9 @@
 /*
  * The progress meter: how far into an input of known size a filter is,
- * its events a second and the time left, on one line of a terminal's
- * stderr redrawn in place.  Its caller counts events down and calls in
- * only when the count runs out, so the clock is read a few dozen times
- * a second whatever the rate.
+ * its events a second and the time left, on one line of the terminal
+ * that diagnostics go to, redrawn in place.  Its caller counts events
+ * down and calls in only when the count runs out, so that the clock is
+ * read a few dozen times a second whatever the rate.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -311,5 +311,7 @@ mt_read_input(int fd, void *buf, size_t len)
 	do
 		n = read(fd, buf, len);
 	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		progress_read(fd, (size_t)n);
 	return n;
 }

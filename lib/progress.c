@@ -1,9 +1,9 @@
 /*
  * The progress meter: how far into an input of known size a filter is,
  * its events a second and the time left, on one line of the terminal
- * that diagnostics go to, redrawn in place.  Its caller counts events
- * down and calls in only when the count runs out, so that the clock is
- * read a few dozen times a second whatever the rate.
+ * that diagnostics go to, redrawn in place.  It is told of each read(2)
+ * of the input, a buffer of many records, so that the records themselves
+ * cost nothing: the reader's count of them is looked at when drawing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,23 +17,21 @@
 #define NS 1000000000ULL
 #define SHOW_AFTER (2 * NS)	/* a short run never sees the meter */
 #define REDRAW (NS / 5)
-#define TICK (NS / 20)		/* the clock read about this often */
-#define EVERY_MIN 4096
-#define EVERY_MAX 65536
 
 struct mt_progress {
 	int fd;
 	const char *name;
+	const struct mt_reader *r;	/* its records read: reader_lineno() */
 	uint64_t size;		/* the input's bytes */
 	uint64_t pos0;		/* its offset when reading began (stdin may be past 0) */
+	uint64_t pos;		/* the offset read to */
 	uint64_t start;		/* when reading began */
-	uint64_t events;	/* read up to this tick */
-	uint64_t every;		/* events from one tick to the next */
 	uint64_t drawn;		/* when the line was drawn last; 0: never */
 	int width;		/* the terminal's columns */
 };
 
 static int off;
+static struct mt_progress *active;	/* one input at a time has the line */
 static uint64_t first_start;	/* the delay counts from the program's first input */
 
 void
@@ -43,35 +41,29 @@ progress_off(void)
 }
 
 struct mt_progress *
-progress_new(int fd, const char *name)
+progress_new(int fd, const char *name, const struct mt_reader *r)
 {
 	struct mt_progress *p;
 	struct winsize ws;
 	struct stat st;
 	off_t pos;
 
-	if (off || !isatty(STDERR_FILENO) || fstat(fd, &st) < 0 ||
+	if (off || active || !isatty(STDERR_FILENO) || fstat(fd, &st) < 0 ||
 	    !S_ISREG(st.st_mode) || st.st_size <= 0 ||
 	    (pos = lseek(fd, 0, SEEK_CUR)) < 0 || pos >= st.st_size)
 		return NULL;
 	p = ecalloc(1, sizeof(*p));
 	p->fd = fd;
 	p->name = name;
+	p->r = r;
 	p->size = (uint64_t)st.st_size;
-	p->pos0 = (uint64_t)pos;
+	p->pos0 = p->pos = (uint64_t)pos;
 	p->start = mt_monotonic_ns();
-	p->every = EVERY_MIN;
 	p->width = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40 ?
 	    ws.ws_col : 80;
 	if (!first_start)
 		first_start = p->start;
-	return p;
-}
-
-uint64_t
-progress_first(const struct mt_progress *p)
-{
-	return p ? p->every : UINT64_MAX;
+	return active = p;
 }
 
 /* 14.2M: a rate in three figures. */
@@ -110,19 +102,16 @@ draw(struct mt_progress *p, uint64_t now)
 	char line[264], stats[96], name[160], r[16], left[32];
 	double took = (double)(now - p->start) / NS, done;
 	size_t len = strlen(p->name);
-	int n, room;
 	uint64_t pos;
-	off_t at;
+	int n, room;
 
-	/* Where the reader's buffer has got to: ahead of the events by a
+	/* Where the reader's buffer has got to: ahead of its records by a
 	   buffer at most, which a percent does not see. */
-	if ((at = lseek(p->fd, 0, SEEK_CUR)) < 0)
-		return;
-	pos = (uint64_t)at < p->size ? (uint64_t)at : p->size;
+	pos = p->pos < p->size ? p->pos : p->size;
 	if (pos <= p->pos0 || took <= 0)
 		return;
 	done = (double)(pos - p->pos0) / (double)(p->size - p->pos0);
-	rate(r, sizeof(r), (double)p->events / took);
+	rate(r, sizeof(r), (double)reader_lineno(p->r) / took);
 	clock_time(left, sizeof(left), (uint64_t)(took / done * (1 - done) + 0.5));
 	n = snprintf(stats, sizeof(stats), "%3d%%  %s events/s  %s left",
 	    (int)(done * 100), r, left);
@@ -142,19 +131,18 @@ draw(struct mt_progress *p, uint64_t now)
 	p->drawn = now;
 }
 
-uint64_t
-progress_tick(struct mt_progress *p)
+void
+progress_read(int fd, size_t n)
 {
-	uint64_t now = mt_monotonic_ns();
-	double every;
+	struct mt_progress *p = active;
+	uint64_t now;
 
-	p->events += p->every;
-	every = (double)p->events * TICK / (double)(now - p->start + 1);
-	p->every = every < EVERY_MIN ? EVERY_MIN : every > EVERY_MAX ? EVERY_MAX :
-	    (uint64_t)every;
+	if (!p || fd != p->fd)
+		return;
+	p->pos += n;
+	now = mt_monotonic_ns();
 	if (now - first_start >= SHOW_AFTER && now - p->drawn >= REDRAW)
 		draw(p, now);
-	return p->every;
 }
 
 void
@@ -162,5 +150,7 @@ progress_free(struct mt_progress *p)
 {
 	if (p && p->drawn)
 		mt_status_line(NULL);
+	if (p == active)
+		active = NULL;
 	free(p);
 }

@@ -2,24 +2,22 @@
 #ifndef MT_PROGRESS_H
 #define MT_PROGRESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* progress.c */
 struct mt_progress;
+struct mt_reader;
 void progress_off(void);	/* --quiet: no meter for any input */
 /*
- * A meter for the input fd, named name, or NULL: no terminal on stderr,
- * no size known (a pipe), or off.  It shows once the program has read
- * for two seconds; progress_free() erases it.
+ * A meter for the input fd that r reads, named name, or NULL: no
+ * terminal on stderr, no size known (a pipe), off, or another input's
+ * meter still up.  It shows once the program has read for two seconds;
+ * progress_free() erases it.
  */
-struct mt_progress *progress_new(int fd, const char *name);
-/*
- * Called when the events progress_new() or the last tick asked for have
- * been read: the line redrawn when it is due; returns how many events
- * to read before the next call.
- */
-uint64_t progress_tick(struct mt_progress *p);
-uint64_t progress_first(const struct mt_progress *p);	/* the count before the first */
+struct mt_progress *progress_new(int fd, const char *name, const struct mt_reader *r);
+/* mt_read_input()'s n bytes read from fd: the line redrawn when due. */
+void progress_read(int fd, size_t n);
 void progress_free(struct mt_progress *p);
 
 #endif

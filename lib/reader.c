@@ -33,7 +33,6 @@ struct mt_reader {
 	char *fmt;		/* binary: the current record formatted */
 	size_t fmtcap;
 	struct mt_progress *meter;
-	uint64_t meter_left;	/* records to read before the meter's next tick */
 };
 
 int
@@ -117,8 +116,7 @@ reader_open_fd(int fd, const char *name)
 	r = ecalloc(1, sizeof(*r));
 	r->name = name;
 	r->fd = fd;
-	r->meter = progress_new(fd, name);
-	r->meter_left = progress_first(r->meter);
+	r->meter = progress_new(fd, name, r);
 	if (got > 0 && magic[0] == 0x89) {
 		r->binary = 1;
 		r->trace = trace_reader_new(fd, magic, (size_t)got);
@@ -183,8 +181,6 @@ reader_next(struct mt_reader *r, struct mt_event *ev)
 {
 	int ret;
 
-	if (--r->meter_left == 0)
-		r->meter_left = progress_tick(r->meter);
 	if (r->binary) {
 		r->restored = 0;
 		ret = trace_read(r->trace, ev);

@@ -10,11 +10,12 @@
 
 #include "mt.h"
 
-static const char synopsis[] = "[-c] [file ...]";
+static const char synopsis[] = "[-cq] [file ...]";
 static const char options[] =
     "Writes binary traces (.mtr) or event text as the event text of mt-events(5).\n"
     "\n"
     "  -c, --check     only validate: decode everything, write nothing\n"
+    "  -q, --quiet     no progress meter\n"
     "  -h, --help      this help\n"
     "  -V, --version   the version\n"
     "\n"
@@ -40,6 +41,7 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "check", no_argument, NULL, 'c' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -48,10 +50,13 @@ main(int argc, char *argv[])
 	int ch, check = 0, status = 0, i;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "chV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "cqhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			check = 1;
+			break;
+		case 'q':
+			progress_off();
 			break;
 		case 'h':
 			mt_usage(1, synopsis, options);

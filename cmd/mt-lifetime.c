@@ -19,7 +19,7 @@ static const char options[] =
     "written when it ends, and for the blocks alive at the end.\n"
     "\n"
     "  -b, --binary    write a .mtr stream for the next filter, not text\n"
-    "  -q, --quiet     no summary on standard error\n"
+    "  -q, --quiet     no summary or progress meter on standard error\n"
     "  -h, --help      this help\n"
     "  -V, --version   the version\n"
     "\n"
@@ -86,6 +86,7 @@ main(int argc, char *argv[])
 			break;
 		case 'q':
 			quiet = 1;
+			progress_off();
 			break;
 		case 'h':
 			mt_usage(1, synopsis, options);

@@ -258,6 +258,7 @@ main(int argc, char *argv[])
 			break;
 		case 'q':
 			quiet = 1;
+			progress_off();
 			break;
 		case 'h':
 			mt_usage(1, synopsis, options);

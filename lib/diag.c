@@ -7,6 +7,7 @@
 #include <string.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <unistd.h>
 
@@ -77,12 +78,63 @@ mt_shown(const char *s, size_t len)
 static void
 vsay(int errnum, const char *fmt, va_list ap)
 {
+	mt_status_line(NULL);
 	fflush(stdout);
 	fprintf(stderr, "%s: ", mt_progname);
 	vfprintf(stderr, fmt, ap);
 	if (errnum)
 		fprintf(stderr, ": %s", strerror(errnum));
 	fputc('\n', stderr);
+}
+
+/*
+ * The status line.  A lock, for a sink's thread writes stdout while the
+ * reading thread draws; the unlocked look first keeps output that runs
+ * with no line drawn (nearly all of it) from taking it.
+ */
+static pthread_mutex_t status_lock = PTHREAD_MUTEX_INITIALIZER;
+static int status_drawn;
+static int stdout_tty = -1;
+
+static void
+status_erase(void)
+{
+	if (status_drawn)
+		(void)!write(STDERR_FILENO, "\r\033[K", 4);
+	__atomic_store_n(&status_drawn, 0, __ATOMIC_RELAXED);
+}
+
+void
+mt_status_line(const char *line)
+{
+	char buf[512];
+	int n;
+
+	if (!line && !__atomic_load_n(&status_drawn, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&status_lock);
+	if (line) {
+		n = snprintf(buf, sizeof(buf), "\r%s\033[K", line);
+		if (n > 0 && (size_t)n < sizeof(buf) &&
+		    write(STDERR_FILENO, buf, (size_t)n) > 0)
+			__atomic_store_n(&status_drawn, 1, __ATOMIC_RELAXED);
+	} else {
+		status_erase();
+	}
+	pthread_mutex_unlock(&status_lock);
+}
+
+void
+mt_status_yield(int fd)
+{
+	if (fd != STDOUT_FILENO || !__atomic_load_n(&status_drawn, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&status_lock);
+	if (stdout_tty < 0)
+		stdout_tty = isatty(STDOUT_FILENO);
+	if (stdout_tty)
+		status_erase();
+	pthread_mutex_unlock(&status_lock);
 }
 
 void
@@ -259,5 +311,7 @@ mt_read_input(int fd, void *buf, size_t len)
 	do
 		n = read(fd, buf, len);
 	while (n < 0 && errno == EINTR);
+	if (n > 0)
+		progress_read(fd, (size_t)n);
 	return n;
 }

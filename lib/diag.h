@@ -28,6 +28,13 @@ void mt_warnx(const char *fmt, ...) MT_PRINTF(1);
 void mt_note(const char *fmt, ...) MT_PRINTF(1);
 void mt_err(int status, const char *fmt, ...) MT_PRINTF(2) __attribute__((noreturn));
 void mt_errx(int status, const char *fmt, ...) MT_PRINTF(2) __attribute__((noreturn));
+/*
+ * A status line (progress.c's meter) drawn over itself on stderr, a
+ * terminal; NULL erases it.  Every message erases it first, and so does
+ * mt_status_yield() before output to fd when that is a terminal too.
+ */
+void mt_status_line(const char *line);
+void mt_status_yield(int fd);
 /* prog: file:line: what 'token' (token NULL: none), and mt_status 1. */
 void mt_warn_at(const char *file, uint64_t line, const char *what,
     const char *token, size_t toklen);

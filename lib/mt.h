@@ -32,5 +32,6 @@
 #include "suppress.h"
 #include "table.h"
 #include "inject.h"
+#include "progress.h"
 
 #endif

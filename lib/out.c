@@ -40,6 +40,8 @@ out_flush(struct mt_out *o)
 {
 	size_t off = 0;
 
+	if (o->len)
+		mt_status_yield(o->fd);
 	while (off < o->len && !o->error) {
 		ssize_t n = write(o->fd, o->buf + off, o->len - off);
 		if (n < 0) {

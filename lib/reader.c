@@ -32,6 +32,7 @@ struct mt_reader {
 				   writes the current one on */
 	char *fmt;		/* binary: the current record formatted */
 	size_t fmtcap;
+	struct mt_progress *meter;
 };
 
 int
@@ -115,6 +116,7 @@ reader_open_fd(int fd, const char *name)
 	r = ecalloc(1, sizeof(*r));
 	r->name = name;
 	r->fd = fd;
+	r->meter = progress_new(fd, name, r);
 	if (got > 0 && magic[0] == 0x89) {
 		r->binary = 1;
 		r->trace = trace_reader_new(fd, magic, (size_t)got);
@@ -322,6 +324,7 @@ reader_close(struct mt_reader *r)
 {
 	int bad = r->bad;
 
+	progress_free(r->meter);
 	if (r->binary) {
 		trace_reader_free(r->trace);
 	} else {

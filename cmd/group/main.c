@@ -15,7 +15,7 @@
 #include "group.h"
 
 static const char synopsis[] = "[-k keys] [-s impact|size|count] [-n count] [-T[=bottom-up]] [-D depth] [-M] "
-    "[-F table|tsv|json|folded|pprof] [-w size|impact] [-A regex] [file ...]";
+    "[-F table|tsv|json|folded|pprof] [-w size|impact] [-A regex] [-q] [file ...]";
 static const char options[] =
     "Groups life lines as WPA's table does: Count, Size, Impacting Size and Per Alloc\n"
     "a group, biggest first; or a tree of their stacks; or folded stacks for a\n"
@@ -52,6 +52,7 @@ static const char options[] =
     "  -w, --weight WHAT    folded stacks weighed by size (default) or impact\n"
     "  -A, --skip REGEX     more functions to count as the allocation API (PCRE2)\n"
     "                       (-S is the old spelling)\n"
+    "  -q, --quiet          no progress meter\n"
     "  -h, --help           this help\n"
     "  -V, --version        the version\n"
     "\n"
@@ -95,6 +96,7 @@ parse_options(int argc, char *argv[])
 		{ "format", required_argument, NULL, 'F' },
 		{ "weight", required_argument, NULL, 'w' },
 		{ "skip", required_argument, NULL, 'A' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -105,7 +107,7 @@ parse_options(int argc, char *argv[])
 	static const char *const weights[] = { "size", "impact", NULL };
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:MF:f:w:A:S:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "k:b:s:n:T::tD:MF:f:w:A:S:qhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 		case 'b':
@@ -163,6 +165,9 @@ parse_options(int argc, char *argv[])
 		case 'A':
 		case 'S':
 			skip_pattern = optarg;
+			break;
+		case 'q':
+			progress_off();
 			break;
 		case 'h':
 			mt_usage(1, synopsis, options);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pooldiff.h"
 
@@ -230,6 +231,7 @@ live_close(uint64_t t)
 		live_snapshot(base + (int64_t)((live_closed + 1) * interval));
 		if (b - live_closed > 1)
 			continue;	/* only the last of a run is shown */
+		mt_status_yield(STDOUT_FILENO);	/* not written into the meter's line */
 		if (!growth)
 			print_table();
 		else if (nsnaps >= 2)

@@ -17,7 +17,7 @@
 
 static const char synopsis[] = "-S [-P dir] [--time time] [source,...]\n"
     "[-ad] [-s key] [-F format] [-m pattern] [-x pattern] [-E] [-g [K/N]] [-i time] [-k key] "
-    "[-A regex] [--since-first] [--suppress file] [file ...]";
+    "[-A regex] [-q] [--since-first] [--suppress file] [file ...]";
 static const char options[] =
     "PoolMon for Linux.  With -S, writes one snapshot of the kernel's pools (slab,\n"
     "vmalloc, allocinfo) or of processes (pid:N), to append to a log.  Otherwise\n"
@@ -50,6 +50,7 @@ static const char options[] =
     "      --suppress FILE  more suppressions, as mt-group's: blocks never freed that\n"
     "                       are no growth of the program (repeatable)\n"
     "      --no-suppress    none, not even the built-in ones\n"
+    "  -q, --quiet          no progress meter\n"
     "  -h, --help           this help\n"
     "  -V, --version        the version\n"
     "\n"
@@ -104,6 +105,7 @@ parse_options(int argc, char *argv[])
 		{ "format", required_argument, NULL, 'F' },
 		{ "suppress", required_argument, NULL, 'U' },
 		{ "no-suppress", no_argument, NULL, 'N' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -115,7 +117,7 @@ parse_options(int argc, char *argv[])
 	static const char *const formats[] = { "table", "tsv", NULL };
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "SP:T:i:I:k:t:A:s:dcm:x:EaF:g::hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "SP:T:i:I:k:t:A:s:dcm:x:EaF:g::qhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S':
 			snap = 1;
@@ -187,6 +189,9 @@ parse_options(int argc, char *argv[])
 				mt_bad("growth", optarg, "K/N: grew in K of the last N intervals");
 				exit(2);
 			}
+			break;
+		case 'q':
+			progress_off();
 			break;
 		case 'h':
 			mt_usage(1, synopsis, options);

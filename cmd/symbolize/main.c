@@ -18,7 +18,7 @@
 #include "mt.h"
 #include "symbolize.h"
 
-static const char synopsis[] = "[-bCI] [-y dir] [file ...]";
+static const char synopsis[] = "[-bCIq] [-y dir] [file ...]";
 static const char options[] =
     "Adds a sym line (function, file:line, module) for every address of the stack\n"
     "lines of an event stream, before the first stack that needs it.\n"
@@ -28,6 +28,7 @@ static const char options[] =
     "  -I, --no-inline    one frame an address: no sym lines for inlined calls\n"
     "  -C, --no-demangle  C++ and Rust names as they are in the binary\n"
     "  -b, --binary       write a .mtr stream for the next filter, not text\n"
+    "  -q, --quiet        no progress meter\n"
     "  -h, --help         this help\n"
     "  -V, --version      the version\n"
     "\n"
@@ -317,6 +318,7 @@ main(int argc, char *argv[])
 		{ "no-inline", no_argument, NULL, 'I' },
 		{ "no-demangle", no_argument, NULL, 'C' },
 		{ "binary", no_argument, NULL, 'b' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -327,7 +329,7 @@ main(int argc, char *argv[])
 	int ch, i, status = 0, binary = 0, error;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "bCIs:y:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "bCIqs:y:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
 			binary = 1;
@@ -358,6 +360,9 @@ main(int argc, char *argv[])
 			break;
 		case 'C':
 			no_demangle = 1;
+			break;
+		case 'q':
+			progress_off();
 			break;
 		case 'h':
 			mt_usage(1, synopsis, options);

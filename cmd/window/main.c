@@ -15,7 +15,7 @@
 
 #include "window.h"
 
-static const char synopsis[] = "[-b] [-f time] [-t time | -l time] [-p pid] [-H heap] "
+static const char synopsis[] = "[-bq] [-f time] [-t time | -l time] [-p pid] [-H heap] "
     "[-N regex] [-m regex] [-x regex] [-i step | --at time|peak] [file]";
 static const char options[] =
     "Keeps the life lines active in a time window, classed aifi, aifo, aofi or aofo\n"
@@ -36,6 +36,7 @@ static const char options[] =
     "      --at TIME|peak   the lifetimes live at that instant: at TIME, or at the\n"
     "                       peak of each process and heap (its sample line first)\n"
     "  -b, --binary         write a .mtr stream for the next filter, not text\n"
+    "  -q, --quiet          no progress meter\n"
     "  -h, --help           this help\n"
     "  -V, --version        the version\n"
     "\n"
@@ -74,6 +75,7 @@ parse_options(int argc, char *argv[])
 		{ "series", required_argument, NULL, 'i' },
 		{ "at", required_argument, NULL, 'a' },
 		{ "binary", no_argument, NULL, 'b' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -81,7 +83,7 @@ parse_options(int argc, char *argv[])
 	size_t pidcap = 0, heapcap = 0;
 	int ch, binary = 0;
 
-	while ((ch = getopt_long(argc, argv, "bf:t:l:p:H:N:m:x:i:s:hV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "bqf:t:l:p:H:N:m:x:i:s:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			if (!strcmp(optarg, "peak"))
@@ -122,6 +124,9 @@ parse_options(int argc, char *argv[])
 			break;
 		case 'x':
 			exclude_re = re_compile(optarg);
+			break;
+		case 'q':
+			progress_off();
 			break;
 		case 'h':
 			mt_usage(1, synopsis, options);

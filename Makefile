@@ -58,7 +58,8 @@ MANPAGES = man/mt-events.5 man/mt-plot.1 man/mt-record.1 man/mt-decode.1 man/mt-
 APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
 	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils gnuplot-nox bc \
-	libjemalloc2 libtcmalloc-minimal4 node-d3 chromium zlib1g-dev golang-go
+	libjemalloc2 libtcmalloc-minimal4 node-d3 chromium zlib1g-dev golang-go \
+	time zstd
 
 # What ships; `make tests` builds the test programs, and check does both.
 all: $(PROGS) $(PRELOAD)

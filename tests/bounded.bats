@@ -19,7 +19,8 @@ bounded() {
 	paste "$1" "$2" | awk '{ print; if ($2 > 1.3 * $1 + 8192) bad = 1 } END { exit bad }'
 }
 
-setup_file() {
+# Skipped per test: bats 1.8 counts a skip in setup_file as a failure.
+needs_time() {
 	[ -x /usr/bin/time ] || skip "no /usr/bin/time (Debian's time) to measure peak RSS"
 }
 
@@ -44,6 +45,7 @@ setup_file() {
 }
 
 @test "mt-lifetime, mt-window, mt-group and mt-report's summary: 10M events in the memory of 1M" {
+	needs_time
 	cd "$BATS_TEST_TMPDIR"
 	for n in 1000000 10000000; do
 		"$PROGS/gen-trace" $n >t.mtr
@@ -62,6 +64,7 @@ setup_file() {
 # changes in runs on disk past 2^22 of them, and its graph and peaks are
 # those it finds in the events, where it needs no sorting.
 @test "mt-report's page from life lines: its memory and its size bounded, its peaks exact" {
+	needs_time
 	cd "$BATS_TEST_TMPDIR"
 	for n in 3000000 9000000; do
 		"$PROGS/gen-trace" $n >t.mtr

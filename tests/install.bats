@@ -82,7 +82,7 @@ setup() {
 	[ "$(complete_line mt-window --se)" = "--series" ]
 	[ "$(complete_line mt-record --ke)" = "--kernel" ]
 	[ "$(complete_line mt-record --events kmalloc,pa)" = "kmalloc,page" ]
-	[ "$(complete_line mt-decode -)" = "$(printf '%s\n' --check --help --version -V -c -h | sort)" ]
+	[ "$(complete_line mt-decode -)" = "$(printf '%s\n' --check --help --quiet --version -V -c -h -q | sort)" ]
 	[ "$(complete_line mt-pooldiff --sort per)" = "per-alloc" ]
 	[ "$(complete_line mt-pooldiff --format t)" = "$(printf 'table\ntsv')" ]
 	[ "$(complete_line mt-group --format p)" = "pprof" ]

@@ -337,6 +337,7 @@ sys.exit(0 if len(frames) >= 1 else 1)'
 	[ "$(grep -c '^alloc' <<<"$output")" -ge 2000 ]
 	# frame 1 whole by its checksum but a byte left over in a stream:
 	# its records decoded again and written anew
+	command -v zstd >/dev/null || skip "no zstd (Debian's zstd) to make the damaged frame"
 	python3 - <<'PY'
 import subprocess
 d = open("f.mtr", "rb").read()

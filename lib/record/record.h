@@ -19,12 +19,10 @@ struct mt_event;
  */
 #define TIME_UNIT_DEFAULT	100
 /*
- * zstd's level for the trace: the time deltas, most of a trace's bytes,
- * repeat as the program's loops do, and lazy2 matching (level 8) finds
- * those repeats for a few ns an event of the collector's core, which
- * the traced program does not share.
+ * zstd's level for the trace: higher ones find more of the repeats in
+ * the time deltas, but the collector then costs the traced program time.
  */
-#define RECORD_LEVEL	8
+#define RECORD_LEVEL	3
 #define SLACK_NS	10000000u	/* the watermark trails the clock by this */
 #define FLUSH_NS	1000000000u	/* a frame at least this often */
 

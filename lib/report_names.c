@@ -21,7 +21,7 @@
 #include "report.h"
 
 struct rep_names {
-	struct mt_out kept;	/* the dictionary's lines, as text */
+	struct mt_out kept;	/* the dictionary's lines, as text, in a file if it can */
 	int symbolize, have_syms;
 	const char *skip;	/* more API functions (mt-group -A) */
 	char **symdirs;
@@ -37,14 +37,16 @@ struct rep_names {
 static void
 exec_symbolize(char **extra, size_t nextra)
 {
-	char self[4096], *slash, **argv = emalloc((nextra + 2) * sizeof(*argv));
+	char self[4096], *slash, **argv = emalloc((nextra + 3) * sizeof(*argv));
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 32);
 	size_t i;
 
+	/* Its output waits for the end: as a trace, far smaller than as text. */
 	argv[0] = "mt-symbolize";
+	argv[1] = "-b";
 	for (i = 0; i < nextra; i++)
-		argv[i + 1] = extra[i];
-	argv[nextra + 1] = NULL;
+		argv[i + 2] = extra[i];
+	argv[nextra + 2] = NULL;
 	if (n > 0) {
 		self[n] = '\0';
 		if ((slash = strrchr(self, '/'))) {
@@ -69,6 +71,26 @@ drain(void *arg)
 			out_write(&nm->got, buf, (size_t)n);
 	close(nm->from);
 	return NULL;
+}
+
+/* The lines kept so far, to mt-symbolize. */
+static void
+copy_kept(struct rep_names *nm)
+{
+	char buf[1 << 16];
+	ssize_t n;
+	off_t off = 0;
+
+	if (nm->kept.fd < 0) {
+		out_write(&nm->to, nm->kept.buf, nm->kept.len);
+		return;
+	}
+	out_flush(&nm->kept);
+	while ((n = pread(nm->kept.fd, buf, sizeof(buf), off)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0) {
+			out_write(&nm->to, buf, (size_t)n);
+			off += n;
+		}
 }
 
 static void
@@ -101,9 +123,9 @@ start(struct rep_names *nm)
 	signal(SIGPIPE, SIG_IGN);
 	out_init(&nm->to, in[1], 1 << 16);
 	/* What was kept before: its header and processes. */
-	out_write(&nm->to, nm->kept.buf, nm->kept.len);
+	copy_kept(nm);
 	nm->from = out[0];
-	out_init(&nm->got, -1, 1 << 20);
+	out_init(&nm->got, report_tmpfile(), 1 << 16);
 	if (pthread_create(&nm->thread, NULL, drain, nm)) {
 		mt_err(1, "a thread");
 	}
@@ -115,7 +137,8 @@ names_new(int symbolize, char **symdirs, size_t nsymdirs, const char *skip)
 	struct rep_names *nm = ecalloc(1, sizeof(*nm));
 
 	nm->skip = skip;
-	out_init(&nm->kept, -1, 1 << 16);
+	/* Kept only for when mt-symbolize fails, or is not run: on disk. */
+	out_init(&nm->kept, report_tmpfile(), 1 << 16);
 	nm->symbolize = symbolize;
 	nm->symdirs = symdirs;
 	nm->nsymdirs = nsymdirs;
@@ -126,26 +149,37 @@ void
 names_add(struct rep_names *nm, const struct mt_event *ev)
 {
 	size_t n = event_format_size(ev), len;
-	char *p = out_reserve(&nm->kept, n);
+	char *p;
 
-	len = event_format(ev, p, n);
 	if (ev->type == MT_SYM)
 		nm->have_syms = 1;
 	if (nm->symbolize && !nm->have_syms && !nm->pid && ev->type == MT_STACK)
 		start(nm);
+	p = out_reserve(&nm->kept, n);
+	len = event_format(ev, p, n);
 	if (nm->pid)
 		out_write(&nm->to, p, len);
 	out_commit(&nm->kept, len);
 }
 
+/* What o holds read into d: from its file, or through one made of it. */
 static void
-read_into(struct mt_dict *d, const char *data, size_t len, const char *name)
+read_into(struct mt_dict *d, struct mt_out *o, const char *name)
 {
-	int fd = memfd_create("mt-report", MFD_CLOEXEC);
+	int fd = o->fd;
 	struct mt_reader *r;
 	struct mt_event ev;
 
-	if (fd < 0 || (len && write(fd, data, len) != (ssize_t)len) || lseek(fd, 0, SEEK_SET)) {
+	if (fd >= 0) {
+		if (out_flush(o))
+			mt_warnx("the stacks' names: %s", strerror(o->error));
+	} else if ((fd = memfd_create("mt-report", MFD_CLOEXEC)) >= 0 &&
+	    o->len && write(fd, o->buf, o->len) != (ssize_t)o->len) {
+		close(fd);
+		fd = -1;
+	}
+	o->fd = -1;
+	if (fd < 0 || lseek(fd, 0, SEEK_SET)) {
 		mt_warn("the stacks' names");
 		if (fd >= 0)
 			close(fd);
@@ -157,6 +191,15 @@ read_into(struct mt_dict *d, const char *data, size_t len, const char *name)
 			dict_add(d, &ev);
 		reader_close(r);
 	}
+}
+
+/* Whichever of them is not read: its file closed. */
+static void
+drop(struct mt_out *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	out_free(o);
 }
 
 int
@@ -182,16 +225,16 @@ names_finish(struct rep_names *nm)
 		signal(SIGPIPE, SIG_DFL);	/* ours again: a reader of ours that went */
 	}
 	if (nm->pid && ok && !nm->have_syms) {
-		read_into(d, nm->got.buf, nm->got.len, "mt-symbolize");
+		read_into(d, &nm->got, "mt-symbolize");
 	} else {
 		if (nm->pid && !nm->have_syms) {
 			mt_warnx("mt-symbolize failed: stacks are addresses");
 		}
-		read_into(d, nm->kept.buf, nm->kept.len, "the dictionary");
+		read_into(d, &nm->kept, "the dictionary");
 	}
 	if (nm->pid)
-		out_free(&nm->got);
-	out_free(&nm->kept);
+		drop(&nm->got);
+	drop(&nm->kept);
 	free(nm);
 	return d;
 }

@@ -6,6 +6,8 @@
  * instant does not matter: nothing settles until the instant ends.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,22 +25,30 @@ change_cmp(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
+/* A file in TMPDIR, gone with its descriptor: -1 when none can be made. */
+int
+report_tmpfile(void)
+{
+	char path[4096];
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/mt-report.XXXXXX", dir && *dir ? dir : "/tmp");
+	if ((fd = mkostemp(path, O_CLOEXEC)) >= 0)
+		unlink(path);
+	return fd;
+}
+
 /* The changes held, sorted, as a run at the file's end. */
 void
 report_spill(struct report *r)
 {
-	char path[4096];
-	const char *dir = getenv("TMPDIR");
 	const char *p = (const char *)r->changes;
 	size_t len = r->nchanges * sizeof(*r->changes);
 	ssize_t w;
 
-	if (!r->nruns) {
-		snprintf(path, sizeof(path), "%s/mt-report.XXXXXX", dir && *dir ? dir : "/tmp");
-		if ((r->spill = mkstemp(path)) < 0)
-			mt_err(1, "%s", path);
-		unlink(path);
-	}
+	if (!r->nruns && (r->spill = report_tmpfile()) < 0)
+		mt_err(1, "a temporary file in %s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	qsort(r->changes, r->nchanges, sizeof(*r->changes), change_cmp);
 	while (len > 0) {
 		if ((w = write(r->spill, p, len)) < 0 && errno == EINTR)

@@ -153,6 +153,14 @@ print(len(out))'
 	diff a d
 }
 
+@test "the stacks' names kept in TMPDIR, or in memory when it cannot be written" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-report "$BATS_FILE_TMPDIR/wpa.mtr" >a
+	TMPDIR=/nonexistent mt-report "$BATS_FILE_TMPDIR/wpa.mtr" >b
+	diff a b
+	has_line "$(cat a)" 'InnerLoopOperation'
+}
+
 @test "bad input: said with file:line, the rest summarized, exit 1; bad options exit 2" {
 	cd "$BATS_TEST_TMPDIR"
 	{ head -20 "$BATS_FILE_TMPDIR/wpa.life"; echo 'life	bogus'; sed 1,20d "$BATS_FILE_TMPDIR/wpa.life"; } >bad.life

@@ -8,11 +8,16 @@
 #   -b     mt-lifetime -b | mt-symbolize -b | mt-group --by function
 #   text   mt-symbolize | mt-lifetime | mt-group --by type,function,line
 #   report mt-report (the README's first pipeline)
-# against heaptrack_print, which prints everything it has; and the peak
-# RSS of every process beside heaptrack_print's.
+#   page   mt-report -o page.html
+# against heaptrack_print, which prints everything it has; the peak
+# RSS of every process beside heaptrack_print's; the cores each kept
+# busy (CPU seconds of all its processes over its seconds).  Then the
+# same python run recorded at --time-resolution 1us, the trace's bytes
+# an event there (TIME1US=0: not).
 . "$(dirname "$0")/common.sh"
 RUNS=${RUNS:-3}
 LOOPS=${LOOPS:-5}
+TIME1US=${TIME1US:-1}
 
 record_python "$LOOPS"
 bytes=$(stat -c %s "$work/py.mtr")
@@ -28,16 +33,23 @@ tpath() {
 	rss t3 cmd/mt-group --by type,function,line >/dev/null
 }
 report() { rss r cmd/mt-report -q "$work/py.mtr" >/dev/null; }
+page() { rss p cmd/mt-report -q -o "$work/page.html" "$work/py.mtr"; }
 ht() { rss h heaptrack_print "$work"/ht.* >/dev/null; }
-steps="bpath tpath report"
-for s in $steps ht; do : >"$work/t.$s"; : >"$work/r.$s"; done
+# CPU seconds of this shell's waited children so far.
+cpu() { awk -v hz="$(getconf CLK_TCK)" '{ print ($16 + $17) / hz }' "/proc/$$/stat"; }
+steps="bpath tpath report page"
+for s in $steps ht; do : >"$work/t.$s"; : >"$work/r.$s"; : >"$work/c.$s"; done
 for i in $(seq "$RUNS"); do
 	order="ht $steps"
 	case $((i % 3)) in
 	2) order="$steps ht" ;;
-	0) order="bpath ht tpath report" ;;
+	0) order="bpath ht tpath report page" ;;
 	esac
-	for s in $order; do seconds "$s" >>"$work/t.$s"; done
+	for s in $order; do
+		c0=$(cpu)
+		seconds "$s" >>"$work/t.$s"
+		echo "($(cpu) - $c0) / $(tail -n 1 "$work/t.$s")" | bc -l >>"$work/c.$s"
+	done
 	h=$(tail -n 1 "$work/t.ht")
 	for s in $steps; do echo "$(tail -n 1 "$work/t.$s") / $h" | bc -l >>"$work/r.$s"; done
 done
@@ -46,10 +58,19 @@ printf '%d events: the trace %.1f MB, %.3f bytes an event; heaptrack'"'"'s %.2f 
 	"$events" "$(echo "$bytes / 1000000" | bc -l)" "$(echo "$bytes / $events" | bc -l)" \
 	"$(echo "$htbytes / 1000000" | bc -l)" "$(echo "$htbytes / $events" | bc -l)"
 printf 'heaptrack_print %.2f s, %d MiB (%d runs)\n' "$(median <"$work/t.ht")" "$(mib h)" "$RUNS"
-printf '%-8s %8s %7s  %s\n' path seconds ratio 'peak RSS of each process, MiB'
-printf '%-8s %8.2f %6.2fx  %s\n' -b "$(median <"$work/t.bpath")" "$(median <"$work/r.bpath")" \
-	"mt-lifetime $(mib b1), mt-symbolize $(mib b2), mt-group $(mib b3)"
-printf '%-8s %8.2f %6.2fx  %s\n' text "$(median <"$work/t.tpath")" "$(median <"$work/r.tpath")" \
-	"mt-symbolize $(mib t1), mt-lifetime $(mib t2), mt-group $(mib t3)"
-printf '%-8s %8.2f %6.2fx  %s\n' report "$(median <"$work/t.report")" "$(median <"$work/r.report")" \
-	"mt-report $(mib r)"
+printf '%-8s %8s %7s %6s  %s\n' path seconds ratio cores 'peak RSS of each process, MiB'
+line() { printf '%-8s %8.2f %6.2fx %6.2f  %s\n' "$1" "$(median <"$work/t.$2")" "$(median <"$work/r.$2")" \
+	"$(median <"$work/c.$2")" "$3"; }
+line -b bpath "mt-lifetime $(mib b1), mt-symbolize $(mib b2), mt-group $(mib b3)"
+line text tpath "mt-symbolize $(mib t1), mt-lifetime $(mib t2), mt-group $(mib t3)"
+line report report "mt-report $(mib r)"
+line page page "mt-report -o $(mib p)"
+printf 'heaptrack_print keeps %.2f cores busy\n' "$(median <"$work/c.ht")"
+if [ "$TIME1US" = 1 ]; then
+	PYTHONMALLOC=malloc cmd/mt-record --time-resolution 1us -o "$work/us.mtr" -- \
+	    /usr/bin/python3 "$work/loop.py" >/dev/null 2>&1
+	n=$(cmd/mt-decode "$work/us.mtr" | grep -c '^alloc\|^free')
+	b=$(stat -c %s "$work/us.mtr")
+	printf 'at --time-resolution 1us: %d events, the trace %.1f MB, %.3f bytes an event\n' \
+		"$n" "$(echo "$b / 1000000" | bc -l)" "$(echo "$b / $n" | bc -l)"
+fi

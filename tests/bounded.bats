@@ -60,6 +60,21 @@ needs_time() {
 	bounded s1000000 s10000000
 }
 
+# A series and the peaks keep the changes at the times where something
+# changed, at most 2^22 of them, in coarser buckets past that: their
+# memory is flat from some 4M events on.
+@test "mt-window --series and --at peak: 10M events in the memory of 5M" {
+	needs_time
+	cd "$BATS_TEST_TMPDIR"
+	for n in 5000000 10000000; do
+		"$PROGS/gen-trace" $n | mt-lifetime -qb >t.life
+		rss s$n mt-window -b --series 10ms t.life >/dev/null
+		rss p$n mt-window -b --at peak t.life 2>/dev/null | rss p$n mt-group --tree >/dev/null
+	done
+	bounded s5000000 s10000000
+	bounded p5000000 p10000000
+}
+
 # Life lines come in the order of their frees: mt-report sorts their
 # changes in runs on disk past 2^22 of them, and its graph and peaks are
 # those it finds in the events, where it needs no sorting.

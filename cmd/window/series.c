@@ -34,6 +34,7 @@ struct series {
 	size_t heaplen;
 	struct change *c;
 	size_t n, cap, sorted;	/* c[0..sorted) sorted and merged */
+	size_t counted;		/* n, were changes merged only when c is full */
 	size_t next;		/* 1 + the index of the pid's next series, or 0 */
 	uint64_t peak_t;	/* --at peak: the first instant of its most bytes */
 	int64_t peak_b, peak_c;
@@ -43,8 +44,9 @@ static size_t nseries, seriescap;
 static struct u64map series_of_pid;	/* pid: 1 + the index of its first series */
 static size_t series_last;		/* 1 + the index found last, or 0 */
 #define CHANGES_KEPT (1u << 22)
+#define TAIL_KEPT (1u << 16)	/* new changes sorted at once, at least */
 static uint64_t resolution = 1;	/* r: ns a bucket */
-static size_t nchanges;		/* in all series */
+static size_t nchanges;		/* the counted of all series */
 static int bounds;		/* a bucket took changes in an unknown order */
 
 /* The series of (pid, heap), made when new: a lookup, not a walk of all. */
@@ -137,32 +139,85 @@ sample_value(mt_wide v, struct mt_sat *sat)
 	return v < 0 ? 0 : (uint64_t)sat_narrow(v, &sat->hit);
 }
 
-static int
-change_cmp(const void *a, const void *b)
+/*
+ * The changes appended since the last merge, c[sorted..n), into buf in
+ * bucket order, equal buckets in arrival order: a least-significant-digit
+ * radix sort, stable, an odd number of passes so that it ends in buf.
+ */
+static void
+tail_sort(const struct change *c, size_t t, struct change *buf)
 {
-	const struct change *x = a, *y = b;
+	static size_t count[1 << 11];
+	uint64_t lo = UINT64_MAX, hi = 0, span;
+	const struct change *from;
+	struct change *to;
+	unsigned bits = 0, passes, width, shift, p;
+	size_t i, sum, ndigit;
 
-	return x->k < y->k ? -1 : x->k > y->k;
+	for (i = 0; i < t; i++) {
+		lo = c[i].k < lo ? c[i].k : lo;
+		hi = c[i].k > hi ? c[i].k : hi;
+	}
+	for (span = t ? hi - lo : 0; span; span >>= 1)
+		bits++;
+	passes = (bits + 10) / 11;
+	passes += !(passes & 1);
+	width = (bits + passes - 1) / passes;
+	ndigit = (size_t)1 << width;
+	from = c;
+	to = buf;
+	for (p = 0, shift = 0; p < passes; p++, shift += width) {
+		memset(count, 0, ndigit * sizeof(count[0]));
+		for (i = 0; i < t; i++)
+			count[(from[i].k - lo) >> shift & (ndigit - 1)]++;
+		for (i = sum = 0; i < ndigit; i++) {
+			size_t n = count[i];
+			count[i] = sum;
+			sum += n;
+		}
+		for (i = 0; i < t; i++)
+			to[count[(from[i].k - lo) >> shift & (ndigit - 1)]++] = from[i];
+		/* Back and forth between the tail and buf, once more into buf. */
+		from = to;
+		to = to == buf ? (struct change *)(uintptr_t)c : buf;
+	}
 }
 
-/* Sorted by bucket, one a bucket; none that changes nothing. */
+/*
+ * Sorted by bucket, one a bucket; none that changes nothing.  The kept
+ * changes are sorted already: only the new ones are sorted, then merged
+ * in, a kept change before new ones of its bucket, as a stable sort of
+ * them all would put them.
+ */
+static struct change *buf;	/* the new changes, sorted */
+static size_t bufcap;
+
 static void
 series_merge(struct series *s)
 {
-	size_t i, j = 0, before = s->n;
+	size_t p, q, j = 0, kept = s->sorted, t = s->n - s->sorted;
+	struct change *old, e;
 
-	if (s->sorted == s->n)
+	if (!t)
 		return;
-	qsort(s->c, s->n, sizeof(*s->c), change_cmp);
-	for (i = 0; i < s->n; i++) {
-		if (!(j && s->c[j - 1].k == s->c[i].k && change_with(&s->c[j - 1], &s->c[i])))
-			s->c[j++] = s->c[i];
+	if (t > bufcap) {
+		bufcap = t;
+		free(buf);
+		buf = emalloc(bufcap * sizeof(*buf));
+	}
+	tail_sort(s->c + kept, t, buf);
+	/* The kept ones after the tail's room: written never past read. */
+	old = s->c + t;
+	memmove(old, s->c, kept * sizeof(*s->c));
+	for (p = q = 0; p < kept || q < t; ) {
+		e = q == t || (p < kept && old[p].k <= buf[q].k) ? old[p++] : buf[q++];
+		if (!(j && s->c[j - 1].k == e.k && change_with(&s->c[j - 1], &e)))
+			s->c[j++] = e;
 		if (!s->c[j - 1].bytes && !s->c[j - 1].count && !s->c[j - 1].rise &&
 		    !s->c[j - 1].dip)
 			j--;
 	}
 	s->n = s->sorted = j;
-	nchanges -= before - j;
 }
 
 /* Too many changes kept: buckets m times as long, merged in time order,
@@ -194,8 +249,8 @@ series_coarsen(void)
 				s->c[n++].k = k;
 			}
 		}
-		nchanges -= s->n - n;
-		s->n = s->sorted = n;
+		nchanges -= s->counted - n;
+		s->n = s->sorted = s->counted = n;
 	}
 }
 
@@ -211,13 +266,26 @@ series_change(struct series *s, uint64_t k, int64_t bytes, int64_t count, int64_
 {
 	struct change *c;
 
-	if (s->n == s->cap) {
+	/*
+	 * When to make the buckets coarser is counted as if the changes were
+	 * merged only when the array is full, the output the same whenever
+	 * they are; they are merged sooner, a tail of new ones at a time, so
+	 * that sorting them takes little room.
+	 */
+	if (s->counted == s->cap) {
 		series_merge(s);
+		nchanges -= s->counted - s->n;
+		s->counted = s->n;
 		if (s->n * 2 >= s->cap) {
+			/* Not held while the changes move to a larger array. */
+			free(buf);
+			buf = NULL;
+			bufcap = 0;
 			s->cap = s->cap ? 2 * s->cap : 2;
 			s->c = erealloc(s->c, s->cap * sizeof(*s->c));
 		}
 	}
+	s->counted++;
 	c = &s->c[s->n++];
 	c->k = k;
 	c->bytes = bytes;
@@ -226,6 +294,8 @@ series_change(struct series *s, uint64_t k, int64_t bytes, int64_t count, int64_
 	c->dip = bytes < 0 ? bytes : 0;
 	if (++nchanges > CHANGES_KEPT && resolution < step)
 		series_coarsen();
+	else if (s->n - s->sorted >= TAIL_KEPT && s->n - s->sorted >= s->sorted / 8)
+		series_merge(s);
 }
 
 void
@@ -351,7 +421,7 @@ series_peaks(void)
 		s->peak_c = (int64_t)sample_value(peak_c, &sat_count);
 		free(s->c);
 		s->c = NULL;
-		s->n = s->cap = s->sorted = 0;
+		s->n = s->cap = s->sorted = s->counted = 0;
 	}
 	if (resolution > 1)
 		mt_note("too many changes to keep each: a peak's instant is known to %"

@@ -8,6 +8,10 @@
 # constant across N.  The trace goes to SCRATCH (default a directory
 # beside the tree: some 6 bytes an event) and is deleted afterwards.
 # STEPS names the steps to run (default all; the trace is always made).
+# With TRACES=DIR the trace of N is DIR/N.mtr, kept, and made only when
+# missing, so that the steps of a billion can be run one at a time.
+# mt-window --at peak keeps its standard input, the life lines, in
+# TMPDIR: in the scratch directory too (some 7 bytes an event).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" && make -s all tests || exit 1
@@ -16,6 +20,7 @@ SCRATCH=${SCRATCH:-$top/../scratch-billion}
 mkdir -p "$SCRATCH" || exit 1
 work=$(mktemp -d "$SCRATCH/billion.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+export TMPDIR=$work
 PATH=$top/cmd:$PATH
 
 count() {	# 10M -> 10000000
@@ -50,8 +55,10 @@ step() {
 printf '%-6s %-22s %8s %8s %8s %8s  %s\n' N step wall/s cpu/s Mev/wall Mev/cpu 'peak RSS/MiB (each process)'
 for SIZE in $SIZES; do
 	n=$(count "$SIZE")
-	tr=$work/app.mtr
-	step gen-trace "t tests/progs/gen-trace $n >$tr"
+	tr=${TRACES:-$work}/$SIZE.mtr
+	if [ -z "${TRACES:-}" ] || [ ! -s "$tr" ]; then
+		step gen-trace "t tests/progs/gen-trace $n >$tr.part && mv $tr.part $tr"
+	fi
 	# The trace lasts some 52 ns an event: a window of its second tenth.
 	from=$((n * 52 / 10 / 1000))us to=$((n * 52 / 5 / 1000))us
 	step lifetime "t mt-lifetime -qb $tr"
@@ -65,5 +72,6 @@ for SIZE in $SIZES; do
 	[ -f "$work/page.html" ] && printf '%-6s %-22s page %.1f MB, trace %.1f MB\n' "$SIZE" "" \
 	    "$(echo "$(stat -c %s "$work/page.html") / 1000000" | bc -l)" \
 	    "$(echo "$(stat -c %s "$tr") / 1000000" | bc -l)"
-	rm -f "$tr" "$work/page.html"
+	[ -n "${TRACES:-}" ] || rm -f "$tr"
+	rm -f "$work/page.html"
 done

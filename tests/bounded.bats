@@ -69,7 +69,7 @@ needs_time() {
 	for n in 5000000 10000000; do
 		"$PROGS/gen-trace" $n | mt-lifetime -qb >t.life
 		rss s$n mt-window -b --series 10ms t.life >/dev/null
-		rss p$n mt-window -b --at peak t.life 2>/dev/null | rss p$n mt-group --tree >/dev/null
+		rss p$n mt-window -b --at peak t.life 2>/dev/null | mt-group --tree >/dev/null
 	done
 	bounded s5000000 s10000000
 	bounded p5000000 p10000000

@@ -497,3 +497,18 @@ near() {
 	[ "$(printf '%s\n' "$output" | grep -c '^life')" = 2 ]
 	[ "$stderr" = "$said" ]
 }
+
+# Over 65,536 changes in one series: the new ones are sorted and merged
+# into the kept ones many times, and every sample is still the sum of
+# the events, as an awk script reading mt-decode's text finds it.
+@test "--series of 200,000 events, merged in parts, as the events sum to" {
+	cd "$BATS_TEST_TMPDIR"
+	"$PROGS/gen-trace" 200000 >g.mtr
+	mt-lifetime -qb g.mtr >g.life
+	mt-decode g.mtr | awk -F'\t' '!($1 == "alloc" && $5 != "malloc")' |
+		awk -F'\t' -v step=100 -f "$BATS_TEST_DIRNAME/series.awk" | cut -f1,2,5- >want
+	mt-window --series 100ns g.life | awk -F'\t' '$1 == "sample" && $4 == "malloc"' |
+		cut -f1,2,5- >got
+	[ "$(wc -l <want)" -gt 100000 ]
+	diff want got
+}

@@ -12,12 +12,12 @@
 # against heaptrack_print, which prints everything it has; the peak
 # RSS of every process beside heaptrack_print's; the cores each kept
 # busy (CPU seconds of all its processes over its seconds).  Then the
-# same python run recorded at --time-resolution 1us, the trace's bytes
-# an event there (TIME1US=0: not).
+# same python run recorded at each of RESOLUTIONS (default 1us 10us;
+# empty: none), the trace's bytes an event there.
 . "$(dirname "$0")/common.sh"
 RUNS=${RUNS:-3}
 LOOPS=${LOOPS:-5}
-TIME1US=${TIME1US:-1}
+RESOLUTIONS=${RESOLUTIONS-1us 10us}
 
 record_python "$LOOPS"
 bytes=$(stat -c %s "$work/py.mtr")
@@ -66,11 +66,11 @@ line text tpath "mt-symbolize $(mib t1), mt-lifetime $(mib t2), mt-group $(mib t
 line report report "mt-report $(mib r)"
 line page page "mt-report -o $(mib p)"
 printf 'heaptrack_print keeps %.2f cores busy\n' "$(median <"$work/c.ht")"
-if [ "$TIME1US" = 1 ]; then
-	PYTHONMALLOC=malloc cmd/mt-record --time-resolution 1us -o "$work/us.mtr" -- \
+for res in $RESOLUTIONS; do
+	PYTHONMALLOC=malloc cmd/mt-record --time-resolution "$res" -o "$work/res.mtr" -- \
 	    /usr/bin/python3 "$work/loop.py" >/dev/null 2>&1
-	n=$(cmd/mt-decode "$work/us.mtr" | grep -c '^alloc\|^free')
-	b=$(stat -c %s "$work/us.mtr")
-	printf 'at --time-resolution 1us: %d events, the trace %.1f MB, %.3f bytes an event\n' \
-		"$n" "$(echo "$b / 1000000" | bc -l)" "$(echo "$b / $n" | bc -l)"
-fi
+	n=$(cmd/mt-decode "$work/res.mtr" | grep -c '^alloc\|^free')
+	b=$(stat -c %s "$work/res.mtr")
+	printf 'at --time-resolution %s: %d events, the trace %.1f MB, %.3f bytes an event\n' \
+		"$res" "$n" "$(echo "$b / 1000000" | bc -l)" "$(echo "$b / $n" | bc -l)"
+done

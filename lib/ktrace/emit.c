@@ -67,6 +67,7 @@ stack_of(struct ktrace *k, const uint64_t *ips, size_t n)
 void
 kt_release(struct ktrace *k, struct pending *p)
 {
+	kt_task_seen(k, (int)p->ev.tid, NULL, 0);
 	if (p->nips)
 		p->ev.stack = stack_of(k, p->ips, p->nips);
 	else
@@ -135,8 +136,8 @@ saved_comm(struct ktrace *k, int tid)
  * The task of a kernel event, the first time its tid is seen: a comment
  * "#task tid comm" (mt-events(5)), so that an allocation can be tied to
  * the process whose fault or call made it.  The comm from the text line,
- * or else from /proc, or for a task gone by then from saved_cmdlines
- * ("?" when not there either).
+ * or else as task_newtask or task_rename last gave it, or from /proc, or
+ * for a task gone by then from saved_cmdlines ("?" when not there either).
  */
 void
 kt_task_seen(struct ktrace *k, int tid, const char *comm, size_t len)
@@ -151,6 +152,10 @@ kt_task_seen(struct ktrace *k, int tid, const char *comm, size_t len)
 	if (tid < 0 || (v = u64map_get(&k->tasks, (uint64_t)tid + 1, 1), *v))
 		return;
 	*v = (void *)1;
+	if (!comm && (v = u64map_get(&k->comms, (uint64_t)tid + 1, 0)) && *v) {
+		comm = *v;
+		len = strlen(comm);
+	}
 	if (!comm) {
 		snprintf(path, sizeof(path), "/proc/%d/comm", tid);
 		n = -1;

@@ -15,10 +15,11 @@
 static const char *const fmt_paths[K_NFMT] = {
 	"kmem/kmalloc", "kmem/kfree", "kmem/kmem_cache_alloc", "kmem/kmem_cache_free",
 	"kmem/mm_page_alloc", "kmem/mm_page_free", "kmem/mm_page_free_batched",
-	"ftrace/kernel_stack",
+	"ftrace/kernel_stack", "task/task_newtask", "task/task_rename",
 };
 static const char *const field_names[F_NFIELDS] = {
-	"call_site", "ptr", "bytes_alloc", "name", "pfn", "order", "size", "caller",
+	"call_site", "ptr", "bytes_alloc", "name", "pfn", "order", "size", "caller", "pid",
+	"comm", "newcomm",
 };
 
 /* "field:const void * ptr;	offset:16;	size:8;	signed:0;" lines of a format file. */

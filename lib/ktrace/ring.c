@@ -34,6 +34,28 @@ got_add(struct ktrace *k)
 	return &k->got[k->ngot++];
 }
 
+/*
+ * A task made or renamed (exec) while we record: its comm kept, for a
+ * task gone before its events are read, whose /proc entry is gone too
+ * and whose saved_cmdlines slot another task may have taken.
+ */
+static void
+raw_task(struct ktrace *k, int e, const uint8_t *d, size_t len)
+{
+	const struct kfmt *f = &k->fmt[e];
+	int field = e == K_NEWTASK ? F_COMM : F_NEWCOMM, ok = 1, off, size;
+	int32_t tid = (int32_t)raw_field(f, F_PID, d, len, &ok);
+	void **v;
+
+	off = f->off[field];
+	size = f->size[field];
+	if (!ok || tid <= 0 || off < 0 || size <= 0 || (size_t)(off + size) > len)
+		return;
+	v = u64map_get(&k->comms, (uint64_t)tid + 1, 1);
+	free(*v);
+	*v = estrndup((const char *)d + off, strnlen((const char *)d + off, (size_t)size));
+}
+
 /* One event's data: an allocation, a free, or the stack of the one before. */
 static void
 raw_event(struct ktrace *k, int cpu, uint64_t ts, const uint8_t *d, size_t len)
@@ -74,6 +96,14 @@ raw_event(struct ktrace *k, int cpu, uint64_t ts, const uint8_t *d, size_t len)
 		}
 		return;
 	}
+	/* The CPU's event before had no stack coming. */
+	if (k->last_of_cpu[cpu] >= 0)
+		k->got[k->last_of_cpu[cpu]].done = 1;
+	k->last_of_cpu[cpu] = -1;
+	if (e == K_NEWTASK || e == K_RENAME) {
+		raw_task(k, e, d, len);
+		return;
+	}
 	alloc = e == K_KMALLOC || e == K_CACHE_ALLOC || e == K_PAGE_ALLOC;
 	if (e == K_PAGE_ALLOC || e == K_PAGE_FREE || e == K_PAGE_FREE_BATCHED) {
 		addr = raw_field(f, F_PFN, d, len, &ok) << 12;
@@ -85,9 +115,6 @@ raw_event(struct ktrace *k, int cpu, uint64_t ts, const uint8_t *d, size_t len)
 		if (!ok || addr <= 16)
 			return;
 	}
-	/* The CPU's event before had no stack coming. */
-	if (k->last_of_cpu[cpu] >= 0)
-		k->got[k->last_of_cpu[cpu]].done = 1;
 	p = got_add(k);
 	p->cpu = cpu;
 	p->done = !k->o.stacks;
@@ -96,7 +123,6 @@ raw_event(struct ktrace *k, int cpu, uint64_t ts, const uint8_t *d, size_t len)
 	p->ev.pid = 0;
 	p->ev.tid = pid;
 	p->ev.addr = addr;
-	kt_task_seen(k, (int)pid, NULL, 0);
 	if (e == K_PAGE_ALLOC || e == K_PAGE_FREE || e == K_PAGE_FREE_BATCHED) {
 		snprintf(p->heap, sizeof(p->heap), "page");
 		p->ev.size = alloc ? 4096ULL << n : 0;

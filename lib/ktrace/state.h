@@ -20,8 +20,9 @@ struct ksym {
 
 /* The events read raw, and where their fields are (from their format files). */
 enum { K_KMALLOC, K_KFREE, K_CACHE_ALLOC, K_CACHE_FREE, K_PAGE_ALLOC, K_PAGE_FREE,
-	K_PAGE_FREE_BATCHED, K_STACK, K_NFMT };
-enum { F_CALL, F_PTR, F_BYTES, F_NAME, F_PFN, F_ORDER, F_SIZE, F_CALLER, F_NFIELDS };
+	K_PAGE_FREE_BATCHED, K_STACK, K_NEWTASK, K_RENAME, K_NFMT };
+enum { F_CALL, F_PTR, F_BYTES, F_NAME, F_PFN, F_ORDER, F_SIZE, F_CALLER, F_PID, F_COMM,
+	F_NEWCOMM, F_NFIELDS };
 
 struct kfmt {
 	int id;			/* -1: not known */
@@ -52,6 +53,7 @@ struct ktrace {
 	struct u64map named;	/* addresses given a sym line */
 	struct u64map tasks;	/* tids given a #task line */
 	struct u64map cmdlines;	/* tid + 1 -> comm, from the kernel's saved_cmdlines */
+	struct u64map comms;	/* tid + 1 -> comm, from task_newtask and task_rename */
 	uint64_t next_stack;
 	char *buf;
 	size_t len, cap;

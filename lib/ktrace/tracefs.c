@@ -198,6 +198,12 @@ ktrace_open(const struct ktrace_opts *o, char *err, size_t errlen)
 		if (!e)
 			e = write_file(k->dir, "options/sym-addr", "1");
 	}
+	/* Names for tasks gone before their events are read; older kernels lack them. */
+	if (!e && exists(k->dir, "events/task/task_newtask/enable")) {
+		e = write_file(k->dir, "events/task/task_newtask/enable", "1");
+		if (!e)
+			e = write_file(k->dir, "events/task/task_rename/enable", "1");
+	}
 	if (!e && (o->events & KT_KMALLOC) &&
 	    !(e = write_file(k->dir, "events/kmem/kmalloc/enable", "1")))
 		e = write_file(k->dir, "events/kmem/kfree/enable", "1");
@@ -286,6 +292,7 @@ ktrace_free(struct ktrace *k)
 	u64map_free(&k->named, NULL);
 	u64map_free(&k->tasks, NULL);
 	u64map_free(&k->cmdlines, free);
+	u64map_free(&k->comms, free);
 	free(k->buf);
 	free(k->q);
 	free(k->got);

@@ -49,7 +49,8 @@ PROGOBJ := $(foreach p,$(notdir $(PROGS)),$(patsubst %.c,%.o,$(call prog_src,$(p
 PRELOAD = lib/libmt-preload.so
 PRELOAD_OBJ := $(patsubst %,%.pic.o,$(basename $(wildcard lib/preload/*.c lib/preload/*.S)))
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/gen-trace.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
-	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static
+	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static \
+	tests/progs/ucount-static tests/progs/ucount-musl
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so tests/progs/libframes-a.so \
 	tests/progs/libframes-b.so
 MANPAGES = man/mt-events.5 man/mt-plot.1 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 man/mt-lifetime.1 man/mt-window.1 man/mt-group.1 man/mt-pooldiff.1 man/mt-report.1
@@ -59,6 +60,7 @@ APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
 	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils gnuplot-nox bc \
 	libjemalloc2 libtcmalloc-minimal4 node-d3 chromium zlib1g-dev golang-go \
+	libbpf-dev bpftool musl-tools \
 	time zstd
 
 # What ships; `make tests` builds the test programs, and check does both.
@@ -133,6 +135,15 @@ $(D3_JS):
 # reads C++ and both Rust manglings, legacy and v0.
 LIBS_mt-symbolize := $(shell $(PKG_CONFIG) --libs libdw 2>/dev/null) -lelf -liberty
 LIBS_mt-window := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
+# mt-record --uprobes: libbpf (libbpf-dev) loads the BPF program, built by
+# clang and embedded by bpftool's skeleton; libelf finds the functions.
+LIBS_mt-record := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null) -lelf
+BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell $(CC) -dumpmachine)
+cmd/record/bpf/ualloc.bpf.o: cmd/record/bpf/ualloc.bpf.c cmd/record/bpf/ualloc.h
+	clang $(BPF_CFLAGS) -c -o $@ $<
+cmd/record/ualloc.skel.h: cmd/record/bpf/ualloc.bpf.o
+	bpftool gen skeleton $< name ualloc >$@.tmp && mv $@.tmp $@
+cmd/record/uprobes.o: cmd/record/ualloc.skel.h
 # zlib for mt-group's pprof profiles alone (lib/pprof/): pprof reads
 # them gzipped.  The other programs never pull pprof/gzip.o from the archive.
 ZLIB_CFLAGS := $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)
@@ -167,6 +178,16 @@ tests/progs/%: tests/progs/%.c
 # mt-record -p's refusal of a program with no libc to load a library.
 tests/progs/attach-static: tests/progs/attach-target.c
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -static -o $@ $< -lpthread
+
+# mt-record --uprobes: the same program static, with glibc and with musl.
+# -fno-builtin: no allocation of its elided by the compiler.
+UCOUNT_CFLAGS = -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin
+tests/progs/ucount: tests/progs/ucount.c
+	$(CC) $(UCOUNT_CFLAGS) -o $@ $<
+tests/progs/ucount-static: tests/progs/ucount.c
+	$(CC) $(UCOUNT_CFLAGS) -static -o $@ $<
+tests/progs/ucount-musl: tests/progs/ucount.c
+	musl-gcc $(UCOUNT_CFLAGS) -static -o $@ $<
 
 tests/progs/%: tests/progs/%.cc
 	$(CXX) -O1 -g -fno-omit-frame-pointer -o $@ $<
@@ -239,7 +260,7 @@ uninstall:
 clean:
 	rm -f lib/*.o lib/*/*.o lib/*.d lib/*/*.d cmd/*.o cmd/*/*.o cmd/*.d cmd/*/*.d tests/fuzz/obj/*.[od] \
 		tests/fuzz/libmt-fuzz.a lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/gen-trace tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-wpa.html demo-pool.mtr lib/mt-suppress.h \
-		lib/report-page.h
+		lib/report-page.h cmd/record/ualloc.skel.h cmd/record/bpf/ualloc.bpf.o
 
 .PHONY: all tests deps print-packages need-deps demo check lint-man install uninstall clean \
 	preload-portable

@@ -57,3 +57,14 @@ u64map_free(struct u64map *m, void (*free_value)(void *))
 	m->e = NULL;
 	m->cap = m->n = 0;
 }
+
+void **
+u64map_stack(struct u64map *m, const uint64_t *ips, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ ips[i]) * 1099511628211ULL;
+	return u64map_get(m, h | 1, 1);
+}

@@ -20,5 +20,10 @@ struct u64map {
  */
 void **u64map_get(struct u64map *m, uint64_t key, int insert);
 void u64map_free(struct u64map *m, void (*free_value)(void *));
+/*
+ * The slot of a stack, keyed by a hash of its frames (recorders that
+ * give each stack an id the first time they see it); inserted if new.
+ */
+void **u64map_stack(struct u64map *m, const uint64_t *ips, size_t n);
 
 #endif

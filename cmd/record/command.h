@@ -17,6 +17,7 @@ struct args {
 	int depth;		/* -D */
 	uint64_t duration;	/* -d, or 0 */
 	char flags[8];		/* for the library: see main.c */
+	int uprobes;		/* --uprobes */
 };
 
 /* spawn.c */
@@ -40,10 +41,11 @@ int open_default(struct recorder *rc, const char *base, pid_t pid, char **defnam
 void unlink_path(void);
 void end_trace(struct recorder *rc, int fd, char *defname);
 
-/* run.c, attach.c, kernel.c: the three ways to record */
+/* run.c, attach.c, kernel.c, uprobes.c: the ways to record */
 int run_command(struct recorder *rc, char **argv, const char *lib, const struct args *a);
 int attach(struct recorder *rc, pid_t pid, const char *lib, const struct args *a);
 int parse_events(const char *s, unsigned *events);
+int record_uprobes(struct recorder *rc, char **argv, const struct args *a);
 int record_kernel(struct recorder *rc, const char *output, struct ktrace_opts *ko,
     uint64_t duration);
 

@@ -53,6 +53,8 @@ static const char options[] =
     "  -O, --min-order N     with -k: page allocations of order N or more (default 1)\n"
     "  -S, --stacks          with -k: kernel stacks\n"
     "  -d, --duration TIME   with -k or -p: stop after TIME (as 30s, 500ms, 2m)\n"
+    "  -u, --uprobes         record COMMAND through BPF uprobes, not LD_PRELOAD:\n"
+    "                        static and set-user-ID programs too (root)\n"
     "  -h, --help            this help\n"
     "  -V, --version         the version\n"
     "\n"
@@ -96,6 +98,14 @@ main(int argc, char *argv[])
 	if ((argc == 0 && !a.opts.attach_pid) || (a.duration && !a.opts.attach_pid) ||
 	    ko.events || ko.stacks || ko.min_order != 1)
 		mt_usage(0, synopsis, options);
+	if (a.uprobes) {
+		if (a.opts.attach_pid)
+			mt_errx(2, "-p with --uprobes is not built yet: attach with -p alone");
+		rc = recorder_new(&a.opts);
+		status = record_uprobes(rc, argv, &a);
+		recorder_free(rc);
+		return status;
+	}
 	if (!(lib = find_library()))
 		mt_errx(2, "cannot find libmt-preload.so (set MT_PRELOAD)");
 	/* Kept where no early return leaves it allocated. */
@@ -138,6 +148,7 @@ parse_args(int argc, char *argv[], struct args *a, struct ktrace_opts *ko, int *
 		{ "duration", required_argument, NULL, 'd' },
 		{ "unwind", required_argument, NULL, 'U' },
 		{ "time-resolution", required_argument, NULL, 'T' },
+		{ "uprobes", no_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -146,10 +157,13 @@ parse_args(int argc, char *argv[], struct args *a, struct ktrace_opts *ko, int *
 	int ch, no_follow = 0;
 	long v;
 
-	while ((ch = getopt_long(argc, argv, "+cd:D:e:FhkSm:nO:o:p:s:V", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+cd:D:e:FhkSm:nO:o:p:s:uV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 			*kernel = 1;
+			break;
+		case 'u':
+			a->uprobes = 1;
 			break;
 		case 'e':
 			if (parse_events(optarg, &ko->events) < 0) {

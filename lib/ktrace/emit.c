@@ -42,14 +42,10 @@ name_address(struct ktrace *k, uint64_t ip)
 static uint64_t
 stack_of(struct ktrace *k, const uint64_t *ips, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;
+	void **v = u64map_stack(&k->stacks, ips, n);
 	struct mt_event ev;
-	void **v;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ ips[i]) * 1099511628211ULL;
-	v = u64map_get(&k->stacks, h | 1, 1);
 	if (*v)
 		return (uint64_t)(uintptr_t)*v;
 	for (i = 0; i < n; i++)

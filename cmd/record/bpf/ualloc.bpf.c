@@ -1,0 +1,190 @@
+/*
+ * ualloc.bpf: uprobes on the allocation functions of a process, each
+ * call's block, size, time, thread and user stack sent to mt-record
+ * through a ring buffer.  The probes are attached for one process (the
+ * kernel filters by its mm), so nothing here checks the pid.
+ */
+#include <linux/bpf.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "ualloc.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} ring SEC(".maps");
+
+/* The call a thread is in: its size and stack from the entry, to be sent
+   at the return.  A call inside another (memalign in valloc) is not. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct ua_event);
+} calls SEC(".maps");
+
+/* Events the ring had no room for, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* An event built off the stack (too big for BPF's 512 bytes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ua_event);
+} scratch SEC(".maps");
+
+static void
+count_lost(void)
+{
+	__u32 z = 0;
+	__u64 *n = bpf_map_lookup_elem(&lost, &z);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+/* The user stack at a function's entry: the return address on top of the
+   stack first, then the frame-pointer chain of the callers above. */
+static void
+take_stack(struct pt_regs *ctx, struct ua_event *e)
+{
+	__u64 ret = 0;
+	long n;
+
+	n = bpf_get_stack(ctx, e->ips, sizeof(e->ips), BPF_F_USER_STACK);
+	e->nips = n > 0 ? (unsigned int)((__u64)n / 8) : 0;
+	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)PT_REGS_SP(ctx)) == 0) {
+		e->ips[0] = ret;
+		if (!e->nips)
+			e->nips = 1;
+	}
+}
+
+static int
+enter(struct pt_regs *ctx, unsigned int kind, __u64 size, __u64 old, __u64 memptr)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, z = 0;
+	struct ua_event *e = bpf_map_lookup_elem(&calls, &tid);
+
+	if (e) {
+		e->depth++;
+		return 0;
+	}
+	if (!(e = bpf_map_lookup_elem(&scratch, &z)))
+		return 0;
+	e->ts = 0;
+	e->addr = 0;
+	e->size = size;
+	e->old = old;
+	e->memptr = memptr;
+	e->pid = (__u32)(id >> 32);
+	e->tid = tid;
+	e->kind = kind;
+	e->depth = 1;
+	e->pad = 0;
+	take_stack(ctx, e);
+	if (bpf_map_update_elem(&calls, &tid, e, BPF_ANY))
+		count_lost();
+	return 0;
+}
+
+static int
+leave(struct pt_regs *ctx, __u64 addr, int ok)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct ua_event *e = bpf_map_lookup_elem(&calls, &tid);
+
+	if (!e)
+		return 0;
+	if (--e->depth > 0)
+		return 0;
+	if (e->memptr) {
+		/* posix_memalign: 0 and the block where it was asked. */
+		addr = 0;
+		if (ok)
+			bpf_probe_read_user(&addr, sizeof(addr), (void *)e->memptr);
+	}
+	if (addr) {
+		e->ts = bpf_ktime_get_ns();
+		e->addr = addr;
+		if (bpf_ringbuf_output(&ring, e, sizeof(*e), 0))
+			count_lost();
+	}
+	bpf_map_delete_elem(&calls, &tid);
+	return 0;
+}
+
+/* A block freed: sent at once, so that no allocation of its address by
+   another thread can come before it (realloc's old block too). */
+static void
+send_free(struct pt_regs *ctx, __u64 addr)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct ua_event *e;
+
+	if (!(e = bpf_ringbuf_reserve(&ring, sizeof(*e), 0))) {
+		count_lost();
+		return;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->addr = addr;
+	e->size = 0;
+	e->old = 0;
+	e->memptr = 0;
+	e->pid = (__u32)(id >> 32);
+	e->tid = (__u32)id;
+	e->kind = UA_FREE;
+	e->depth = 0;
+	e->pad = 0;
+	take_stack(ctx, e);
+	bpf_ringbuf_submit(e, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(malloc_in, __u64 size) { return enter(ctx, UA_ALLOC, size, 0, 0); }
+SEC("uprobe")
+int BPF_KPROBE(calloc_in, __u64 n, __u64 size) { return enter(ctx, UA_ALLOC, n * size, 0, 0); }
+SEC("uprobe")
+int BPF_KPROBE(realloc_in, __u64 old, __u64 size)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (old && !bpf_map_lookup_elem(&calls, &tid))
+		send_free(ctx, old);
+	return enter(ctx, UA_ALLOC, size, old, 0);
+}
+/* memalign, aligned_alloc: the size second. */
+SEC("uprobe")
+int BPF_KPROBE(memalign_in, __u64 align, __u64 size) { return enter(ctx, UA_ALLOC, size, 0, 0); }
+SEC("uprobe")
+int BPF_KPROBE(posix_memalign_in, __u64 memptr, __u64 align, __u64 size)
+{
+	return enter(ctx, UA_ALLOC, size, 0, memptr ? memptr : 1);
+}
+SEC("uretprobe")
+int BPF_KRETPROBE(alloc_out, __u64 ret) { return leave(ctx, ret, 1); }
+/* posix_memalign's return is 0 or an error number. */
+SEC("uretprobe")
+int BPF_KRETPROBE(posix_memalign_out, int ret) { return leave(ctx, 0, ret == 0); }
+
+SEC("uprobe")
+int BPF_KPROBE(free_in, __u64 addr)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	/* NULL, or a free inside an allocation function: not the program's. */
+	if (addr && !bpf_map_lookup_elem(&calls, &tid))
+		send_free(ctx, addr);
+	return 0;
+}

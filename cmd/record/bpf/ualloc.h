@@ -1,0 +1,24 @@
+/* ualloc: what the uprobes' BPF program and mt-record's collector share. */
+#ifndef MT_UALLOC_H
+#define MT_UALLOC_H
+
+#define UA_FRAMES 48		/* frames a stack keeps, innermost first */
+
+enum { UA_ALLOC = 1, UA_FREE };
+
+/* One call's event, as the ring carries it. */
+struct ua_event {
+	unsigned long long ts;		/* CLOCK_MONOTONIC ns, at the call's end */
+	unsigned long long addr;	/* the block given, or freed */
+	unsigned long long size;
+	unsigned long long old;		/* realloc: the block it was given (freed at entry) */
+	unsigned long long memptr;	/* posix_memalign: where the block goes */
+	unsigned int pid, tid;
+	unsigned int kind;
+	unsigned int depth;		/* calls of ours on this thread, nested */
+	unsigned int nips;
+	unsigned int pad;
+	unsigned long long ips[UA_FRAMES];
+};
+
+#endif

@@ -1,0 +1,565 @@
+/*
+ * uprobes: mt-record --uprobes, a command recorded without LD_PRELOAD:
+ * BPF uprobes on the allocation functions of its executable and its C
+ * library, for its process only (the kernel filters by the process's
+ * memory), their events read from a ring buffer into the same trace.
+ * It reaches what the preload library cannot: a static program, a
+ * set-user-ID one, an allocator linked into the executable.
+ */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "mt.h"
+#include "command.h"
+#include "bpf/ualloc.h"
+/* bpftool's skeleton casts away a const. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#include "ualloc.skel.h"
+#pragma GCC diagnostic pop
+
+/* The functions probed, each with the programs of its arguments. */
+static const struct probe_fn {
+	const char *name;
+	int in, out;		/* indices into progs() */
+} probe_fns[] = {
+	{ "malloc", 0, 6 }, { "calloc", 1, 6 }, { "realloc", 2, 6 },
+	{ "memalign", 3, 6 }, { "aligned_alloc", 3, 6 }, { "posix_memalign", 4, 7 },
+	{ "valloc", 0, 6 }, { "pvalloc", 0, 6 }, { "free", 5, -1 }, { "cfree", 5, -1 },
+};
+#define NFNS (sizeof(probe_fns) / sizeof(probe_fns[0]))
+
+static struct bpf_program *
+prog(struct ualloc *s, int i)
+{
+	struct bpf_program *p[] = { s->progs.malloc_in, s->progs.calloc_in, s->progs.realloc_in,
+		s->progs.memalign_in, s->progs.posix_memalign_in, s->progs.free_in,
+		s->progs.alloc_out, s->progs.posix_memalign_out };
+
+	return p[i];
+}
+
+/* What the collector keeps while it reads. */
+struct urec {
+	struct recorder *rc;
+	struct ualloc *skel;
+	pid_t pid;
+	uint64_t start, last_ts;
+	struct u64map stacks;	/* hash of frames -> id */
+	uint64_t next_stack;
+	struct { uint64_t lo, hi; } *maps;	/* the executable mappings said */
+	size_t nmaps, mapcap;
+	uint64_t maps_read_at;
+	int free_stacks;
+	uint64_t events;
+	char how[PATH_MAX + 200];	/* the trace's comment on the way it was made */
+};
+
+/*
+ * The file offset of each probed function NAME defines in path (a
+ * function's symbol, not an undefined import): offs[i], 0 where absent.
+ * Returns how many it defines; -1 when path is not ELF.
+ */
+static int
+find_functions(const char *path, uint64_t offs[NFNS], int *dynamic)
+{
+	Elf_Scn *scn = NULL, *s;
+	GElf_Shdr sh, th;
+	GElf_Sym sym;
+	Elf_Data *d;
+	Elf *elf;
+	int fd, found = 0;
+	size_t i, j, n;
+
+	memset(offs, 0, NFNS * sizeof(*offs));
+	*dynamic = 0;
+	elf_version(EV_CURRENT);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (!(elf = elf_begin(fd, ELF_C_READ, NULL)) || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return -1;
+	}
+	/* An interpreter: the program loads a C library of its own. */
+	if (elf_getphdrnum(elf, &n) == 0)
+		for (i = 0; i < n; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+				*dynamic = 1;
+		}
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !(d = elf_getdata(scn, NULL)) || !sh.sh_entsize)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			const char *name;
+			int type;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
+				continue;
+			type = GELF_ST_TYPE(sym.st_info);
+			if (type != STT_FUNC && type != STT_GNU_IFUNC)
+				continue;
+			if (!(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+				continue;
+			for (j = 0; j < NFNS; j++) {
+				if (offs[j] || strcmp(name, probe_fns[j].name))
+					continue;
+				/* The address in its section, as an offset in the file. */
+				if (!(s = elf_getscn(elf, sym.st_shndx)) || !gelf_getshdr(s, &th))
+					continue;
+				offs[j] = sym.st_value - th.sh_addr + th.sh_offset;
+				found++;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/* The C library mt-record runs with: the one a dynamic program loads. */
+static const char *
+libc_path(void)
+{
+	Dl_info info;
+
+	if (dladdr((void *)free, &info) && info.dli_fname && info.dli_fname[0] == '/')
+		return info.dli_fname;
+	return NULL;
+}
+
+/*
+ * The probes on the functions path defines, for pid: how many were
+ * attached; -1 (errno set) when the kernel refused one.  Two names at
+ * one address (glibc's memalign and aligned_alloc) get one probe.
+ */
+static int
+attach_file(struct ualloc *s, pid_t pid, const char *path, int *refused, int *dynamic)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o);
+	uint64_t offs[NFNS];
+	struct bpf_link *l;
+	size_t i, j;
+	int n = 0;
+
+	if (find_functions(path, offs, dynamic) <= 0)
+		return 0;
+	for (i = 0; i < NFNS; i++) {
+		if (!offs[i])
+			continue;
+		for (j = 0; j < i && offs[j] != offs[i]; j++)
+			;
+		if (j < i)
+			continue;
+		o.retprobe = false;
+		if (!(l = bpf_program__attach_uprobe_opts(prog(s, probe_fns[i].in), pid, path,
+		    offs[i], &o))) {
+			*refused = errno;
+			return -1;
+		}
+		n++;
+		if (probe_fns[i].out < 0)
+			continue;
+		o.retprobe = true;
+		if (!(l = bpf_program__attach_uprobe_opts(prog(s, probe_fns[i].out), pid, path,
+		    offs[i], &o))) {
+			*refused = errno;
+			return -1;
+		}
+	}
+	return n;
+}
+
+static void
+put(struct urec *u, struct mt_event *ev)
+{
+	recorder_put(u->rc, ev);
+}
+
+/* The executable mappings of the process, as map lines, when new. */
+static void
+read_maps(struct urec *u, uint64_t ts)
+{
+	char path[64], line[4096], perms[8], file[4096];
+	unsigned long long lo, hi, off;
+	struct mt_event ev;
+	size_t i;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)u->pid);
+	if (!(fp = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		file[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &lo, &hi, perms, &off,
+		    file) < 4 || perms[2] != 'x')
+			continue;
+		for (i = 0; i < u->nmaps && !(u->maps[i].lo == lo && u->maps[i].hi == hi); i++)
+			;
+		if (i < u->nmaps)
+			continue;
+		u->maps = egrow(u->maps, u->nmaps, &u->mapcap, sizeof(*u->maps));
+		u->maps[u->nmaps].lo = lo;
+		u->maps[u->nmaps++].hi = hi;
+		memset(&ev, 0, sizeof(ev));
+		ev.type = MT_MAP;
+		ev.ts = ts;
+		ev.pid = u->pid;
+		ev.addr = lo;
+		ev.size = hi;
+		ev.stack = off;
+		ev.s1 = (struct mt_str){ "-", 1 };
+		if (!file[0])
+			snprintf(file, sizeof(file), "[anon:exec]");
+		ev.s2 = (struct mt_str){ file, strlen(file) };
+		put(u, &ev);
+	}
+	fclose(fp);
+}
+
+/* Whether an address is in a mapping said; else the maps read again (dlopen). */
+static void
+know_address(struct urec *u, uint64_t ip, uint64_t ts)
+{
+	size_t i;
+
+	for (i = 0; i < u->nmaps; i++)
+		if (ip >= u->maps[i].lo && ip < u->maps[i].hi)
+			return;
+	/* Read again at most every 10 ms: a bad frame is not a new module. */
+	if (u->nmaps && ts < u->maps_read_at + 10000000)
+		return;
+	u->maps_read_at = ts;
+	read_maps(u, ts);
+}
+
+/* The stack's id, its stack line written the first time. */
+static uint64_t
+stack_id(struct urec *u, const uint64_t *ips, size_t n, uint64_t ts)
+{
+	void **v = u64map_stack(&u->stacks, ips, n);
+	struct mt_event ev;
+	size_t i;
+
+	if (*v)
+		return (uint64_t)(uintptr_t)*v;
+	for (i = 0; i < n; i++)
+		know_address(u, ips[i], ts);
+	*v = (void *)(uintptr_t)++u->next_stack;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_STACK;
+	ev.stack = u->next_stack;
+	ev.nips = n;
+	ev.ips = (uint64_t *)(uintptr_t)ips;
+	put(u, &ev);
+	return u->next_stack;
+}
+
+/* One event from the ring: an allocation, a free, or realloc's both. */
+static int
+on_event(void *ctx, void *data, size_t len)
+{
+	struct urec *u = ctx;
+	uint64_t ts, ips[UA_FRAMES];
+	struct ua_event e;
+	struct mt_event ev;
+	size_t n, i;
+
+	/* The ring is the kernel's, written by our program: checked all the same. */
+	if (len < sizeof(e))
+		return 0;
+	memcpy(&e, data, sizeof(e));
+	if ((pid_t)e.pid != u->pid || e.kind < UA_ALLOC || e.kind > UA_FREE)
+		return 0;
+	ts = e.ts > u->start ? e.ts - u->start : 0;
+	if (ts < u->last_ts)
+		ts = u->last_ts;
+	u->last_ts = ts;
+	if (!u->nmaps)
+		read_maps(u, ts);
+	n = e.nips < UA_FRAMES ? e.nips : UA_FRAMES;
+	for (i = 0; i < n; i++)
+		ips[i] = e.ips[i];
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = ts;
+	ev.pid = e.pid;
+	ev.tid = e.tid;
+	ev.heap = (struct mt_str){ "malloc", 6 };
+	ev.addr = e.addr;
+	if (e.kind == UA_FREE) {
+		ev.type = MT_FREE;
+		if (u->free_stacks && n)
+			ev.stack = stack_id(u, ips, n, ts);
+		else
+			ev.flags |= EV_STACK_NONE;
+	} else {
+		ev.type = MT_ALLOC;
+		ev.size = e.size;
+		if (n)
+			ev.stack = stack_id(u, ips, n, ts);
+		else
+			ev.flags |= EV_STACK_NONE;
+	}
+	put(u, &ev);
+	u->events++;
+	return 0;
+}
+
+/* The refusals that come before anything is loaded: 0, or said. */
+static int
+can_probe(void)
+{
+	if (access("/sys/bus/event_source/devices/uprobe/type", F_OK) < 0) {
+		mt_warnx("--uprobes: this kernel has no uprobes (CONFIG_UPROBE_EVENTS): "
+		    "record with LD_PRELOAD instead");
+		return -1;
+	}
+	if (geteuid() != 0) {
+		mt_warnx("--uprobes needs root (or CAP_BPF and CAP_PERFMON): "
+		    "run mt-record as root, or without --uprobes");
+		return -1;
+	}
+	return 0;
+}
+
+/* The command forked, held on a pipe until its probes are in. */
+static pid_t
+fork_held(char **argv, int *go)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	if ((pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(p[1]);
+		/* Nothing read: mt-record gave up; the command is not run. */
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(p[0]);
+	*go = p[1];
+	return pid;
+}
+
+static void
+put_proc(struct urec *u, char **argv, const char *exe)
+{
+	struct mt_event ev;
+	size_t len = 0, i;
+	char *args;
+
+	for (i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	args = emalloc(len + 1);
+	args[0] = '\0';
+	for (i = 0, len = 0; argv[i]; i++)
+		len += (size_t)sprintf(args + len, "%s%s", i ? " " : "", argv[i]);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_PROC;
+	ev.pid = u->pid;
+	ev.ppid = getpid();
+	ev.s1 = (struct mt_str){ exe, strlen(exe) };
+	ev.s2 = (struct mt_str){ args, len };
+	put(u, &ev);
+	free(args);
+}
+
+static void
+put_exit(struct urec *u, int status)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_EXIT;
+	ev.ts = recorder_now(u->rc);
+	if (ev.ts < u->last_ts)
+		ev.ts = u->last_ts;
+	ev.pid = u->pid;
+	ev.status = WIFEXITED(status) ? WEXITSTATUS(status) :
+	    WIFSIGNALED(status) ? MT_STATUS_SIG(WTERMSIG(status)) : MT_STATUS_NONE;
+	put(u, &ev);
+}
+
+static uint64_t
+lost_events(struct ualloc *s)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	uint64_t *v, sum = 0;
+	uint32_t z = 0;
+
+	if (ncpu <= 0)
+		return 0;
+	v = ecalloc((size_t)ncpu, sizeof(*v));
+	if (bpf_map__lookup_elem(s->maps.lost, &z, sizeof(z), v, (size_t)ncpu * sizeof(*v), 0) == 0)
+		for (i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+static int
+quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+/* The probes loaded and attached for pid: 0, or said. */
+static int
+load_probes(struct urec *u, const char *exe)
+{
+	const char *libc = libc_path();
+	int refused = 0, n, m = 0, dynamic = 0, dummy;
+
+	libbpf_set_print(quiet_libbpf);
+	if (!(u->skel = ualloc__open_and_load())) {
+		mt_warnx("--uprobes: the BPF program was refused: %s%s", strerror(errno),
+		    errno == EPERM ? " (root, or CAP_BPF and CAP_PERFMON, is needed)" : "");
+		return -1;
+	}
+	if ((n = attach_file(u->skel, u->pid, exe, &refused, &dynamic)) < 0 ||
+	    (libc && dynamic && (m = attach_file(u->skel, u->pid, libc, &refused, &dummy)) < 0)) {
+		mt_warnx("--uprobes: a probe was refused: %s", strerror(refused));
+		return -1;
+	}
+	if (n + m == 0) {
+		mt_warnx("--uprobes: %s: no allocation function to probe: a static program "
+		    "without its symbols (stripped)? Record a build with them", exe);
+		return -1;
+	}
+	snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes, "
+	    "%d functions probed in %s%s%s; stacks by frame pointers", n + m, exe,
+	    libc && m ? " and " : "", libc && m ? libc : "");
+	return 0;
+}
+
+int
+record_uprobes(struct recorder *rc, char **argv, const struct args *a)
+{
+	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks };
+	struct ring_buffer *rb = NULL;
+	char *exe, *defname = NULL, *base;
+	int fd, created = 0, go = -1, status = 0, done = 0, e;
+	uint64_t lost, t, last_flush = 0, written;
+	pid_t w;
+
+	if (!(exe = find_command(argv[0]))) {
+		mt_warnx("%s: command not found", argv[0]);
+		return 127;
+	}
+	if (can_probe() < 0) {
+		free(exe);
+		return 2;
+	}
+	u.start = recorder_begin(rc);
+	collector_setup();
+	if ((u.pid = fork_held(argv, &go)) < 0) {
+		mt_warn("fork");
+		free(exe);
+		return 2;
+	}
+	base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	if (a->output && strcmp(a->output, "-") == 0) {
+		recorder_set_name(rc, "<stdout>");
+		fd = STDOUT_FILENO;
+	} else if (a->output) {
+		recorder_set_name(rc, a->output);
+		if ((fd = open_trace(a->output, 0, &created)) < 0)
+			mt_warnx("%s: %s", a->output, open_error(errno));
+	} else {
+		fd = open_default(rc, base, u.pid, &defname, &created);
+	}
+	if (fd < 0 || load_probes(&u, exe) < 0 ||
+	    !(rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL))) {
+		/* The command is not run untraced. */
+		close(go);
+		while (waitpid(u.pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (fd >= 0 && fd != STDOUT_FILENO) {
+			close(fd);
+			if (created)
+				unlink(defname ? defname : a->output);
+		}
+		ualloc__destroy(u.skel);
+		free(defname);
+		free(exe);
+		return 2;
+	}
+	recorder_open(rc, fd);
+	recorder_comment(rc, "%s", u.how);
+	put_proc(&u, argv, exe);
+	if (write(go, "g", 1) != 1)
+		mt_warn("the command");
+	close(go);
+	while (!done) {
+		if (ring_buffer__poll(rb, 50) < 0 && errno != EINTR)
+			break;
+		while ((w = waitpid(u.pid, &status, WNOHANG)) < 0 && errno == EINTR)
+			;
+		if (w == u.pid)
+			done = 1;
+		if (stop_signal)
+			break;
+		t = recorder_now(rc);
+		if (t - last_flush > FLUSH_NS) {
+			recorder_flush(rc);
+			last_flush = t;
+		}
+	}
+	/* What the ring still holds came before the exit. */
+	ring_buffer__consume(rb);
+	put_exit(&u, status);
+	if ((lost = lost_events(u.skel)))
+		recorder_comment(rc, "# mt-record: %llu events lost: the BPF ring buffer was full",
+		    (unsigned long long)lost);
+	ring_buffer__free(rb);
+	ualloc__destroy(u.skel);
+	written = recorder_close(rc, fd);
+	mt_note("%llu events, 1 process, %llu bytes written to %s%s",
+	    (unsigned long long)recorder_events(rc), (unsigned long long)written,
+	    defname ? defname : strcmp(a->output, "-") ? a->output : "<stdout>",
+	    recorder_failed(rc) ? " (incomplete)" : "");
+	free(defname);
+	if (lost)
+		mt_warnx("%llu events lost: the BPF ring buffer was full", (unsigned long long)lost);
+	if (stop_signal && !done) {
+		mt_note("stopped by %s: the command runs on, untraced", strsignal(stop_signal));
+		die_of(stop_signal);
+	}
+	u64map_free(&u.stacks, NULL);
+	free(u.maps);
+	free(exe);
+	e = 0;
+	if (WIFSIGNALED(status))
+		die_of(WTERMSIG(status));
+	if (WIFEXITED(status))
+		e = WEXITSTATUS(status);
+	return e;
+}

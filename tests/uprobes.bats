@@ -1,0 +1,121 @@
+#!/usr/bin/env bats
+# mt-record --uprobes: programs recorded through BPF uprobes, not
+# LD_PRELOAD.  The oracles: ucount's own counts of what it allocated and
+# freed, and the preload recording of its dynamic build.
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# BPF and uprobes as root; skipped, saying why, where they cannot be.
+need_uprobes() {
+	[ "$(id -u)" = 0 ] || skip "needs root for BPF uprobes (id -u: $(id -u))"
+	[ -e /sys/bus/event_source/devices/uprobe/type ] ||
+		skip "this kernel has no uprobes (no /sys/bus/event_source/devices/uprobe)"
+	local err
+	if ! err=$(mt-record --uprobes -o probe.mtr -- "$PROGS/ucount" 2>&1 >/dev/null); then
+		skip "BPF uprobes not permitted here: ${err##*mt-record: }"
+	fi
+	rm -f probe.mtr
+}
+
+# The table by function and line of a trace, leaks and all.
+by_line() {
+	mt-symbolize "$1" | mt-lifetime -q | mt-group --by function,line --format tsv
+}
+
+# ucount's own line: "allocs N frees N bytes N leaked 7 ADDR".
+counts_of() {
+	awk '{ print $2, $4, $6 }' "$1"
+}
+
+# The trace's allocations, frees and bytes allocated, as ucount prints them.
+trace_counts() {
+	mt-decode "$1" | awk -F'\t' '$1 == "alloc" { a++; b += $7 } $1 == "free" { f++ }
+		END { print a + 0, f + 0, b + 0 }'
+}
+
+# main's and leak_here's rows, the program's own allocations.
+own_rows() {
+	by_line "$1" | awk -F'\t' '$1 == "main" || $1 == "leak_here"' | sort
+}
+
+@test "--uprobes, a dynamic program: its own counts, and the preload recording's table" {
+	need_uprobes
+	run -0 --separate-stderr mt-record --uprobes -o u.mtr -- "$PROGS/ucount"
+	echo "$output" >own.txt
+	has_line "$stderr" '^mt-record: .* bytes written to u\.mtr$'
+	[ "$(trace_counts u.mtr)" = "$(counts_of own.txt)" ]
+	mt-decode u.mtr | grep -q '^# mt-record: recorded through uprobes, .* probed in .*/libc\.so\.6; stacks by frame pointers$'
+	mt-record -o p.mtr -- "$PROGS/ucount" >/dev/null 2>&1
+	diff <(own_rows p.mtr) <(own_rows u.mtr)
+	# The leaks, named by function and line.
+	own_rows u.mtr | grep -q $'^leak_here\ttests/progs/ucount.c:[0-9]*\t7\t28021\t28021\t'
+}
+
+@test "--uprobes, a dynamic program: the same lifetimes as the preload recording" {
+	need_uprobes
+	mt-record --uprobes -o u.mtr -- "$PROGS/ucount" >/dev/null 2>&1
+	mt-record -o p.mtr -- "$PROGS/ucount" >/dev/null 2>&1
+	# Each lifetime's size, whether freed, and its allocation's place in
+	# the order: the addresses differ from run to run (ASLR), not these.
+	lifes() {
+		mt-lifetime -q "$1" | awk -F'\t' '$1 == "life" { print n++, $8, ($3 == "-") }'
+	}
+	[ "$(lifes u.mtr | wc -l)" = 507 ]
+	diff <(lifes p.mtr) <(lifes u.mtr)
+}
+
+@test "--uprobes, a glibc static program: its allocations counted as it counts them" {
+	need_uprobes
+	run -0 --separate-stderr mt-record --uprobes -o s.mtr -- "$PROGS/ucount-static"
+	echo "$output" >own.txt
+	# glibc's own start-up allocates too (_dl_init_paths...): main's and
+	# leak_here's rows are the program's, as in the dynamic build.
+	mt-record -o p.mtr -- "$PROGS/ucount" >/dev/null 2>&1
+	diff <(own_rows p.mtr) <(own_rows s.mtr)
+	[ "$(own_rows s.mtr | awk -F'\t' '{ n += $3; b += $4 } END { print n, b }')" = \
+		"$(awk '{ print $2, $6 }' own.txt)" ]
+	mt-decode s.mtr | grep -q "^# mt-record: recorded through uprobes, [0-9]* functions probed in $PROGS/ucount-static; stacks"
+}
+
+@test "--uprobes, a musl static program: every allocation and free" {
+	need_uprobes
+	[ -x "$PROGS/ucount-musl" ] || skip "no musl-gcc (musl-tools): ucount-musl not built"
+	run -0 --separate-stderr mt-record --uprobes -o m.mtr -- "$PROGS/ucount-musl"
+	echo "$output" >own.txt
+	[ "$(trace_counts m.mtr)" = "$(counts_of own.txt)" ]
+	mt-record -o p.mtr -- "$PROGS/ucount" >/dev/null 2>&1
+	diff <(own_rows p.mtr) <(own_rows m.mtr)
+}
+
+@test "--uprobes: the command's exit status and signal are mt-record's" {
+	need_uprobes
+	run -3 mt-record --uprobes -o e.mtr -- sh -c 'exit 3'
+	mt-decode e.mtr | grep -q $'^exit\t[0-9]*\t[0-9]*\t3$'
+	run -137 mt-record --uprobes -o k.mtr -- sh -c 'kill -9 $$'
+	run -127 mt-record --uprobes -o n.mtr -- no-such-command-here
+	[ ! -e n.mtr ]
+}
+
+@test "--uprobes refusals: not root, a stripped static program; nothing run, exit 2" {
+	need_uprobes
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
+	d=$(mktemp -d /tmp/mt-uprobes.XXXXXX)
+	chmod 755 "$d"
+	cp "$MT_BINDIR/mt-record" "$PROGS/ucount" "$d/"
+	chmod 755 "$d/mt-record" "$d/ucount"
+	run -2 --separate-stderr setpriv --reuid 65534 --regid 65534 --clear-groups \
+		"$d/mt-record" --uprobes -o "$d/x.mtr" -- "$d/ucount"
+	rm -rf "$d"
+	[ -z "$output" ]
+	has_line "$stderr" '^mt-record: --uprobes needs root \(or CAP_BPF and CAP_PERFMON\): run mt-record as root, or without --uprobes$'
+	cp "$PROGS/ucount-static" stripped
+	strip stripped
+	run -2 --separate-stderr mt-record --uprobes -o s.mtr -- ./stripped
+	[ -z "$output" ]
+	has_line "$stderr" '^mt-record: --uprobes: .*/stripped: no allocation function to probe: a static program without its symbols \(stripped\)\? Record a build with them$'
+	[ ! -e s.mtr ]
+}

@@ -119,3 +119,44 @@ own_rows() {
 	has_line "$stderr" '^mt-record: --uprobes: .*/stripped: no allocation function to probe: a static program without its symbols \(stripped\)\? Record a build with them$'
 	[ ! -e s.mtr ]
 }
+
+@test "no --uprobes: a static program and a script run by one, recorded through uprobes by themselves, said" {
+	need_uprobes
+	run -0 --separate-stderr mt-record -o s.mtr -- "$PROGS/ucount-static"
+	echo "$output" >own.txt
+	has_line "$stderr" "^mt-record: $PROGS/ucount-static: it is statically linked, which LD_PRELOAD cannot see into: recorded through uprobes$"
+	mt-decode s.mtr | grep -q "^# mt-record: recorded through uprobes, .*; LD_PRELOAD is blind to $PROGS/ucount-static: it is statically linked$"
+	[ "$(own_rows s.mtr | awk -F'\t' '{ n += $3; b += $4 } END { print n, b }')" = \
+		"$(awk '{ print $2, $6 }' own.txt)" ]
+	printf '#!%s\n' "$PROGS/ucount-static" >script
+	chmod +x script
+	run -0 --separate-stderr mt-record -o sc.mtr -- ./script
+	has_line "$stderr" "^mt-record: ./script: its interpreter $PROGS/ucount-static: it is statically linked, which LD_PRELOAD cannot see into: recorded through uprobes$"
+	diff <(own_rows s.mtr) <(own_rows sc.mtr)
+}
+
+@test "no --uprobes: a program with an allocator of its own, recorded through uprobes by itself" {
+	need_uprobes
+	run -0 --separate-stderr mt-record -o o.mtr -- "$PROGS/ownmalloc"
+	has_line "$stderr" "^mt-record: $PROGS/ownmalloc: it has an allocator of its own \(it defines malloc\), which LD_PRELOAD cannot see into: recorded through uprobes$"
+	# Its realloc's own malloc and free are inside a call recorded: the
+	# trace has the realloc, and the free of the old block, as the program counts.
+	[ "$output" = "allocs $(mt-decode o.mtr | grep -c '^alloc') frees $(mt-decode o.mtr | grep -c '^free')" ]
+	[ "$output" = "allocs 1003 frees 1000" ]
+	# The 3 blocks left, from main.
+	mt-symbolize o.mtr | mt-lifetime -q | mt-group --by function --format tsv | grep -q $'^main\t1003\t259750\t3000\t'
+}
+
+@test "no --uprobes: a set-user-ID program of another user, recorded through uprobes by itself" {
+	need_uprobes
+	cp "$PROGS/ucount" suid
+	chown nobody suid
+	chmod u+s,a+rx suid
+	chmod a+rx "$BATS_TEST_TMPDIR"
+	setpriv --reuid 65534 --regid 65534 --clear-groups test -x suid ||
+		skip "uid 65534 cannot run a program in $PWD"
+	run -0 --separate-stderr mt-record -o su.mtr -- ./suid
+	echo "$output" >own.txt
+	has_line "$stderr" '^mt-record: ./suid: it is set-user-ID or set-group-ID, which LD_PRELOAD cannot see into: recorded through uprobes$'
+	[ "$(trace_counts su.mtr)" = "$(counts_of own.txt)" ]
+}

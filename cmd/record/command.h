@@ -18,6 +18,7 @@ struct args {
 	uint64_t duration;	/* -d, or 0 */
 	char flags[8];		/* for the library: see main.c */
 	int uprobes;		/* --uprobes */
+	const char *blind;	/* why LD_PRELOAD cannot see the command, or NULL */
 };
 
 /* spawn.c */
@@ -46,6 +47,8 @@ int run_command(struct recorder *rc, char **argv, const char *lib, const struct 
 int attach(struct recorder *rc, pid_t pid, const char *lib, const struct args *a);
 int parse_events(const char *s, unsigned *events);
 int record_uprobes(struct recorder *rc, char **argv, const struct args *a);
+const char *preload_blind(const char *path, char *why, size_t n);
+int uprobes_possible(void);
 int record_kernel(struct recorder *rc, const char *output, struct ktrace_opts *ko,
     uint64_t duration);
 

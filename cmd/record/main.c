@@ -73,7 +73,7 @@ main(int argc, char *argv[])
 	char libpath[PATH_MAX];
 	struct recorder *rc;
 	int kernel = 0, status;
-	char *lib;
+	char *lib, *path, why[PATH_MAX + 100];
 
 	mt_setprogname(argv[0]);
 	if (parse_args(argc, argv, &a, &ko, &kernel) != 0)
@@ -98,6 +98,21 @@ main(int argc, char *argv[])
 	if ((argc == 0 && !a.opts.attach_pid) || (a.duration && !a.opts.attach_pid) ||
 	    ko.events || ko.stacks || ko.min_order != 1)
 		mt_usage(0, synopsis, options);
+	/* Where LD_PRELOAD is blind, uprobes record the command by themselves. */
+	if (!a.uprobes && !a.opts.attach_pid && (path = find_command(argv[0]))) {
+		if (preload_blind(path, why, sizeof(why))) {
+			if (uprobes_possible()) {
+				mt_note("%s: %s, which LD_PRELOAD cannot see into: recorded through "
+				    "uprobes", argv[0], why);
+				a.uprobes = 1;
+				a.blind = why;
+			} else {
+				mt_note("%s: %s, which LD_PRELOAD cannot see into; as root, mt-record "
+				    "records it through uprobes", argv[0], why);
+			}
+		}
+		free(path);
+	}
 	if (a.uprobes) {
 		if (a.opts.attach_pid)
 			mt_errx(2, "-p with --uprobes is not built yet: attach with -p alone");

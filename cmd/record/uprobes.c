@@ -53,8 +53,16 @@ prog(struct ualloc *s, int i)
 	return p[i];
 }
 
+/* A probe attached: its file, where in it, and its executable segment's. */
+struct site {
+	char *path;
+	uint64_t off, seg_off, seg_size;
+};
+
 /* What the collector keeps while it reads. */
 struct urec {
+	struct site *sites;	/* by the probe's BPF cookie */
+	size_t nsites, sitecap;
 	struct recorder *rc;
 	struct ualloc *skel;
 	pid_t pid;
@@ -66,7 +74,7 @@ struct urec {
 	uint64_t maps_read_at;
 	int free_stacks;
 	uint64_t events;
-	char how[PATH_MAX + 200];	/* the trace's comment on the way it was made */
+	char how[3 * PATH_MAX + 300];	/* the trace's comment on the way it was made */
 };
 
 /*
@@ -147,22 +155,137 @@ libc_path(void)
 	return NULL;
 }
 
+/* A script's interpreter ("#!/bin/sh -e": /bin/sh) into buf; NULL if not a script. */
+static const char *
+script_interp(const char *path, char *buf, size_t n)
+{
+	char line[PATH_MAX + 3], *interp;
+	ssize_t got;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	got = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (got < 3 || line[0] != '#' || line[1] != '!')
+		return NULL;
+	line[got] = '\0';
+	interp = line + 2 + strspn(line + 2, " \t");
+	interp[strcspn(interp, " \t\n")] = '\0';
+	if (*interp != '/')
+		return NULL;
+	snprintf(buf, n, "%s", interp);
+	return buf;
+}
+
+/*
+ * Why LD_PRELOAD cannot see into the program at path, in a few words
+ * for "PROG: WHY: recorded through uprobes"; NULL when it can.  A script
+ * is its interpreter's case.
+ */
+const char *
+preload_blind(const char *path, char *why, size_t n)
+{
+	char interp[PATH_MAX], inner[PATH_MAX + 100];
+	uint64_t offs[NFNS];
+	struct stat st;
+	int dynamic;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
+		snprintf(why, n, "it is set-user-ID or set-group-ID");
+		return why;
+	}
+	if (find_functions(path, offs, &dynamic) < 0) {
+		/* One level of "#!": an interpreter that is itself a script is not run. */
+		if (!script_interp(path, interp, sizeof(interp)) ||
+		    find_functions(interp, offs, &dynamic) < 0 ||
+		    !preload_blind(interp, inner, sizeof(inner)))
+			return NULL;
+		snprintf(why, n, "its interpreter %s: %s", interp, inner);
+		return why;
+	}
+	if (!dynamic) {
+		snprintf(why, n, "it is statically linked");
+		return why;
+	}
+	if (offs[0] || offs[8]) {
+		snprintf(why, n, "it has an allocator of its own (it defines %s)",
+		    offs[0] ? "malloc" : "free");
+		return why;
+	}
+	return NULL;
+}
+
+/* Whether --uprobes can work here: root, and a kernel with uprobes. */
+int
+uprobes_possible(void)
+{
+	return geteuid() == 0 && access("/sys/bus/event_source/devices/uprobe/type", F_OK) == 0;
+}
+
+/* The executable PT_LOAD segments of path, as (file offset, size): how many. */
+static size_t
+exec_segments(const char *path, uint64_t segs[][2], size_t max)
+{
+	size_t i, n, k = 0;
+	GElf_Phdr ph;
+	Elf *elf;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) && elf_getphdrnum(elf, &n) == 0)
+		for (i = 0; i < n && k < max; i++)
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+				segs[k][0] = ph.p_offset;
+				segs[k++][1] = ph.p_filesz;
+			}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return k;
+}
+
+/* A site for the probe about to be attached at off in path: its cookie. */
+static uint64_t
+add_site(struct urec *u, const char *path, uint64_t off, uint64_t segs[][2], size_t nsegs)
+{
+	struct site *t;
+	size_t i;
+
+	u->sites = egrow(u->sites, u->nsites, &u->sitecap, sizeof(*u->sites));
+	t = &u->sites[u->nsites];
+	memset(t, 0, sizeof(*t));
+	t->path = estrdup(path);
+	t->off = off;
+	for (i = 0; i < nsegs; i++)
+		if (off >= segs[i][0] && off < segs[i][0] + segs[i][1]) {
+			t->seg_off = segs[i][0];
+			t->seg_size = segs[i][1];
+		}
+	return u->nsites++;
+}
+
 /*
  * The probes on the functions path defines, for pid: how many were
  * attached; -1 (errno set) when the kernel refused one.  Two names at
  * one address (glibc's memalign and aligned_alloc) get one probe.
  */
 static int
-attach_file(struct ualloc *s, pid_t pid, const char *path, int *refused, int *dynamic)
+attach_file(struct urec *u, const char *path, int *refused, int *dynamic)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, o);
-	uint64_t offs[NFNS];
+	uint64_t offs[NFNS], segs[8][2];
 	struct bpf_link *l;
-	size_t i, j;
+	size_t i, j, nsegs;
 	int n = 0;
 
 	if (find_functions(path, offs, dynamic) <= 0)
 		return 0;
+	nsegs = exec_segments(path, segs, 8);
 	for (i = 0; i < NFNS; i++) {
 		if (!offs[i])
 			continue;
@@ -170,9 +293,10 @@ attach_file(struct ualloc *s, pid_t pid, const char *path, int *refused, int *dy
 			;
 		if (j < i)
 			continue;
+		o.bpf_cookie = add_site(u, path, offs[i], segs, nsegs);
 		o.retprobe = false;
-		if (!(l = bpf_program__attach_uprobe_opts(prog(s, probe_fns[i].in), pid, path,
-		    offs[i], &o))) {
+		if (!(l = bpf_program__attach_uprobe_opts(prog(u->skel, probe_fns[i].in), u->pid,
+		    path, offs[i], &o))) {
 			*refused = errno;
 			return -1;
 		}
@@ -180,8 +304,8 @@ attach_file(struct ualloc *s, pid_t pid, const char *path, int *refused, int *dy
 		if (probe_fns[i].out < 0)
 			continue;
 		o.retprobe = true;
-		if (!(l = bpf_program__attach_uprobe_opts(prog(s, probe_fns[i].out), pid, path,
-		    offs[i], &o))) {
+		if (!(l = bpf_program__attach_uprobe_opts(prog(u->skel, probe_fns[i].out), u->pid,
+		    path, offs[i], &o))) {
 			*refused = errno;
 			return -1;
 		}
@@ -190,9 +314,44 @@ attach_file(struct ualloc *s, pid_t pid, const char *path, int *refused, int *dy
 }
 
 static void
+free_sites(struct urec *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->nsites; i++)
+		free(u->sites[i].path);
+	free(u->sites);
+}
+
+static void
 put(struct urec *u, struct mt_event *ev)
 {
 	recorder_put(u->rc, ev);
+}
+
+/* A map line for [lo, hi) at off in file, unless a mapping said overlaps it. */
+static void
+say_map(struct urec *u, uint64_t ts, uint64_t lo, uint64_t hi, uint64_t off, const char *file)
+{
+	struct mt_event ev;
+	size_t i;
+
+	for (i = 0; i < u->nmaps; i++)
+		if (lo < u->maps[i].hi && u->maps[i].lo < hi)
+			return;
+	u->maps = egrow(u->maps, u->nmaps, &u->mapcap, sizeof(*u->maps));
+	u->maps[u->nmaps].lo = lo;
+	u->maps[u->nmaps++].hi = hi;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_MAP;
+	ev.ts = ts;
+	ev.pid = u->pid;
+	ev.addr = lo;
+	ev.size = hi;
+	ev.stack = off;
+	ev.s1 = (struct mt_str){ "-", 1 };
+	ev.s2 = (struct mt_str){ file, strlen(file) };
+	put(u, &ev);
 }
 
 /* The executable mappings of the process, as map lines, when new. */
@@ -201,8 +360,6 @@ read_maps(struct urec *u, uint64_t ts)
 {
 	char path[64], line[4096], perms[8], file[4096];
 	unsigned long long lo, hi, off;
-	struct mt_event ev;
-	size_t i;
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)u->pid);
@@ -213,27 +370,26 @@ read_maps(struct urec *u, uint64_t ts)
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &lo, &hi, perms, &off,
 		    file) < 4 || perms[2] != 'x')
 			continue;
-		for (i = 0; i < u->nmaps && !(u->maps[i].lo == lo && u->maps[i].hi == hi); i++)
-			;
-		if (i < u->nmaps)
-			continue;
-		u->maps = egrow(u->maps, u->nmaps, &u->mapcap, sizeof(*u->maps));
-		u->maps[u->nmaps].lo = lo;
-		u->maps[u->nmaps++].hi = hi;
-		memset(&ev, 0, sizeof(ev));
-		ev.type = MT_MAP;
-		ev.ts = ts;
-		ev.pid = u->pid;
-		ev.addr = lo;
-		ev.size = hi;
-		ev.stack = off;
-		ev.s1 = (struct mt_str){ "-", 1 };
-		if (!file[0])
-			snprintf(file, sizeof(file), "[anon:exec]");
-		ev.s2 = (struct mt_str){ file, strlen(file) };
-		put(u, &ev);
+		say_map(u, ts, lo, hi, off, file[0] ? file : "[anon:exec]");
 	}
 	fclose(fp);
+}
+
+/*
+ * The probed file's executable segment, where the probe that fired says
+ * it is: known even when the process is gone before /proc was read.
+ */
+static void
+site_map(struct urec *u, uint32_t cookie, uint64_t probe_ip, uint64_t ts)
+{
+	const struct site *t;
+	uint64_t lo;
+
+	if (cookie >= u->nsites || !(t = &u->sites[cookie])->seg_size ||
+	    probe_ip < t->off - t->seg_off)
+		return;
+	lo = probe_ip - (t->off - t->seg_off);
+	say_map(u, ts, lo, lo + t->seg_size, t->seg_off, t->path);
 }
 
 /* Whether an address is in a mapping said; else the maps read again (dlopen). */
@@ -296,9 +452,16 @@ on_event(void *ctx, void *data, size_t len)
 	u->last_ts = ts;
 	if (!u->nmaps)
 		read_maps(u, ts);
-	n = e.nips < UA_FRAMES ? e.nips : UA_FRAMES;
-	for (i = 0; i < n; i++)
-		ips[i] = e.ips[i];
+	site_map(u, e.cookie, e.probe_ip, ts);
+	/*
+	 * Frames past the user half of the address space are a frame-pointer
+	 * chain gone astray in code built without them: the stack ends there.
+	 * The second frame is the first again when the caller keeps no frame
+	 * pointer (the chain starts at its caller's frame, or its own).
+	 */
+	for (i = n = 0; i < e.nips && i < UA_FRAMES && e.ips[i] && e.ips[i] < (1ULL << 47); i++)
+		if (i != 1 || e.ips[1] != e.ips[0])
+			ips[n++] = e.ips[i];
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = ts;
 	ev.pid = e.pid;
@@ -433,19 +596,25 @@ quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 
 /* The probes loaded and attached for pid: 0, or said. */
 static int
-load_probes(struct urec *u, const char *exe)
+load_probes(struct urec *u, const char *exe, const char *blind)
 {
 	const char *libc = libc_path();
 	int refused = 0, n, m = 0, dynamic = 0, dummy;
 
+	char interp[PATH_MAX];
+	uint64_t offs[NFNS];
+
+	/* A script: its interpreter is the program that runs. */
+	if (find_functions(exe, offs, &dummy) < 0 && script_interp(exe, interp, sizeof(interp)))
+		exe = interp;
 	libbpf_set_print(quiet_libbpf);
 	if (!(u->skel = ualloc__open_and_load())) {
 		mt_warnx("--uprobes: the BPF program was refused: %s%s", strerror(errno),
 		    errno == EPERM ? " (root, or CAP_BPF and CAP_PERFMON, is needed)" : "");
 		return -1;
 	}
-	if ((n = attach_file(u->skel, u->pid, exe, &refused, &dynamic)) < 0 ||
-	    (libc && dynamic && (m = attach_file(u->skel, u->pid, libc, &refused, &dummy)) < 0)) {
+	if ((n = attach_file(u, exe, &refused, &dynamic)) < 0 ||
+	    (libc && dynamic && (m = attach_file(u, libc, &refused, &dummy)) < 0)) {
 		mt_warnx("--uprobes: a probe was refused: %s", strerror(refused));
 		return -1;
 	}
@@ -455,8 +624,10 @@ load_probes(struct urec *u, const char *exe)
 		return -1;
 	}
 	snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes, "
-	    "%d functions probed in %s%s%s; stacks by frame pointers", n + m, exe,
-	    libc && m ? " and " : "", libc && m ? libc : "");
+	    "%d functions probed in %s%s%s; stacks by frame pointers%s%s%s%s", n + m, exe,
+	    libc && m ? " and " : "", libc && m ? libc : "",
+	    blind ? "; LD_PRELOAD is blind to " : "", blind ? exe : "", blind ? ": " : "",
+	    blind ? blind : "");
 	return 0;
 }
 
@@ -496,7 +667,7 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	} else {
 		fd = open_default(rc, base, u.pid, &defname, &created);
 	}
-	if (fd < 0 || load_probes(&u, exe) < 0 ||
+	if (fd < 0 || load_probes(&u, exe, a->blind) < 0 ||
 	    !(rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL))) {
 		/* The command is not run untraced. */
 		close(go);
@@ -508,6 +679,7 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 				unlink(defname ? defname : a->output);
 		}
 		ualloc__destroy(u.skel);
+		free_sites(&u);
 		free(defname);
 		free(exe);
 		return 2;
@@ -555,6 +727,7 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	}
 	u64map_free(&u.stacks, NULL);
 	free(u.maps);
+	free_sites(&u);
 	free(exe);
 	e = 0;
 	if (WIFSIGNALED(status))

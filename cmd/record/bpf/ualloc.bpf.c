@@ -92,7 +92,8 @@ enter(struct pt_regs *ctx, unsigned int kind, __u64 size, __u64 old, __u64 mempt
 	e->tid = tid;
 	e->kind = kind;
 	e->depth = 1;
-	e->pad = 0;
+	e->cookie = (__u32)bpf_get_attach_cookie(ctx);
+	e->probe_ip = PT_REGS_IP(ctx);
 	take_stack(ctx, e);
 	if (bpf_map_update_elem(&calls, &tid, e, BPF_ANY))
 		count_lost();
@@ -146,7 +147,8 @@ send_free(struct pt_regs *ctx, __u64 addr)
 	e->tid = (__u32)id;
 	e->kind = UA_FREE;
 	e->depth = 0;
-	e->pad = 0;
+	e->cookie = (__u32)bpf_get_attach_cookie(ctx);
+	e->probe_ip = PT_REGS_IP(ctx);
 	take_stack(ctx, e);
 	bpf_ringbuf_submit(e, 0);
 }

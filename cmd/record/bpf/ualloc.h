@@ -17,7 +17,8 @@ struct ua_event {
 	unsigned int kind;
 	unsigned int depth;		/* calls of ours on this thread, nested */
 	unsigned int nips;
-	unsigned int pad;
+	unsigned int cookie;		/* which probe: the collector's index */
+	unsigned long long probe_ip;	/* where that probe is in the process */
 	unsigned long long ips[UA_FRAMES];
 };
 

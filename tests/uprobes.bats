@@ -160,3 +160,28 @@ own_rows() {
 	has_line "$stderr" '^mt-record: ./suid: it is set-user-ID or set-group-ID, which LD_PRELOAD cannot see into: recorded through uprobes$'
 	[ "$(trace_counts su.mtr)" = "$(counts_of own.txt)" ]
 }
+
+@test "--alloc-fn: a pool's own functions, its blocks a heap of their own, its chunks malloc's" {
+	need_uprobes
+	run -0 --separate-stderr mt-record --alloc-fn 'pool_get@2:pool_put@2' -o pool.mtr -- "$PROGS/pool"
+	# "gets 2005 puts 2000 bytes 127116 chunks 3"
+	read -r _ gets _ puts _ bytes _ chunks <<<"$output"
+	run -0 --separate-stderr bash -c 'mt-symbolize pool.mtr | mt-lifetime -q | mt-group --by heap,function --format tsv'
+	# Every block of the pool, its size asked, the 5 left named by main.
+	has_line "$output" "^pool_get	main	$gets	$bytes	500	"
+	[ "$(mt-decode pool.mtr | awk -F'\t' '$1 == "free" && $5 == "pool_get"' | wc -l)" = "$puts" ]
+	# The chunks: malloc's, from inside pool_get, freed at the end.
+	has_line "$output" "^malloc	pool_get	$chunks	$((chunks * 65536))	0	"
+}
+
+@test "--alloc-fn refusals: a function the program lacks, a bad spec; exit 2, nothing run" {
+	need_uprobes
+	run -2 --separate-stderr mt-record --alloc-fn 'nope@2:pool_put@2' -o x.mtr -- "$PROGS/pool"
+	[ -z "$output" ]
+	[ "$stderr" = "mt-record: --alloc-fn: nope: no such function in $PROGS/pool (not built with its symbols, or inlined?)" ]
+	[ ! -e x.mtr ]
+	for bad in pool_get 'pool_get@7:pool_put' 'pool_get:' ':pool_put' 'a b:c'; do
+		run -2 --separate-stderr mt-record --alloc-fn "$bad" -o x.mtr -- "$PROGS/pool"
+		[ "$stderr" = "mt-record: --alloc-fn: '$bad': not ALLOC[@N]:FREE[@N] (function names; N, the argument holding the size or the block, 1 to 6)" ]
+	done
+}

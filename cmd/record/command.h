@@ -10,6 +10,14 @@
 
 struct ktrace_opts;
 
+/* --alloc-fn ALLOC[@N]:FREE[@N]: a pool's functions, and the argument
+   (1 to 6) holding the size and the block. */
+struct pool_fn {
+	char *alloc, *free;
+	int alloc_arg, free_arg;
+};
+#define MAX_POOLS 16
+
 /* What the command line asked beyond the recording's options. */
 struct args {
 	struct record_opts opts;
@@ -19,6 +27,8 @@ struct args {
 	char flags[8];		/* for the library: see main.c */
 	int uprobes;		/* --uprobes */
 	const char *blind;	/* why LD_PRELOAD cannot see the command, or NULL */
+	struct pool_fn pools[MAX_POOLS];
+	int npools;
 };
 
 /* spawn.c */

@@ -55,6 +55,9 @@ static const char options[] =
     "  -d, --duration TIME   with -k or -p: stop after TIME (as 30s, 500ms, 2m)\n"
     "  -u, --uprobes         record COMMAND through BPF uprobes, not LD_PRELOAD:\n"
     "                        static and set-user-ID programs too (root)\n"
+    "  -a, --alloc-fn ALLOC[@N]:FREE[@N]\n"
+    "                        with -u: a pool's own functions too, the size and\n"
+    "                        the block in argument N (default 1); repeatable\n"
     "  -h, --help            this help\n"
     "  -V, --version         the version\n"
     "\n"
@@ -144,6 +147,49 @@ main(int argc, char *argv[])
 	return status;
 }
 
+/* "NAME[@N]": the name, and the argument N (1 to 6, 1 when not given); -1 if bad. */
+static int
+pool_name(char *s, char **name)
+{
+	char *at = strchr(s, '@'), *end;
+	long n = 1;
+
+	if (at) {
+		*at = '\0';
+		n = strtol(at + 1, &end, 10);
+		if (end == at + 1 || *end || n < 1 || n > 6)
+			return -1;
+	}
+	if (!*s || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$") !=
+	    strlen(s))
+		return -1;
+	*name = s;
+	return (int)n;
+}
+
+/* --alloc-fn ALLOC[@N]:FREE[@N]: 0, or -1 said. */
+static int
+parse_pool(const char *arg, struct args *a)
+{
+	char *s = estrdup(arg), *colon = strchr(s, ':');
+	struct pool_fn *f = &a->pools[a->npools];
+
+	if (a->npools == MAX_POOLS) {
+		mt_warnx("--alloc-fn: at most %d pools", MAX_POOLS);
+		free(s);
+		return -1;
+	}
+	if (!colon || (*colon = '\0', (f->alloc_arg = pool_name(s, &f->alloc)) < 0) ||
+	    (f->free_arg = pool_name(colon + 1, &f->free)) < 0) {
+		mt_warnx("--alloc-fn: '%s': not ALLOC[@N]:FREE[@N] (function names; N, the "
+		    "argument holding the size or the block, 1 to 6)", arg);
+		free(s);
+		return -1;
+	}
+	a->npools++;
+	return 0;
+}
+
 /* The options: 0, or 2 when one is bad (said). */
 static int
 parse_args(int argc, char *argv[], struct args *a, struct ktrace_opts *ko, int *kernel)
@@ -164,6 +210,7 @@ parse_args(int argc, char *argv[], struct args *a, struct ktrace_opts *ko, int *
 		{ "unwind", required_argument, NULL, 'U' },
 		{ "time-resolution", required_argument, NULL, 'T' },
 		{ "uprobes", no_argument, NULL, 'u' },
+		{ "alloc-fn", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -172,12 +219,17 @@ parse_args(int argc, char *argv[], struct args *a, struct ktrace_opts *ko, int *
 	int ch, no_follow = 0;
 	long v;
 
-	while ((ch = getopt_long(argc, argv, "+cd:D:e:FhkSm:nO:o:p:s:uV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+a:cd:D:e:FhkSm:nO:o:p:s:uV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'k':
 			*kernel = 1;
 			break;
 		case 'u':
+			a->uprobes = 1;
+			break;
+		case 'a':
+			if (parse_pool(optarg, a) < 0)
+				return 2;
 			a->uprobes = 1;
 			break;
 		case 'e':

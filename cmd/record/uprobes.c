@@ -11,8 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +23,7 @@
 
 #include "mt.h"
 #include "command.h"
+#include "uprobes.h"
 #include "bpf/ualloc.h"
 /* bpftool's skeleton casts away a const. */
 #pragma GCC diagnostic push
@@ -32,31 +31,31 @@
 #include "ualloc.skel.h"
 #pragma GCC diagnostic pop
 
-/* The functions probed, each with the programs of its arguments. */
-static const struct probe_fn {
-	const char *name;
-	int in, out;		/* indices into progs() */
-} probe_fns[] = {
-	{ "malloc", 0, 6 }, { "calloc", 1, 6 }, { "realloc", 2, 6 },
-	{ "memalign", 3, 6 }, { "aligned_alloc", 3, 6 }, { "posix_memalign", 4, 7 },
-	{ "valloc", 0, 6 }, { "pvalloc", 0, 6 }, { "free", 5, -1 }, { "cfree", 5, -1 },
-};
-#define NFNS (sizeof(probe_fns) / sizeof(probe_fns[0]))
-
 static struct bpf_program *
 prog(struct ualloc *s, int i)
 {
 	struct bpf_program *p[] = { s->progs.malloc_in, s->progs.calloc_in, s->progs.realloc_in,
 		s->progs.memalign_in, s->progs.posix_memalign_in, s->progs.free_in,
-		s->progs.alloc_out, s->progs.posix_memalign_out };
+		s->progs.pool_in, s->progs.pool_free_in, s->progs.alloc_out,
+		s->progs.posix_memalign_out };
 
 	return p[i];
 }
 
-/* A probe attached: its file, where in it, and its executable segment's. */
+/* A function to probe: a known one (heap 0, malloc's) or a pool's. */
+struct want {
+	const char *name;
+	const char *heap_name;	/* malloc, or the pool's allocation function */
+	int in, out;
+	int heap, arg;		/* the pool's number and argument (ualloc.h's cookie) */
+	int found;
+};
+
+/* A probe attached: its file, where in it, its executable segment's, its heap. */
 struct site {
 	char *path;
 	uint64_t off, seg_off, seg_size;
+	const char *heap;
 };
 
 /* What the collector keeps while it reads. */
@@ -74,75 +73,9 @@ struct urec {
 	uint64_t maps_read_at;
 	int free_stacks;
 	uint64_t events;
+	const struct args *a;
 	char how[3 * PATH_MAX + 300];	/* the trace's comment on the way it was made */
 };
-
-/*
- * The file offset of each probed function NAME defines in path (a
- * function's symbol, not an undefined import): offs[i], 0 where absent.
- * Returns how many it defines; -1 when path is not ELF.
- */
-static int
-find_functions(const char *path, uint64_t offs[NFNS], int *dynamic)
-{
-	Elf_Scn *scn = NULL, *s;
-	GElf_Shdr sh, th;
-	GElf_Sym sym;
-	Elf_Data *d;
-	Elf *elf;
-	int fd, found = 0;
-	size_t i, j, n;
-
-	memset(offs, 0, NFNS * sizeof(*offs));
-	*dynamic = 0;
-	elf_version(EV_CURRENT);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	if (!(elf = elf_begin(fd, ELF_C_READ, NULL)) || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return -1;
-	}
-	/* An interpreter: the program loads a C library of its own. */
-	if (elf_getphdrnum(elf, &n) == 0)
-		for (i = 0; i < n; i++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
-				*dynamic = 1;
-		}
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !(d = elf_getdata(scn, NULL)) || !sh.sh_entsize)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			const char *name;
-			int type;
-
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
-				continue;
-			type = GELF_ST_TYPE(sym.st_info);
-			if (type != STT_FUNC && type != STT_GNU_IFUNC)
-				continue;
-			if (!(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
-				continue;
-			for (j = 0; j < NFNS; j++) {
-				if (offs[j] || strcmp(name, probe_fns[j].name))
-					continue;
-				/* The address in its section, as an offset in the file. */
-				if (!(s = elf_getscn(elf, sym.st_shndx)) || !gelf_getshdr(s, &th))
-					continue;
-				offs[j] = sym.st_value - th.sh_addr + th.sh_offset;
-				found++;
-			}
-		}
-	}
-	elf_end(elf);
-	close(fd);
-	return found;
-}
 
 /* The C library mt-record runs with: the one a dynamic program loads. */
 static const char *
@@ -155,98 +88,11 @@ libc_path(void)
 	return NULL;
 }
 
-/* A script's interpreter ("#!/bin/sh -e": /bin/sh) into buf; NULL if not a script. */
-static const char *
-script_interp(const char *path, char *buf, size_t n)
-{
-	char line[PATH_MAX + 3], *interp;
-	ssize_t got;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return NULL;
-	got = read(fd, line, sizeof(line) - 1);
-	close(fd);
-	if (got < 3 || line[0] != '#' || line[1] != '!')
-		return NULL;
-	line[got] = '\0';
-	interp = line + 2 + strspn(line + 2, " \t");
-	interp[strcspn(interp, " \t\n")] = '\0';
-	if (*interp != '/')
-		return NULL;
-	snprintf(buf, n, "%s", interp);
-	return buf;
-}
-
-/*
- * Why LD_PRELOAD cannot see into the program at path, in a few words
- * for "PROG: WHY: recorded through uprobes"; NULL when it can.  A script
- * is its interpreter's case.
- */
-const char *
-preload_blind(const char *path, char *why, size_t n)
-{
-	char interp[PATH_MAX], inner[PATH_MAX + 100];
-	uint64_t offs[NFNS];
-	struct stat st;
-	int dynamic;
-
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
-	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
-		snprintf(why, n, "it is set-user-ID or set-group-ID");
-		return why;
-	}
-	if (find_functions(path, offs, &dynamic) < 0) {
-		/* One level of "#!": an interpreter that is itself a script is not run. */
-		if (!script_interp(path, interp, sizeof(interp)) ||
-		    find_functions(interp, offs, &dynamic) < 0 ||
-		    !preload_blind(interp, inner, sizeof(inner)))
-			return NULL;
-		snprintf(why, n, "its interpreter %s: %s", interp, inner);
-		return why;
-	}
-	if (!dynamic) {
-		snprintf(why, n, "it is statically linked");
-		return why;
-	}
-	if (offs[0] || offs[8]) {
-		snprintf(why, n, "it has an allocator of its own (it defines %s)",
-		    offs[0] ? "malloc" : "free");
-		return why;
-	}
-	return NULL;
-}
-
 /* Whether --uprobes can work here: root, and a kernel with uprobes. */
 int
 uprobes_possible(void)
 {
 	return geteuid() == 0 && access("/sys/bus/event_source/devices/uprobe/type", F_OK) == 0;
-}
-
-/* The executable PT_LOAD segments of path, as (file offset, size): how many. */
-static size_t
-exec_segments(const char *path, uint64_t segs[][2], size_t max)
-{
-	size_t i, n, k = 0;
-	GElf_Phdr ph;
-	Elf *elf;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) && elf_getphdrnum(elf, &n) == 0)
-		for (i = 0; i < n && k < max; i++)
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-				segs[k][0] = ph.p_offset;
-				segs[k++][1] = ph.p_filesz;
-			}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return k;
 }
 
 /* A site for the probe about to be attached at off in path: its cookie. */
@@ -270,47 +116,58 @@ add_site(struct urec *u, const char *path, uint64_t off, uint64_t segs[][2], siz
 }
 
 /*
- * The probes on the functions path defines, for pid: how many were
- * attached; -1 (errno set) when the kernel refused one.  Two names at
- * one address (glibc's memalign and aligned_alloc) get one probe.
+ * The probes on the functions path defines of those wanted, for the
+ * process: how many were attached; -1 (errno in refused) when the kernel
+ * refused one.  Two names at one address (glibc's memalign and
+ * aligned_alloc, mimalloc's malloc and mi_malloc) get one probe.
  */
 static int
-attach_file(struct urec *u, const char *path, int *refused, int *dynamic)
+attach_file(struct urec *u, const char *path, struct want *w, size_t nw, int *refused,
+    int *dynamic)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, o);
-	uint64_t offs[NFNS], segs[8][2];
+	const char **names = emalloc(nw * sizeof(*names));
+	uint64_t *offs = emalloc(nw * sizeof(*offs)), segs[8][2], site;
 	struct bpf_link *l;
 	size_t i, j, nsegs;
 	int n = 0;
 
-	if (find_functions(path, offs, dynamic) <= 0)
-		return 0;
+	for (i = 0; i < nw; i++)
+		names[i] = w[i].name;
+	if (elf_functions(path, names, nw, offs, dynamic) <= 0)
+		goto out;
 	nsegs = exec_segments(path, segs, 8);
-	for (i = 0; i < NFNS; i++) {
+	for (i = 0; i < nw; i++) {
 		if (!offs[i])
 			continue;
+		w[i].found = 1;
 		for (j = 0; j < i && offs[j] != offs[i]; j++)
 			;
 		if (j < i)
 			continue;
-		o.bpf_cookie = add_site(u, path, offs[i], segs, nsegs);
+		site = add_site(u, path, offs[i], segs, nsegs);
+		u->sites[site].heap = w[i].heap_name;
+		o.bpf_cookie = UA_COOKIE(site, (uint64_t)w[i].arg, (uint64_t)w[i].heap);
 		o.retprobe = false;
-		if (!(l = bpf_program__attach_uprobe_opts(prog(u->skel, probe_fns[i].in), u->pid,
-		    path, offs[i], &o))) {
-			*refused = errno;
-			return -1;
-		}
+		if (!(l = bpf_program__attach_uprobe_opts(prog(u->skel, w[i].in), u->pid, path,
+		    offs[i], &o)))
+			goto refused;
 		n++;
-		if (probe_fns[i].out < 0)
+		if (w[i].out == P_NONE)
 			continue;
 		o.retprobe = true;
-		if (!(l = bpf_program__attach_uprobe_opts(prog(u->skel, probe_fns[i].out), u->pid,
-		    path, offs[i], &o))) {
-			*refused = errno;
-			return -1;
-		}
+		if (!(l = bpf_program__attach_uprobe_opts(prog(u->skel, w[i].out), u->pid, path,
+		    offs[i], &o)))
+			goto refused;
 	}
+out:
+	free(names);
+	free(offs);
 	return n;
+refused:
+	*refused = errno;
+	n = -1;
+	goto out;
 }
 
 static void
@@ -436,6 +293,7 @@ on_event(void *ctx, void *data, size_t len)
 {
 	struct urec *u = ctx;
 	uint64_t ts, ips[UA_FRAMES];
+	const char *heap;
 	struct ua_event e;
 	struct mt_event ev;
 	size_t n, i;
@@ -452,7 +310,7 @@ on_event(void *ctx, void *data, size_t len)
 	u->last_ts = ts;
 	if (!u->nmaps)
 		read_maps(u, ts);
-	site_map(u, e.cookie, e.probe_ip, ts);
+	site_map(u, UA_SITE(e.cookie), e.probe_ip, ts);
 	/*
 	 * Frames past the user half of the address space are a frame-pointer
 	 * chain gone astray in code built without them: the stack ends there.
@@ -466,7 +324,8 @@ on_event(void *ctx, void *data, size_t len)
 	ev.ts = ts;
 	ev.pid = e.pid;
 	ev.tid = e.tid;
-	ev.heap = (struct mt_str){ "malloc", 6 };
+	heap = UA_SITE(e.cookie) < u->nsites ? u->sites[UA_SITE(e.cookie)].heap : "malloc";
+	ev.heap = (struct mt_str){ heap, strlen(heap) };
 	ev.addr = e.addr;
 	if (e.kind == UA_FREE) {
 		ev.type = MT_FREE;
@@ -594,41 +453,74 @@ quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
+/* What to probe: the known functions, then each pool's two (--alloc-fn). */
+static struct want *
+wants(const struct args *a, size_t *nw)
+{
+	struct want *w = ecalloc(nprobe_fns + 2 * (size_t)a->npools, sizeof(*w));
+	size_t i, n = 0;
+
+	for (i = 0; i < nprobe_fns; i++)
+		w[n++] = (struct want){ probe_fns[i].name, "malloc", probe_fns[i].in,
+		    probe_fns[i].out, 0, 0, 0 };
+	for (i = 0; i < (size_t)a->npools; i++) {
+		const struct pool_fn *f = &a->pools[i];
+		w[n++] = (struct want){ f->alloc, f->alloc, P_POOL, P_OUT, (int)i + 1, f->alloc_arg, 0 };
+		w[n++] = (struct want){ f->free, f->alloc, P_POOL_FREE, P_NONE, (int)i + 1,
+		    f->free_arg, 0 };
+	}
+	*nw = n;
+	return w;
+}
+
 /* The probes loaded and attached for pid: 0, or said. */
 static int
-load_probes(struct urec *u, const char *exe, const char *blind)
+load_probes(struct urec *u, const char *exe, const struct args *a)
 {
-	const char *libc = libc_path();
-	int refused = 0, n, m = 0, dynamic = 0, dummy;
-
+	const char *libc = libc_path(), *one = NULL;
+	int refused = 0, n, m = 0, dynamic = 0, dummy, r = -1;
 	char interp[PATH_MAX];
-	uint64_t offs[NFNS];
+	struct want *w;
+	size_t nw, i;
 
 	/* A script: its interpreter is the program that runs. */
-	if (find_functions(exe, offs, &dummy) < 0 && script_interp(exe, interp, sizeof(interp)))
+	if (elf_functions(exe, &one, 0, NULL, &dummy) < 0 &&
+	    script_interp(exe, interp, sizeof(interp)))
 		exe = interp;
+	w = wants(a, &nw);
 	libbpf_set_print(quiet_libbpf);
 	if (!(u->skel = ualloc__open_and_load())) {
 		mt_warnx("--uprobes: the BPF program was refused: %s%s", strerror(errno),
 		    errno == EPERM ? " (root, or CAP_BPF and CAP_PERFMON, is needed)" : "");
-		return -1;
+		goto out;
 	}
-	if ((n = attach_file(u, exe, &refused, &dynamic)) < 0 ||
-	    (libc && dynamic && (m = attach_file(u, libc, &refused, &dummy)) < 0)) {
+	/* The pools are the program's own: looked for in it alone. */
+	if ((n = attach_file(u, exe, w, nw, &refused, &dynamic)) < 0 ||
+	    (libc && dynamic && (m = attach_file(u, libc, w, nprobe_fns, &refused, &dummy)) < 0)) {
 		mt_warnx("--uprobes: a probe was refused: %s", strerror(refused));
-		return -1;
+		goto out;
 	}
+	for (i = nprobe_fns; i < nw; i++)
+		if (!w[i].found) {
+			mt_warnx("--alloc-fn: %s: no such function in %s%s", w[i].name, exe,
+			    elf_functions(exe, &one, 0, NULL, &dummy) < 0 ? "" :
+			    " (not built with its symbols, or inlined?)");
+			goto out;
+		}
 	if (n + m == 0) {
 		mt_warnx("--uprobes: %s: no allocation function to probe: a static program "
 		    "without its symbols (stripped)? Record a build with them", exe);
-		return -1;
+		goto out;
 	}
 	snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes, "
 	    "%d functions probed in %s%s%s; stacks by frame pointers%s%s%s%s", n + m, exe,
 	    libc && m ? " and " : "", libc && m ? libc : "",
-	    blind ? "; LD_PRELOAD is blind to " : "", blind ? exe : "", blind ? ": " : "",
-	    blind ? blind : "");
-	return 0;
+	    a->blind ? "; LD_PRELOAD is blind to " : "", a->blind ? exe : "",
+	    a->blind ? ": " : "", a->blind ? a->blind : "");
+	r = 0;
+out:
+	free(w);
+	return r;
 }
 
 int
@@ -667,7 +559,7 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	} else {
 		fd = open_default(rc, base, u.pid, &defname, &created);
 	}
-	if (fd < 0 || load_probes(&u, exe, a->blind) < 0 ||
+	if (fd < 0 || load_probes(&u, exe, a) < 0 ||
 	    !(rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL))) {
 		/* The command is not run untraced. */
 		close(go);

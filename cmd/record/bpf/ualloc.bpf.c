@@ -23,9 +23,34 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
-	__type(key, __u32);
+	__type(key, __u64);
 	__type(value, struct ua_event);
 } calls SEC(".maps");
+
+/* The key of a thread's call in a heap: its tid, and the heap's number. */
+static __u64
+call_key(struct pt_regs *ctx)
+{
+	return (__u32)bpf_get_current_pid_tgid() | (__u64)UA_HEAP(bpf_get_attach_cookie(ctx)) << 32;
+}
+
+/* A pool function's argument, the one its cookie names.  Each read at
+   its own constant offset first: the verifier refuses a computed one. */
+static __u64
+arg_of(struct pt_regs *ctx)
+{
+	__u64 a1 = PT_REGS_PARM1(ctx), a2 = PT_REGS_PARM2(ctx), a3 = PT_REGS_PARM3(ctx);
+	__u64 a4 = PT_REGS_PARM4(ctx), a5 = PT_REGS_PARM5(ctx), a6 = ctx->r9;
+
+	switch (UA_ARG(bpf_get_attach_cookie(ctx))) {
+	case 2: return a2;
+	case 3: return a3;
+	case 4: return a4;
+	case 5: return a5;
+	case 6: return a6;	/* r9: this libbpf has no PT_REGS_PARM6 */
+	default: return a1;
+	}
+}
 
 /* Events the ring had no room for, per CPU. */
 struct {
@@ -73,9 +98,9 @@ take_stack(struct pt_regs *ctx, struct ua_event *e)
 static int
 enter(struct pt_regs *ctx, unsigned int kind, __u64 size, __u64 old, __u64 memptr)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id, z = 0;
-	struct ua_event *e = bpf_map_lookup_elem(&calls, &tid);
+	__u64 id = bpf_get_current_pid_tgid(), key = call_key(ctx);
+	__u32 z = 0;
+	struct ua_event *e = bpf_map_lookup_elem(&calls, &key);
 
 	if (e) {
 		e->depth++;
@@ -89,13 +114,13 @@ enter(struct pt_regs *ctx, unsigned int kind, __u64 size, __u64 old, __u64 mempt
 	e->old = old;
 	e->memptr = memptr;
 	e->pid = (__u32)(id >> 32);
-	e->tid = tid;
+	e->tid = (__u32)id;
 	e->kind = kind;
 	e->depth = 1;
 	e->cookie = (__u32)bpf_get_attach_cookie(ctx);
 	e->probe_ip = PT_REGS_IP(ctx);
 	take_stack(ctx, e);
-	if (bpf_map_update_elem(&calls, &tid, e, BPF_ANY))
+	if (bpf_map_update_elem(&calls, &key, e, BPF_ANY))
 		count_lost();
 	return 0;
 }
@@ -103,8 +128,8 @@ enter(struct pt_regs *ctx, unsigned int kind, __u64 size, __u64 old, __u64 mempt
 static int
 leave(struct pt_regs *ctx, __u64 addr, int ok)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct ua_event *e = bpf_map_lookup_elem(&calls, &tid);
+	__u64 key = call_key(ctx);
+	struct ua_event *e = bpf_map_lookup_elem(&calls, &key);
 
 	if (!e)
 		return 0;
@@ -122,7 +147,7 @@ leave(struct pt_regs *ctx, __u64 addr, int ok)
 		if (bpf_ringbuf_output(&ring, e, sizeof(*e), 0))
 			count_lost();
 	}
-	bpf_map_delete_elem(&calls, &tid);
+	bpf_map_delete_elem(&calls, &key);
 	return 0;
 }
 
@@ -160,9 +185,9 @@ int BPF_KPROBE(calloc_in, __u64 n, __u64 size) { return enter(ctx, UA_ALLOC, n *
 SEC("uprobe")
 int BPF_KPROBE(realloc_in, __u64 old, __u64 size)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 key = call_key(ctx);
 
-	if (old && !bpf_map_lookup_elem(&calls, &tid))
+	if (old && !bpf_map_lookup_elem(&calls, &key))
 		send_free(ctx, old);
 	return enter(ctx, UA_ALLOC, size, old, 0);
 }
@@ -183,10 +208,23 @@ int BPF_KRETPROBE(posix_memalign_out, int ret) { return leave(ctx, 0, ret == 0);
 SEC("uprobe")
 int BPF_KPROBE(free_in, __u64 addr)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 key = call_key(ctx);
 
 	/* NULL, or a free inside an allocation function: not the program's. */
-	if (addr && !bpf_map_lookup_elem(&calls, &tid))
+	if (addr && !bpf_map_lookup_elem(&calls, &key))
+		send_free(ctx, addr);
+	return 0;
+}
+
+/* A pool's functions (--alloc-fn): the size, or the block, where the cookie says. */
+SEC("uprobe")
+int BPF_KPROBE(pool_in) { return enter(ctx, UA_ALLOC, arg_of(ctx), 0, 0); }
+SEC("uprobe")
+int BPF_KPROBE(pool_free_in)
+{
+	__u64 key = call_key(ctx), addr = arg_of(ctx);
+
+	if (addr && !bpf_map_lookup_elem(&calls, &key))
 		send_free(ctx, addr);
 	return 0;
 }

@@ -6,6 +6,18 @@
 
 enum { UA_ALLOC = 1, UA_FREE };
 
+/*
+ * A probe's BPF cookie: its site (the collector's index) in the low 16
+ * bits; for a pool's functions (--alloc-fn), the argument holding the
+ * size or the block (1 to 6) in bits 16-19 and the pool's number in bits
+ * 24-31, 0 for the malloc family.  A call is nested in another of its
+ * own heap only: a pool's malloc of a chunk is recorded.
+ */
+#define UA_SITE(c)	((c) & 0xffff)
+#define UA_ARG(c)	(((c) >> 16) & 0xf)
+#define UA_HEAP(c)	(((c) >> 24) & 0xff)
+#define UA_COOKIE(site, arg, heap)	((site) | ((arg) << 16) | ((unsigned long long)(heap) << 24))
+
 /* One call's event, as the ring carries it. */
 struct ua_event {
 	unsigned long long ts;		/* CLOCK_MONOTONIC ns, at the call's end */

@@ -60,7 +60,7 @@ APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libpcre2-dev libunwind-dev bats mandoc valgrind heaptrack clang \
 	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils gnuplot-nox bc \
 	libjemalloc2 libtcmalloc-minimal4 node-d3 chromium zlib1g-dev golang-go \
-	libbpf-dev bpftool musl-tools \
+	libbpf-dev bpftool musl-tools libjemalloc-dev libmimalloc-dev \
 	time zstd
 
 # What ships; `make tests` builds the test programs, and check does both.
@@ -188,6 +188,13 @@ tests/progs/ucount-static: tests/progs/ucount.c
 	$(CC) $(UCOUNT_CFLAGS) -static -o $@ $<
 tests/progs/ucount-musl: tests/progs/ucount.c
 	musl-gcc $(UCOUNT_CFLAGS) -static -o $@ $<
+
+# jemalloc's own API, from the shared library (libjemalloc-dev).
+tests/progs/jemx: tests/progs/jemx.c
+	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< -ljemalloc
+# mimalloc's (libmimalloc-dev).
+tests/progs/mimx: tests/progs/mimx.c
+	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< -lmimalloc
 
 tests/progs/%: tests/progs/%.cc
 	$(CXX) -O1 -g -fno-omit-frame-pointer -o $@ $<

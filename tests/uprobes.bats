@@ -185,3 +185,27 @@ own_rows() {
 		[ "$stderr" = "mt-record: --alloc-fn: '$bad': not ALLOC[@N]:FREE[@N] (function names; N, the argument holding the size or the block, 1 to 6)" ]
 	done
 }
+
+# PROG, whose own line is "allocs N frees N bytes N": recorded with no
+# option, through uprobes by itself, every call of the allocator's own
+# API as the program counts it; its library probed at its entry.
+allocator_api() {	# PROG FUNCTION LIBRARY
+	need_uprobes
+	[ -x "$PROGS/$1" ] || skip "$1 not built (its allocator's -dev package missing)"
+	run -0 --separate-stderr mt-record -o a.mtr -- "$PROGS/$1"
+	echo "$output" >own.txt
+	has_line "$stderr" "^mt-record: $PROGS/$1: it calls $2, an allocator's own function, which LD_PRELOAD cannot see into: recorded through uprobes$"
+	mt-decode a.mtr | grep -q "^# mt-record: at the program's entry, [0-9]* functions probed in .*/$3"
+	[ "$(trace_counts a.mtr)" = "$(counts_of own.txt)" ]
+}
+
+@test "jemalloc's own API (mallocx, rallocx, sdallocx, dallocx), from its shared library" {
+	allocator_api jemx mallocx libjemalloc.so.2
+	# rallocx's sizes, as the program asked them, by line.
+	run -0 --separate-stderr bash -c 'mt-symbolize a.mtr | mt-lifetime -q | mt-group --by function,line --format tsv'
+	has_line "$output" $'^main\ttests/progs/jemx.c:[0-9]*\t300\t1244850\t0\t'
+}
+
+@test "mimalloc's own API (mi_malloc, mi_zalloc, mi_calloc, mi_realloc, mi_free)" {
+	allocator_api mimx mi_malloc 'libmimalloc.so.*'
+}

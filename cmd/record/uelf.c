@@ -32,7 +32,8 @@
 	{ p "mallocx", P_MALLOC, P_OUT }, { p "rallocx", P_REALLOC, P_OUT }, \
 	{ p "dallocx", P_FREE, P_NONE }, { p "sdallocx", P_FREE, P_NONE }
 
-/* malloc and free first: preload_blind asks for them by index. */
+/* The C library's names first: preload_blind tells them from the rest. */
+#define NSTD 10
 const struct probe_fn probe_fns[] = {
 	STD(""), STD("je_"), STD("_rjem_"), JE(""), JE("je_"), JE("_rjem_"), STD("tc_"),
 	{ "mi_malloc", P_MALLOC, P_OUT }, { "mi_zalloc", P_MALLOC, P_OUT },
@@ -48,7 +49,7 @@ const size_t nprobe_fns = sizeof(probe_fns) / sizeof(probe_fns[0]);
 
 int
 elf_functions(const char *path, const char *const *names, size_t nnames, uint64_t *offs,
-    int *dynamic)
+    int *dynamic, int imports)
 {
 	Elf_Scn *scn = NULL, *s;
 	GElf_Shdr sh, th;
@@ -86,8 +87,8 @@ elf_functions(const char *path, const char *const *names, size_t nnames, uint64_
 			const char *name;
 			int type;
 
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
+			if (!gelf_getsym(d, (int)i, &sym) || (imports ? sym.st_shndx != SHN_UNDEF :
+			    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || !sym.st_value))
 				continue;
 			type = GELF_ST_TYPE(sym.st_info);
 			if (type != STT_FUNC && type != STT_GNU_IFUNC)
@@ -98,9 +99,12 @@ elf_functions(const char *path, const char *const *names, size_t nnames, uint64_
 				if (offs[j] || strcmp(name, names[j]))
 					continue;
 				/* The address in its section, as an offset in the file. */
-				if (!(s = elf_getscn(elf, sym.st_shndx)) || !gelf_getshdr(s, &th))
+				if (imports)
+					offs[j] = 1;
+				else if (!(s = elf_getscn(elf, sym.st_shndx)) || !gelf_getshdr(s, &th))
 					continue;
-				offs[j] = sym.st_value - th.sh_addr + th.sh_offset;
+				else
+					offs[j] = sym.st_value - th.sh_addr + th.sh_offset;
 				found++;
 			}
 		}
@@ -157,10 +161,10 @@ preload_blind(const char *path, char *why, size_t n)
 	    ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
 		snprintf(why, n, "it is set-user-ID or set-group-ID");
 		r = why;
-	} else if (elf_functions(path, names, nprobe_fns, offs, &dynamic) < 0) {
+	} else if (elf_functions(path, names, nprobe_fns, offs, &dynamic, 0) < 0) {
 		/* One level of "#!": an interpreter that is itself a script is not run. */
 		if (script_interp(path, interp, sizeof(interp)) &&
-		    elf_functions(interp, names, 1, offs, &dynamic) >= 0 &&
+		    elf_functions(interp, names, 1, offs, &dynamic, 0) >= 0 &&
 		    preload_blind(interp, inner, sizeof(inner))) {
 			snprintf(why, n, "its interpreter %s: %s", interp, inner);
 			r = why;
@@ -175,6 +179,12 @@ preload_blind(const char *path, char *why, size_t n)
 		if (i < nprobe_fns) {
 			snprintf(why, n, "it has an allocator of its own (it defines %s)",
 			    probe_fns[i].name);
+			r = why;
+		} else if (elf_functions(path, names + NSTD, nprobe_fns - NSTD, offs, &dynamic, 1) > 0) {
+			/* A known allocator's own entry point, from a library: not malloc's. */
+			for (i = 0; i < nprobe_fns - NSTD && !offs[i]; i++)
+				;
+			snprintf(why, n, "it calls %s, an allocator's own function", names[NSTD + i]);
 			r = why;
 		}
 	}
@@ -203,4 +213,29 @@ exec_segments(const char *path, uint64_t segs[][2], size_t max)
 		elf_end(elf);
 	close(fd);
 	return k;
+}
+
+/* The file offset of path's entry point; 0 when it has none. */
+uint64_t
+entry_offset(const char *path)
+{
+	uint64_t off = 0;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t i, n;
+	Elf *elf;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) && gelf_getehdr(elf, &eh) &&
+	    elf_getphdrnum(elf, &n) == 0)
+		for (i = 0; i < n; i++)
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    eh.e_entry >= ph.p_vaddr && eh.e_entry < ph.p_vaddr + ph.p_filesz)
+				off = eh.e_entry - ph.p_vaddr + ph.p_offset;
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return off;
 }

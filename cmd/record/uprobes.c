@@ -73,7 +73,11 @@ struct urec {
 	uint64_t maps_read_at;
 	int free_stacks;
 	uint64_t events;
-	const struct args *a;
+	struct want *w;		/* what is probed */
+	size_t nw;
+	struct { dev_t dev; ino_t ino; } *probed;	/* the files probed */
+	size_t nprobed, probedcap;
+	struct bpf_link *stop;	/* at the program's entry, until it is reached */
 	char how[3 * PATH_MAX + 300];	/* the trace's comment on the way it was made */
 };
 
@@ -130,11 +134,17 @@ attach_file(struct urec *u, const char *path, struct want *w, size_t nw, int *re
 	uint64_t *offs = emalloc(nw * sizeof(*offs)), segs[8][2], site;
 	struct bpf_link *l;
 	size_t i, j, nsegs;
+	struct stat st;
 	int n = 0;
 
 	for (i = 0; i < nw; i++)
 		names[i] = w[i].name;
-	if (elf_functions(path, names, nw, offs, dynamic) <= 0)
+	if (stat(path, &st) == 0) {
+		u->probed = egrow(u->probed, u->nprobed, &u->probedcap, sizeof(*u->probed));
+		u->probed[u->nprobed].dev = st.st_dev;
+		u->probed[u->nprobed++].ino = st.st_ino;
+	}
+	if (elf_functions(path, names, nw, offs, dynamic, 0) <= 0)
 		goto out;
 	nsegs = exec_segments(path, segs, 8);
 	for (i = 0; i < nw; i++) {
@@ -226,6 +236,9 @@ read_maps(struct urec *u, uint64_t ts)
 		file[0] = '\0';
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &lo, &hi, perms, &off,
 		    file) < 4 || perms[2] != 'x')
+			continue;
+		/* [uprobes] (the kernel's), [vsyscall]: no code of the program's. */
+		if (file[0] == '[' && strcmp(file, "[vdso]"))
 			continue;
 		say_map(u, ts, lo, hi, off, file[0] ? file : "[anon:exec]");
 	}
@@ -453,6 +466,46 @@ quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
+/*
+ * The program stopped at its entry: the libraries the dynamic linker
+ * loaded probed too where they define a known function (libjemalloc,
+ * libmimalloc...), the maps said while they are there, and it goes on.
+ */
+static void
+at_entry(struct urec *u)
+{
+	char path[64], line[4096], perms[8], file[4096];
+	struct stat st;
+	int refused, dynamic, n;
+	size_t i;
+	FILE *fp;
+
+	bpf_link__destroy(u->stop);
+	u->stop = NULL;
+	read_maps(u, recorder_now(u->rc));
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)u->pid);
+	if ((fp = fopen(path, "re"))) {
+		while (fgets(line, sizeof(line), fp)) {
+			if (sscanf(line, "%*x-%*x %7s %*x %*s %*s %4095[^\n]", perms, file) != 2 ||
+			    perms[2] != 'x' || file[0] != '/' || stat(file, &st) < 0)
+				continue;
+			for (i = 0; i < u->nprobed && !(u->probed[i].dev == st.st_dev &&
+			    u->probed[i].ino == st.st_ino); i++)
+				;
+			if (i < u->nprobed)
+				continue;
+			if ((n = attach_file(u, file, u->w, nprobe_fns, &refused, &dynamic)) < 0)
+				mt_warnx("--uprobes: %s: a probe was refused: %s", file,
+				    strerror(refused));
+			else if (n > 0)
+				recorder_comment(u->rc, "# mt-record: at the program's entry, "
+				    "%d functions probed in %s", n, file);
+		}
+		fclose(fp);
+	}
+	kill(u->pid, SIGCONT);
+}
+
 /* What to probe: the known functions, then each pool's two (--alloc-fn). */
 static struct want *
 wants(const struct args *a, size_t *nw)
@@ -481,10 +534,11 @@ load_probes(struct urec *u, const char *exe, const struct args *a)
 	int refused = 0, n, m = 0, dynamic = 0, dummy, r = -1;
 	char interp[PATH_MAX];
 	struct want *w;
+	uint64_t entry;
 	size_t nw, i;
 
 	/* A script: its interpreter is the program that runs. */
-	if (elf_functions(exe, &one, 0, NULL, &dummy) < 0 &&
+	if (elf_functions(exe, &one, 0, NULL, &dummy, 0) < 0 &&
 	    script_interp(exe, interp, sizeof(interp)))
 		exe = interp;
 	w = wants(a, &nw);
@@ -503,7 +557,7 @@ load_probes(struct urec *u, const char *exe, const struct args *a)
 	for (i = nprobe_fns; i < nw; i++)
 		if (!w[i].found) {
 			mt_warnx("--alloc-fn: %s: no such function in %s%s", w[i].name, exe,
-			    elf_functions(exe, &one, 0, NULL, &dummy) < 0 ? "" :
+			    elf_functions(exe, &one, 0, NULL, &dummy, 0) < 0 ? "" :
 			    " (not built with its symbols, or inlined?)");
 			goto out;
 		}
@@ -512,6 +566,16 @@ load_probes(struct urec *u, const char *exe, const struct args *a)
 		    "without its symbols (stripped)? Record a build with them", exe);
 		goto out;
 	}
+	/* Its other libraries (libjemalloc...) are known once the dynamic linker
+	   has loaded them: at the program's entry point. */
+	if (dynamic && (entry = entry_offset(exe))) {
+		LIBBPF_OPTS(bpf_uprobe_opts, o);
+		if (!(u->stop = bpf_program__attach_uprobe_opts(u->skel->progs.entry_stop, u->pid,
+		    exe, entry, &o))) {
+			mt_warnx("--uprobes: a probe was refused: %s", strerror(errno));
+			goto out;
+		}
+	}
 	snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes, "
 	    "%d functions probed in %s%s%s; stacks by frame pointers%s%s%s%s", n + m, exe,
 	    libc && m ? " and " : "", libc && m ? libc : "",
@@ -519,7 +583,8 @@ load_probes(struct urec *u, const char *exe, const struct args *a)
 	    a->blind ? ": " : "", a->blind ? a->blind : "");
 	r = 0;
 out:
-	free(w);
+	u->w = w;
+	u->nw = nw;
 	return r;
 }
 
@@ -570,8 +635,11 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 			if (created)
 				unlink(defname ? defname : a->output);
 		}
+		bpf_link__destroy(u.stop);
 		ualloc__destroy(u.skel);
 		free_sites(&u);
+		free(u.w);
+		free(u.probed);
 		free(defname);
 		free(exe);
 		return 2;
@@ -585,9 +653,12 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	while (!done) {
 		if (ring_buffer__poll(rb, 50) < 0 && errno != EINTR)
 			break;
-		while ((w = waitpid(u.pid, &status, WNOHANG)) < 0 && errno == EINTR)
+		while ((w = waitpid(u.pid, &status, WNOHANG | (u.stop ? WUNTRACED : 0))) < 0 &&
+		    errno == EINTR)
 			;
-		if (w == u.pid)
+		if (w == u.pid && WIFSTOPPED(status))
+			at_entry(&u);
+		else if (w == u.pid)
 			done = 1;
 		if (stop_signal)
 			break;
@@ -604,7 +675,10 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 		recorder_comment(rc, "# mt-record: %llu events lost: the BPF ring buffer was full",
 		    (unsigned long long)lost);
 	ring_buffer__free(rb);
+	bpf_link__destroy(u.stop);
 	ualloc__destroy(u.skel);
+	free(u.w);
+	free(u.probed);
 	written = recorder_close(rc, fd);
 	mt_note("%llu events, 1 process, %llu bytes written to %s%s",
 	    (unsigned long long)recorder_events(rc), (unsigned long long)written,

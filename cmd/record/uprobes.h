@@ -28,12 +28,15 @@ extern const size_t nprobe_fns;
  * The file offset of each of names that path defines as a function
  * (not an undefined import) into offs, 0 where absent; whether it has an
  * interpreter (a dynamic program) into dynamic.  Returns how many it
- * defines; -1 when path is not ELF.
+ * defines; -1 when path is not ELF.  With imports, those it imports
+ * instead (offs[i] 1).
  */
 int elf_functions(const char *path, const char *const *names, size_t n, uint64_t *offs,
-    int *dynamic);
+    int *dynamic, int imports);
 /* The executable PT_LOAD segments of path, as (file offset, size): how many. */
 size_t exec_segments(const char *path, uint64_t segs[][2], size_t max);
+/* The file offset of path's entry point; 0 when it has none. */
+uint64_t entry_offset(const char *path);
 /* A script's interpreter ("#!/bin/sh -e": /bin/sh) into buf; NULL if not a script. */
 const char *script_interp(const char *path, char *buf, size_t n);
 

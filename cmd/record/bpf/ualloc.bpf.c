@@ -228,3 +228,14 @@ int BPF_KPROBE(pool_free_in)
 		send_free(ctx, addr);
 	return 0;
 }
+
+/*
+ * The program's entry point, after the dynamic linker loaded its
+ * libraries: stopped there once, for mt-record to probe them too.
+ */
+SEC("uprobe")
+int BPF_KPROBE(entry_stop)
+{
+	bpf_send_signal(19);	/* SIGSTOP */
+	return 0;
+}

@@ -248,3 +248,32 @@ report_rows() {
 	command -v "${CHROMIUM:-chromium}" >/dev/null || skip "chromium is not installed"
 	"$TESTS/report-browser.sh" "$@"
 }
+
+# A running process to attach to (attach.bats, uprobes.bats).
+# Starts CMD in the background, its output to out.txt, its status to
+# status.txt once it ends; TARGET is its pid.
+start_target() {
+	( set +e; "$@" >out.txt 2>err.txt </dev/null; echo $? >status.txt ) &
+	for _ in $(seq 100); do
+		TARGET=$(pgrep -n -P $! 2>/dev/null || true)
+		[ -n "$TARGET" ] && [ -s out.txt ] && break
+		sleep 0.02
+	done
+	[ -n "$TARGET" ]
+}
+
+wait_target() {
+	for _ in $(seq 500); do
+		[ -s status.txt ] && return 0
+		sleep 0.02
+	done
+	echo "the target did not end: $(tail -3 out.txt)"
+	ps -o pid,ppid,stat,wchan:20,args --ppid "$$" -p "$TARGET" || true
+	return 1
+}
+
+# The counter went from 0 to N-1, each once, in order.
+counted_to() {
+	awk -v n="$1" '$0 != NR - 1 { print "line " NR ": " $0; bad = 1; exit }
+		END { if (!bad && NR != n) { print NR " lines, not " n; bad = 1 }; exit bad }' out.txt
+}

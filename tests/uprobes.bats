@@ -209,3 +209,42 @@ allocator_api() {	# PROG FUNCTION LIBRARY
 @test "mimalloc's own API (mi_malloc, mi_zalloc, mi_calloc, mi_realloc, mi_free)" {
 	allocator_api mimx mi_malloc 'libmimalloc.so.*'
 }
+
+@test "-p --uprobes: a running process recorded without ptrace, runs on unchanged" {
+	need_uprobes
+	start_target "$PROGS/attach-target" 1000
+	sleep 0.3
+	# Its files mapped: no library of ours goes in.
+	files() { awk '$6 ~ /^\//' "/proc/$TARGET/maps"; }
+	files >maps.before
+	ppid=$(awk '{ print $4 }' "/proc/$TARGET/stat")
+	run -0 --separate-stderr mt-record -p "$TARGET" --uprobes -d 1s -o p.mtr
+	has_line "$stderr" "^mt-record: pid $TARGET runs on, untraced: its probes are gone$"
+	# Not stopped, not traced, nothing loaded into it.
+	grep -q '^TracerPid:[[:space:]]*0$' "/proc/$TARGET/status"
+	diff maps.before <(files)
+	wait_target
+	[ "$(cat status.txt)" = 3 ]
+	counted_to 1000
+	grep -qx 'malloc: libc.so.6' err.txt
+	run -0 mt-decode p.mtr
+	has_line "$output" "^# mt-record: attached through uprobes to pid $TARGET, "
+	has_line "$output" "^proc	$TARGET	$ppid	[0-9]+	$PROGS/attach-target	$PROGS/attach-target 1000$"
+	! has_line "$output" '^exit	'
+	# A line every 5 ms for a second, each leaking 100 bytes in leak_here.
+	leaks=$(mt-symbolize p.mtr | mt-lifetime -q | awk -F'\t' '$1 == "life" && $8 == 100 && $3 == "-" { n++ } END { print n + 0 }')
+	[ "$leaks" -ge 100 ]
+	mt-symbolize p.mtr | mt-lifetime -q | mt-group --by function --format tsv | grep -q '^leak_here	'
+}
+
+@test "-p --uprobes: the process ends while recorded: its exit, the recording's end" {
+	need_uprobes
+	start_target "$PROGS/attach-target" 100
+	run -0 --separate-stderr mt-record -p "$TARGET" --uprobes -o e.mtr
+	wait_target
+	counted_to 100
+	mt-decode e.mtr | grep -q "^exit	[0-9]*	$TARGET	-$"
+	run -2 --separate-stderr mt-record -p 999999999 --uprobes -o n.mtr
+	[ "$stderr" = "mt-record: pid 999999999: no such process" ]
+	[ ! -e n.mtr ]
+}

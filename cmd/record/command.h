@@ -57,6 +57,7 @@ int run_command(struct recorder *rc, char **argv, const char *lib, const struct 
 int attach(struct recorder *rc, pid_t pid, const char *lib, const struct args *a);
 int parse_events(const char *s, unsigned *events);
 int record_uprobes(struct recorder *rc, char **argv, const struct args *a);
+int attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a);
 const char *preload_blind(const char *path, char *why, size_t n);
 int uprobes_possible(void);
 int record_kernel(struct recorder *rc, const char *output, struct ktrace_opts *ko,

@@ -117,10 +117,9 @@ main(int argc, char *argv[])
 		free(path);
 	}
 	if (a.uprobes) {
-		if (a.opts.attach_pid)
-			mt_errx(2, "-p with --uprobes is not built yet: attach with -p alone");
 		rc = recorder_new(&a.opts);
-		status = record_uprobes(rc, argv, &a);
+		status = a.opts.attach_pid ? attach_uprobes(rc, a.opts.attach_pid, &a) :
+		    record_uprobes(rc, argv, &a);
 		recorder_free(rc);
 		return status;
 	}

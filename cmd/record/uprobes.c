@@ -8,6 +8,8 @@
  */
 
 #include <dlfcn.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -41,45 +43,6 @@ prog(struct ualloc *s, int i)
 
 	return p[i];
 }
-
-/* A function to probe: a known one (heap 0, malloc's) or a pool's. */
-struct want {
-	const char *name;
-	const char *heap_name;	/* malloc, or the pool's allocation function */
-	int in, out;
-	int heap, arg;		/* the pool's number and argument (ualloc.h's cookie) */
-	int found;
-};
-
-/* A probe attached: its file, where in it, its executable segment's, its heap. */
-struct site {
-	char *path;
-	uint64_t off, seg_off, seg_size;
-	const char *heap;
-};
-
-/* What the collector keeps while it reads. */
-struct urec {
-	struct site *sites;	/* by the probe's BPF cookie */
-	size_t nsites, sitecap;
-	struct recorder *rc;
-	struct ualloc *skel;
-	pid_t pid;
-	uint64_t start, last_ts;
-	struct u64map stacks;	/* hash of frames -> id */
-	uint64_t next_stack;
-	struct { uint64_t lo, hi; } *maps;	/* the executable mappings said */
-	size_t nmaps, mapcap;
-	uint64_t maps_read_at;
-	int free_stacks;
-	uint64_t events;
-	struct want *w;		/* what is probed */
-	size_t nw;
-	struct { dev_t dev; ino_t ino; } *probed;	/* the files probed */
-	size_t nprobed, probedcap;
-	struct bpf_link *stop;	/* at the program's entry, until it is reached */
-	char how[3 * PATH_MAX + 300];	/* the trace's comment on the way it was made */
-};
 
 /* The C library mt-record runs with: the one a dynamic program loads. */
 static const char *
@@ -190,175 +153,6 @@ free_sites(struct urec *u)
 	free(u->sites);
 }
 
-static void
-put(struct urec *u, struct mt_event *ev)
-{
-	recorder_put(u->rc, ev);
-}
-
-/* A map line for [lo, hi) at off in file, unless a mapping said overlaps it. */
-static void
-say_map(struct urec *u, uint64_t ts, uint64_t lo, uint64_t hi, uint64_t off, const char *file)
-{
-	struct mt_event ev;
-	size_t i;
-
-	for (i = 0; i < u->nmaps; i++)
-		if (lo < u->maps[i].hi && u->maps[i].lo < hi)
-			return;
-	u->maps = egrow(u->maps, u->nmaps, &u->mapcap, sizeof(*u->maps));
-	u->maps[u->nmaps].lo = lo;
-	u->maps[u->nmaps++].hi = hi;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = MT_MAP;
-	ev.ts = ts;
-	ev.pid = u->pid;
-	ev.addr = lo;
-	ev.size = hi;
-	ev.stack = off;
-	ev.s1 = (struct mt_str){ "-", 1 };
-	ev.s2 = (struct mt_str){ file, strlen(file) };
-	put(u, &ev);
-}
-
-/* The executable mappings of the process, as map lines, when new. */
-static void
-read_maps(struct urec *u, uint64_t ts)
-{
-	char path[64], line[4096], perms[8], file[4096];
-	unsigned long long lo, hi, off;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)u->pid);
-	if (!(fp = fopen(path, "re")))
-		return;
-	while (fgets(line, sizeof(line), fp)) {
-		file[0] = '\0';
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &lo, &hi, perms, &off,
-		    file) < 4 || perms[2] != 'x')
-			continue;
-		/* [uprobes] (the kernel's), [vsyscall]: no code of the program's. */
-		if (file[0] == '[' && strcmp(file, "[vdso]"))
-			continue;
-		say_map(u, ts, lo, hi, off, file[0] ? file : "[anon:exec]");
-	}
-	fclose(fp);
-}
-
-/*
- * The probed file's executable segment, where the probe that fired says
- * it is: known even when the process is gone before /proc was read.
- */
-static void
-site_map(struct urec *u, uint32_t cookie, uint64_t probe_ip, uint64_t ts)
-{
-	const struct site *t;
-	uint64_t lo;
-
-	if (cookie >= u->nsites || !(t = &u->sites[cookie])->seg_size ||
-	    probe_ip < t->off - t->seg_off)
-		return;
-	lo = probe_ip - (t->off - t->seg_off);
-	say_map(u, ts, lo, lo + t->seg_size, t->seg_off, t->path);
-}
-
-/* Whether an address is in a mapping said; else the maps read again (dlopen). */
-static void
-know_address(struct urec *u, uint64_t ip, uint64_t ts)
-{
-	size_t i;
-
-	for (i = 0; i < u->nmaps; i++)
-		if (ip >= u->maps[i].lo && ip < u->maps[i].hi)
-			return;
-	/* Read again at most every 10 ms: a bad frame is not a new module. */
-	if (u->nmaps && ts < u->maps_read_at + 10000000)
-		return;
-	u->maps_read_at = ts;
-	read_maps(u, ts);
-}
-
-/* The stack's id, its stack line written the first time. */
-static uint64_t
-stack_id(struct urec *u, const uint64_t *ips, size_t n, uint64_t ts)
-{
-	void **v = u64map_stack(&u->stacks, ips, n);
-	struct mt_event ev;
-	size_t i;
-
-	if (*v)
-		return (uint64_t)(uintptr_t)*v;
-	for (i = 0; i < n; i++)
-		know_address(u, ips[i], ts);
-	*v = (void *)(uintptr_t)++u->next_stack;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = MT_STACK;
-	ev.stack = u->next_stack;
-	ev.nips = n;
-	ev.ips = (uint64_t *)(uintptr_t)ips;
-	put(u, &ev);
-	return u->next_stack;
-}
-
-/* One event from the ring: an allocation, a free, or realloc's both. */
-static int
-on_event(void *ctx, void *data, size_t len)
-{
-	struct urec *u = ctx;
-	uint64_t ts, ips[UA_FRAMES];
-	const char *heap;
-	struct ua_event e;
-	struct mt_event ev;
-	size_t n, i;
-
-	/* The ring is the kernel's, written by our program: checked all the same. */
-	if (len < sizeof(e))
-		return 0;
-	memcpy(&e, data, sizeof(e));
-	if ((pid_t)e.pid != u->pid || e.kind < UA_ALLOC || e.kind > UA_FREE)
-		return 0;
-	ts = e.ts > u->start ? e.ts - u->start : 0;
-	if (ts < u->last_ts)
-		ts = u->last_ts;
-	u->last_ts = ts;
-	if (!u->nmaps)
-		read_maps(u, ts);
-	site_map(u, UA_SITE(e.cookie), e.probe_ip, ts);
-	/*
-	 * Frames past the user half of the address space are a frame-pointer
-	 * chain gone astray in code built without them: the stack ends there.
-	 * The second frame is the first again when the caller keeps no frame
-	 * pointer (the chain starts at its caller's frame, or its own).
-	 */
-	for (i = n = 0; i < e.nips && i < UA_FRAMES && e.ips[i] && e.ips[i] < (1ULL << 47); i++)
-		if (i != 1 || e.ips[1] != e.ips[0])
-			ips[n++] = e.ips[i];
-	memset(&ev, 0, sizeof(ev));
-	ev.ts = ts;
-	ev.pid = e.pid;
-	ev.tid = e.tid;
-	heap = UA_SITE(e.cookie) < u->nsites ? u->sites[UA_SITE(e.cookie)].heap : "malloc";
-	ev.heap = (struct mt_str){ heap, strlen(heap) };
-	ev.addr = e.addr;
-	if (e.kind == UA_FREE) {
-		ev.type = MT_FREE;
-		if (u->free_stacks && n)
-			ev.stack = stack_id(u, ips, n, ts);
-		else
-			ev.flags |= EV_STACK_NONE;
-	} else {
-		ev.type = MT_ALLOC;
-		ev.size = e.size;
-		if (n)
-			ev.stack = stack_id(u, ips, n, ts);
-		else
-			ev.flags |= EV_STACK_NONE;
-	}
-	put(u, &ev);
-	u->events++;
-	return 0;
-}
-
 /* The refusals that come before anything is loaded: 0, or said. */
 static int
 can_probe(void)
@@ -404,45 +198,6 @@ fork_held(char **argv, int *go)
 	return pid;
 }
 
-static void
-put_proc(struct urec *u, char **argv, const char *exe)
-{
-	struct mt_event ev;
-	size_t len = 0, i;
-	char *args;
-
-	for (i = 0; argv[i]; i++)
-		len += strlen(argv[i]) + 1;
-	args = emalloc(len + 1);
-	args[0] = '\0';
-	for (i = 0, len = 0; argv[i]; i++)
-		len += (size_t)sprintf(args + len, "%s%s", i ? " " : "", argv[i]);
-	memset(&ev, 0, sizeof(ev));
-	ev.type = MT_PROC;
-	ev.pid = u->pid;
-	ev.ppid = getpid();
-	ev.s1 = (struct mt_str){ exe, strlen(exe) };
-	ev.s2 = (struct mt_str){ args, len };
-	put(u, &ev);
-	free(args);
-}
-
-static void
-put_exit(struct urec *u, int status)
-{
-	struct mt_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.type = MT_EXIT;
-	ev.ts = recorder_now(u->rc);
-	if (ev.ts < u->last_ts)
-		ev.ts = u->last_ts;
-	ev.pid = u->pid;
-	ev.status = WIFEXITED(status) ? WEXITSTATUS(status) :
-	    WIFSIGNALED(status) ? MT_STATUS_SIG(WTERMSIG(status)) : MT_STATUS_NONE;
-	put(u, &ev);
-}
-
 static uint64_t
 lost_events(struct ualloc *s)
 {
@@ -467,12 +222,12 @@ quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 }
 
 /*
- * The program stopped at its entry: the libraries the dynamic linker
- * loaded probed too where they define a known function (libjemalloc,
- * libmimalloc...), the maps said while they are there, and it goes on.
+ * The libraries the process has mapped, probed where they define a known
+ * function (libjemalloc, libmimalloc...) and not probed yet; the trace
+ * says which, and when.
  */
 static void
-at_entry(struct urec *u)
+probe_mapped(struct urec *u, const char *when)
 {
 	char path[64], line[4096], perms[8], file[4096];
 	struct stat st;
@@ -480,29 +235,35 @@ at_entry(struct urec *u)
 	size_t i;
 	FILE *fp;
 
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)u->pid);
+	if (!(fp = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%*x-%*x %7s %*x %*s %*s %4095[^\n]", perms, file) != 2 ||
+		    perms[2] != 'x' || file[0] != '/' || stat(file, &st) < 0)
+			continue;
+		for (i = 0; i < u->nprobed && !(u->probed[i].dev == st.st_dev &&
+		    u->probed[i].ino == st.st_ino); i++)
+			;
+		if (i < u->nprobed)
+			continue;
+		if ((n = attach_file(u, file, u->w, nprobe_fns, &refused, &dynamic)) < 0)
+			mt_warnx("--uprobes: %s: a probe was refused: %s", file, strerror(refused));
+		else if (n > 0)
+			recorder_comment(u->rc, "# mt-record: %s, %d functions probed in %s", when,
+			    n, file);
+	}
+	fclose(fp);
+}
+
+/* The program stopped at its entry, its libraries loaded: probed, and on it goes. */
+static void
+at_entry(struct urec *u)
+{
 	bpf_link__destroy(u->stop);
 	u->stop = NULL;
 	read_maps(u, recorder_now(u->rc));
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)u->pid);
-	if ((fp = fopen(path, "re"))) {
-		while (fgets(line, sizeof(line), fp)) {
-			if (sscanf(line, "%*x-%*x %7s %*x %*s %*s %4095[^\n]", perms, file) != 2 ||
-			    perms[2] != 'x' || file[0] != '/' || stat(file, &st) < 0)
-				continue;
-			for (i = 0; i < u->nprobed && !(u->probed[i].dev == st.st_dev &&
-			    u->probed[i].ino == st.st_ino); i++)
-				;
-			if (i < u->nprobed)
-				continue;
-			if ((n = attach_file(u, file, u->w, nprobe_fns, &refused, &dynamic)) < 0)
-				mt_warnx("--uprobes: %s: a probe was refused: %s", file,
-				    strerror(refused));
-			else if (n > 0)
-				recorder_comment(u->rc, "# mt-record: at the program's entry, "
-				    "%d functions probed in %s", n, file);
-		}
-		fclose(fp);
-	}
+	probe_mapped(u, "at the program's entry");
 	kill(u->pid, SIGCONT);
 }
 
@@ -588,14 +349,92 @@ out:
 	return r;
 }
 
+/* The trace's file: -o's, stdout, or mt.BASE.PID.mtr made anew; -1, said. */
+static int
+open_output(struct recorder *rc, const struct args *a, const char *base, pid_t pid,
+    char **defname, int *created)
+{
+	int fd;
+
+	*created = 0;
+	*defname = NULL;
+	if (a->output && strcmp(a->output, "-") == 0) {
+		recorder_set_name(rc, "<stdout>");
+		return STDOUT_FILENO;
+	}
+	if (!a->output)
+		return open_default(rc, base, pid, defname, created);
+	recorder_set_name(rc, a->output);
+	if ((fd = open_trace(a->output, 0, created)) < 0)
+		mt_warnx("%s: %s", a->output, open_error(errno));
+	return fd;
+}
+
+/* What the recording holds, let go of; the trace unmade when it failed. */
+static void
+release(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int created)
+{
+	if (fd >= 0 && fd != STDOUT_FILENO && created) {
+		close(fd);
+		unlink(name);
+	}
+	ring_buffer__free(rb);
+	bpf_link__destroy(u->stop);
+	ualloc__destroy(u->skel);
+	u64map_free(&u->stacks, NULL);
+	free(u->maps);
+	free_sites(u);
+	free(u->w);
+	free(u->probed);
+}
+
+/*
+ * The ring read to its end, the exit said (a wait status; -1, ended with
+ * the status not known; -2, running on), the trace closed: 0, or 1 when
+ * writing it failed.
+ */
+static int
+finish(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int status)
+{
+	uint64_t lost, written;
+
+	/* What the ring still holds came before the exit. */
+	ring_buffer__consume(rb);
+	if (status != -2)
+		put_exit(u, status);
+	if ((lost = lost_events(u->skel)))
+		recorder_comment(u->rc, "# mt-record: %llu events lost: the BPF ring buffer was full",
+		    (unsigned long long)lost);
+	written = recorder_close(u->rc, fd);
+	mt_note("%llu events, 1 process, %llu bytes written to %s%s",
+	    (unsigned long long)recorder_events(u->rc), (unsigned long long)written, name,
+	    recorder_failed(u->rc) ? " (incomplete)" : "");
+	if (lost)
+		mt_warnx("%llu events lost: the BPF ring buffer was full", (unsigned long long)lost);
+	release(u, rb, -1, name, 0);
+	return recorder_failed(u->rc) ? 1 : 0;
+}
+
+static void
+flush_now(struct urec *u, uint64_t *last_flush)
+{
+	uint64_t t = recorder_now(u->rc);
+
+	if (t - *last_flush > FLUSH_NS) {
+		recorder_flush(u->rc);
+		*last_flush = t;
+	}
+}
+
 int
 record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 {
 	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks };
 	struct ring_buffer *rb = NULL;
-	char *exe, *defname = NULL, *base;
-	int fd, created = 0, go = -1, status = 0, done = 0, e;
-	uint64_t lost, t, last_flush = 0, written;
+	char *exe, *defname, *base;
+	int fd, created, go = -1, status = 0, done = 0;
+	uint64_t last_flush = 0;
+	const char *name;
 	pid_t w;
 
 	if (!(exe = find_command(argv[0]))) {
@@ -614,43 +453,27 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 		return 2;
 	}
 	base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-	if (a->output && strcmp(a->output, "-") == 0) {
-		recorder_set_name(rc, "<stdout>");
-		fd = STDOUT_FILENO;
-	} else if (a->output) {
-		recorder_set_name(rc, a->output);
-		if ((fd = open_trace(a->output, 0, &created)) < 0)
-			mt_warnx("%s: %s", a->output, open_error(errno));
-	} else {
-		fd = open_default(rc, base, u.pid, &defname, &created);
-	}
+	fd = open_output(rc, a, base, u.pid, &defname, &created);
+	name = defname ? defname : a->output && strcmp(a->output, "-") ? a->output : "<stdout>";
 	if (fd < 0 || load_probes(&u, exe, a) < 0 ||
 	    !(rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL))) {
 		/* The command is not run untraced. */
 		close(go);
 		while (waitpid(u.pid, &status, 0) < 0 && errno == EINTR)
 			;
-		if (fd >= 0 && fd != STDOUT_FILENO) {
-			close(fd);
-			if (created)
-				unlink(defname ? defname : a->output);
-		}
-		bpf_link__destroy(u.stop);
-		ualloc__destroy(u.skel);
-		free_sites(&u);
-		free(u.w);
-		free(u.probed);
+		release(&u, rb, fd, name, created);
 		free(defname);
 		free(exe);
 		return 2;
 	}
 	recorder_open(rc, fd);
 	recorder_comment(rc, "%s", u.how);
-	put_proc(&u, argv, exe);
+	put_proc(&u, argv, exe, getpid());
+	free(exe);
 	if (write(go, "g", 1) != 1)
 		mt_warn("the command");
 	close(go);
-	while (!done) {
+	while (!done && !stop_signal) {
 		if (ring_buffer__poll(rb, 50) < 0 && errno != EINTR)
 			break;
 		while ((w = waitpid(u.pid, &status, WNOHANG | (u.stop ? WUNTRACED : 0))) < 0 &&
@@ -660,45 +483,149 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 			at_entry(&u);
 		else if (w == u.pid)
 			done = 1;
-		if (stop_signal)
-			break;
-		t = recorder_now(rc);
-		if (t - last_flush > FLUSH_NS) {
-			recorder_flush(rc);
-			last_flush = t;
-		}
+		flush_now(&u, &last_flush);
 	}
-	/* What the ring still holds came before the exit. */
-	ring_buffer__consume(rb);
-	put_exit(&u, status);
-	if ((lost = lost_events(u.skel)))
-		recorder_comment(rc, "# mt-record: %llu events lost: the BPF ring buffer was full",
-		    (unsigned long long)lost);
-	ring_buffer__free(rb);
-	bpf_link__destroy(u.stop);
-	ualloc__destroy(u.skel);
-	free(u.w);
-	free(u.probed);
-	written = recorder_close(rc, fd);
-	mt_note("%llu events, 1 process, %llu bytes written to %s%s",
-	    (unsigned long long)recorder_events(rc), (unsigned long long)written,
-	    defname ? defname : strcmp(a->output, "-") ? a->output : "<stdout>",
-	    recorder_failed(rc) ? " (incomplete)" : "");
+	finish(&u, rb, fd, name, done ? status : -2);
 	free(defname);
-	if (lost)
-		mt_warnx("%llu events lost: the BPF ring buffer was full", (unsigned long long)lost);
-	if (stop_signal && !done) {
+	if (!done) {
 		mt_note("stopped by %s: the command runs on, untraced", strsignal(stop_signal));
 		die_of(stop_signal);
 	}
-	u64map_free(&u.stacks, NULL);
-	free(u.maps);
-	free_sites(&u);
-	free(exe);
-	e = 0;
 	if (WIFSIGNALED(status))
 		die_of(WTERMSIG(status));
-	if (WIFEXITED(status))
-		e = WEXITSTATUS(status);
-	return e;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+}
+
+/* A file of /proc, whole (64 KiB at most), NUL-terminated; NULL if unread. */
+static char *
+read_small_file(const char *path, size_t *len)
+{
+	char *buf = emalloc(65536);
+	ssize_t n = -1;
+	int fd;
+
+	*len = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, buf, 65535);
+		close(fd);
+	}
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
+}
+
+/* The parent of pid, from /proc/PID/stat ("pid (comm) state ppid ..."); 0 if unknown. */
+static pid_t
+parent_of(pid_t pid)
+{
+	char path[64], *s, *p;
+	size_t len;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((s = read_small_file(path, &len)) && (p = strrchr(s, ')')))
+		sscanf(p + 1, " %*c %d", &ppid);
+	free(s);
+	return ppid;
+}
+
+/* Whether pid has ended (its pidfd readable), or is gone. */
+static int
+ended(int pidfd, pid_t pid)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	if (pidfd < 0)
+		return kill(pid, 0) < 0 && errno == ESRCH;
+	return poll(&p, 1, 0) > 0;
+}
+
+/*
+ * mt-record -p PID --uprobes: a running process recorded without ptrace
+ * and without a byte written into it: probes on its executable and the
+ * libraries it has mapped, until it ends, the duration passes or a signal
+ * asks.  What it allocated before is not known.
+ */
+int
+attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
+{
+	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks, .pid = pid };
+	char exe[64], real[PATH_MAX], comm[64], *defname, **argv, *cmdline;
+	int fd, created, pidfd, done = 0, n, refused = 0, dynamic;
+	struct ring_buffer *rb = NULL;
+	uint64_t last_flush = 0, t0;
+	const char *name, *base;
+	struct want *w;
+	size_t nw, i, len;
+	ssize_t k;
+
+	if (can_probe() < 0)
+		return 2;
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	if ((k = readlink(exe, real, sizeof(real) - 1)) < 0) {
+		mt_warnx("pid %d: %s", (int)pid, errno == ENOENT ? "no such process" : strerror(errno));
+		return 2;
+	}
+	real[k] = '\0';
+	base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+	snprintf(comm, sizeof(comm), "%s", base);
+	t0 = u.start = recorder_begin(rc);
+	collector_setup();
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	fd = open_output(rc, a, comm, pid, &defname, &created);
+	name = defname ? defname : a->output && strcmp(a->output, "-") ? a->output : "<stdout>";
+	libbpf_set_print(quiet_libbpf);
+	u.w = w = wants(a, &nw);
+	u.nw = nw;
+	if (fd < 0 || !(u.skel = ualloc__open_and_load()) ||
+	    (n = attach_file(&u, exe, w, nw, &refused, &dynamic)) < 0 ||
+	    !(rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL))) {
+		if (fd >= 0)
+			mt_warnx("pid %d: its probes were refused: %s", (int)pid,
+			    strerror(refused ? refused : errno));
+		release(&u, rb, fd, name, created);
+		free(defname);
+		if (pidfd >= 0)
+			close(pidfd);
+		return 2;
+	}
+	for (i = nprobe_fns; i < nw; i++)
+		if (!w[i].found)
+			mt_warnx("--alloc-fn: %s: no such function in %s: not recorded", w[i].name, real);
+	recorder_open(rc, fd);
+	snprintf(u.how, sizeof(u.how), "# mt-record: attached through uprobes to pid %d, %d "
+	    "functions probed in %s; stacks by frame pointers; what it allocated before is "
+	    "not known", (int)pid, n, real);
+	recorder_comment(rc, "%s", u.how);
+	probe_mapped(&u, "when attached");
+	/* Its command line, NUL-separated in /proc, as argv. */
+	snprintf(exe, sizeof(exe), "/proc/%d/cmdline", (int)pid);
+	cmdline = read_small_file(exe, &len);
+	argv = ecalloc(len + 2, sizeof(*argv));
+	for (i = 0, n = 0; cmdline && i < len; i += strlen(cmdline + i) + 1)
+		argv[n++] = cmdline + i;
+	if (!n)
+		argv[n++] = real;
+	put_proc(&u, argv, real, parent_of(pid));
+	free(argv);
+	free(cmdline);
+	read_maps(&u, recorder_now(rc));
+	while (!stop_signal && !(done = ended(pidfd, pid))) {
+		if (a->duration && recorder_now(rc) - (t0 - u.start) >= a->duration)
+			break;
+		if (ring_buffer__poll(rb, 50) < 0 && errno != EINTR)
+			break;
+		flush_now(&u, &last_flush);
+	}
+	n = finish(&u, rb, fd, name, done ? -1 : -2);
+	free(defname);
+	if (pidfd >= 0)
+		close(pidfd);
+	if (!done)
+		mt_note("pid %d runs on, untraced: its probes are gone", (int)pid);
+	return n;
 }

@@ -1,9 +1,13 @@
-/* uprobes: what mt-record --uprobes's files share (uprobes.c, uelf.c). */
+/* uprobes: what mt-record --uprobes's files share (uprobes.c, ucollect.c, uelf.c). */
 #ifndef MT_RECORD_UPROBES_H
 #define MT_RECORD_UPROBES_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include "map.h"
 
 /* The BPF programs, by the arguments of the function they are put on. */
 enum { P_MALLOC, P_CALLOC, P_REALLOC, P_MEMALIGN, P_POSIX_MEMALIGN, P_FREE, P_POOL,
@@ -39,5 +43,55 @@ size_t exec_segments(const char *path, uint64_t segs[][2], size_t max);
 uint64_t entry_offset(const char *path);
 /* A script's interpreter ("#!/bin/sh -e": /bin/sh) into buf; NULL if not a script. */
 const char *script_interp(const char *path, char *buf, size_t n);
+
+struct ualloc;
+struct bpf_link;
+struct recorder;
+struct args;
+
+/* A function to probe: a known one (heap 0, malloc's) or a pool's. */
+struct want {
+	const char *name;
+	const char *heap_name;	/* malloc, or the pool's allocation function */
+	int in, out;
+	int heap, arg;		/* the pool's number and argument (ualloc.h's cookie) */
+	int found;
+};
+
+/* A probe attached: its file, where in it, its executable segment's, its heap. */
+struct site {
+	char *path;
+	uint64_t off, seg_off, seg_size;
+	const char *heap;
+};
+
+/* What the collector keeps while it reads. */
+struct urec {
+	struct site *sites;	/* by the probe's BPF cookie */
+	size_t nsites, sitecap;
+	struct recorder *rc;
+	struct ualloc *skel;
+	pid_t pid;
+	uint64_t start, last_ts;
+	struct u64map stacks;	/* hash of frames -> id */
+	uint64_t next_stack;
+	struct { uint64_t lo, hi; } *maps;	/* the executable mappings said */
+	size_t nmaps, mapcap;
+	uint64_t maps_read_at;
+	int free_stacks;
+	uint64_t events;
+	struct want *w;		/* what is probed */
+	size_t nw;
+	struct { dev_t dev; ino_t ino; } *probed;	/* the files probed */
+	size_t nprobed, probedcap;
+	struct bpf_link *stop;	/* at the program's entry, until it is reached */
+	char how[3 * PATH_MAX + 300];	/* the trace's comment on the way it was made */
+};
+
+/* ucollect.c: the ring's events into the trace. */
+void read_maps(struct urec *u, uint64_t ts);
+int on_event(void *ctx, void *data, size_t len);
+void put_proc(struct urec *u, char **argv, const char *exe, pid_t ppid);
+void put_exit(struct urec *u, int status);
 
 #endif

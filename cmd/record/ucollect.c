@@ -1,0 +1,226 @@
+/*
+ * ucollect: mt-record --uprobes's collector: the events of the BPF ring
+ * into the trace's records, with the process's maps and stacks.  The
+ * ring is written by our BPF program, yet every event is checked: the
+ * process it describes is not ours to trust.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mt.h"
+#include "command.h"
+#include "uprobes.h"
+#include "bpf/ualloc.h"
+
+static void
+put(struct urec *u, struct mt_event *ev)
+{
+	recorder_put(u->rc, ev);
+}
+
+/* A map line for [lo, hi) at off in file, unless a mapping said overlaps it. */
+static void
+say_map(struct urec *u, uint64_t ts, uint64_t lo, uint64_t hi, uint64_t off, const char *file)
+{
+	struct mt_event ev;
+	size_t i;
+
+	for (i = 0; i < u->nmaps; i++)
+		if (lo < u->maps[i].hi && u->maps[i].lo < hi)
+			return;
+	u->maps = egrow(u->maps, u->nmaps, &u->mapcap, sizeof(*u->maps));
+	u->maps[u->nmaps].lo = lo;
+	u->maps[u->nmaps++].hi = hi;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_MAP;
+	ev.ts = ts;
+	ev.pid = u->pid;
+	ev.addr = lo;
+	ev.size = hi;
+	ev.stack = off;
+	ev.s1 = (struct mt_str){ "-", 1 };
+	ev.s2 = (struct mt_str){ file, strlen(file) };
+	put(u, &ev);
+}
+
+/* The executable mappings of the process, as map lines, when new. */
+void
+read_maps(struct urec *u, uint64_t ts)
+{
+	char path[64], line[4096], perms[8], file[4096];
+	unsigned long long lo, hi, off;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)u->pid);
+	if (!(fp = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		file[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &lo, &hi, perms, &off,
+		    file) < 4 || perms[2] != 'x')
+			continue;
+		/* [uprobes] (the kernel's), [vsyscall]: no code of the program's. */
+		if (file[0] == '[' && strcmp(file, "[vdso]"))
+			continue;
+		say_map(u, ts, lo, hi, off, file[0] ? file : "[anon:exec]");
+	}
+	fclose(fp);
+}
+
+/*
+ * The probed file's executable segment, where the probe that fired says
+ * it is: known even when the process is gone before /proc was read.
+ */
+static void
+site_map(struct urec *u, uint32_t cookie, uint64_t probe_ip, uint64_t ts)
+{
+	const struct site *t;
+	uint64_t lo;
+
+	if (cookie >= u->nsites || !(t = &u->sites[cookie])->seg_size ||
+	    probe_ip < t->off - t->seg_off)
+		return;
+	lo = probe_ip - (t->off - t->seg_off);
+	say_map(u, ts, lo, lo + t->seg_size, t->seg_off, t->path);
+}
+
+/* Whether an address is in a mapping said; else the maps read again (dlopen). */
+static void
+know_address(struct urec *u, uint64_t ip, uint64_t ts)
+{
+	size_t i;
+
+	for (i = 0; i < u->nmaps; i++)
+		if (ip >= u->maps[i].lo && ip < u->maps[i].hi)
+			return;
+	/* Read again at most every 10 ms: a bad frame is not a new module. */
+	if (u->nmaps && ts < u->maps_read_at + 10000000)
+		return;
+	u->maps_read_at = ts;
+	read_maps(u, ts);
+}
+
+/* The stack's id, its stack line written the first time. */
+static uint64_t
+stack_id(struct urec *u, const uint64_t *ips, size_t n, uint64_t ts)
+{
+	void **v = u64map_stack(&u->stacks, ips, n);
+	struct mt_event ev;
+	size_t i;
+
+	if (*v)
+		return (uint64_t)(uintptr_t)*v;
+	for (i = 0; i < n; i++)
+		know_address(u, ips[i], ts);
+	*v = (void *)(uintptr_t)++u->next_stack;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_STACK;
+	ev.stack = u->next_stack;
+	ev.nips = n;
+	ev.ips = (uint64_t *)(uintptr_t)ips;
+	put(u, &ev);
+	return u->next_stack;
+}
+
+/* One event from the ring: an allocation, a free, or realloc's both. */
+int
+on_event(void *ctx, void *data, size_t len)
+{
+	struct urec *u = ctx;
+	uint64_t ts, ips[UA_FRAMES];
+	const char *heap;
+	struct ua_event e;
+	struct mt_event ev;
+	size_t n, i;
+
+	/* The ring is the kernel's, written by our program: checked all the same. */
+	if (len < sizeof(e))
+		return 0;
+	memcpy(&e, data, sizeof(e));
+	if ((pid_t)e.pid != u->pid || e.kind < UA_ALLOC || e.kind > UA_FREE)
+		return 0;
+	ts = e.ts > u->start ? e.ts - u->start : 0;
+	if (ts < u->last_ts)
+		ts = u->last_ts;
+	u->last_ts = ts;
+	if (!u->nmaps)
+		read_maps(u, ts);
+	site_map(u, UA_SITE(e.cookie), e.probe_ip, ts);
+	/*
+	 * Frames past the user half of the address space are a frame-pointer
+	 * chain gone astray in code built without them: the stack ends there.
+	 * The second frame is the first again when the caller keeps no frame
+	 * pointer (the chain starts at its caller's frame, or its own).
+	 */
+	for (i = n = 0; i < e.nips && i < UA_FRAMES && e.ips[i] && e.ips[i] < (1ULL << 47); i++)
+		if (i != 1 || e.ips[1] != e.ips[0])
+			ips[n++] = e.ips[i];
+	memset(&ev, 0, sizeof(ev));
+	ev.ts = ts;
+	ev.pid = e.pid;
+	ev.tid = e.tid;
+	heap = UA_SITE(e.cookie) < u->nsites ? u->sites[UA_SITE(e.cookie)].heap : "malloc";
+	ev.heap = (struct mt_str){ heap, strlen(heap) };
+	ev.addr = e.addr;
+	if (e.kind == UA_FREE) {
+		ev.type = MT_FREE;
+		if (u->free_stacks && n)
+			ev.stack = stack_id(u, ips, n, ts);
+		else
+			ev.flags |= EV_STACK_NONE;
+	} else {
+		ev.type = MT_ALLOC;
+		ev.size = e.size;
+		if (n)
+			ev.stack = stack_id(u, ips, n, ts);
+		else
+			ev.flags |= EV_STACK_NONE;
+	}
+	put(u, &ev);
+	u->events++;
+	return 0;
+}
+
+void
+put_proc(struct urec *u, char **argv, const char *exe, pid_t ppid)
+{
+	struct mt_event ev;
+	size_t len = 0, i;
+	char *args;
+
+	for (i = 0; argv[i]; i++)
+		len += strlen(argv[i]) + 1;
+	args = emalloc(len + 1);
+	args[0] = '\0';
+	for (i = 0, len = 0; argv[i]; i++)
+		len += (size_t)sprintf(args + len, "%s%s", i ? " " : "", argv[i]);
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_PROC;
+	ev.pid = u->pid;
+	ev.ppid = ppid;
+	ev.s1 = (struct mt_str){ exe, strlen(exe) };
+	ev.s2 = (struct mt_str){ args, len };
+	put(u, &ev);
+	free(args);
+}
+
+void
+put_exit(struct urec *u, int status)
+{
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_EXIT;
+	ev.ts = recorder_now(u->rc);
+	if (ev.ts < u->last_ts)
+		ev.ts = u->last_ts;
+	ev.pid = u->pid;
+	/* -1: not known (an attached process, or one left running). */
+	ev.status = status == -1 ? MT_STATUS_NONE : WIFEXITED(status) ? WEXITSTATUS(status) :
+	    WIFSIGNALED(status) ? MT_STATUS_SIG(WTERMSIG(status)) : MT_STATUS_NONE;
+	put(u, &ev);
+}

@@ -138,9 +138,12 @@ on_event(void *ctx, void *data, size_t len)
 	size_t n, i;
 
 	/* The ring is the kernel's, written by our program: checked all the same. */
-	if (len < sizeof(e))
+	if (len < sizeof(e) - sizeof(e.ips) || len > sizeof(e))
 		return 0;
-	memcpy(&e, data, sizeof(e));
+	memset(&e, 0, sizeof(e));
+	memcpy(&e, data, len);
+	if (e.nips > (len - (sizeof(e) - sizeof(e.ips))) / sizeof(e.ips[0]))
+		return 0;
 	if ((pid_t)e.pid != u->pid || e.kind < UA_ALLOC || e.kind > UA_FREE)
 		return 0;
 	ts = e.ts > u->start ? e.ts - u->start : 0;

@@ -267,6 +267,25 @@ at_entry(struct urec *u)
 	kill(u->pid, SIGCONT);
 }
 
+/* The BPF program opened, told what it should send, and loaded; NULL, errno set. */
+static struct ualloc *
+open_skel(const struct args *a)
+{
+	struct ualloc *s;
+	int e;
+
+	libbpf_set_print(quiet_libbpf);
+	if (!(s = ualloc__open()))
+		return NULL;
+	s->rodata->free_stacks = a->opts.free_stacks;
+	if ((e = ualloc__load(s)) != 0) {
+		ualloc__destroy(s);
+		errno = e < 0 ? -e : e;
+		return NULL;
+	}
+	return s;
+}
+
 /* What to probe: the known functions, then each pool's two (--alloc-fn). */
 static struct want *
 wants(const struct args *a, size_t *nw)
@@ -304,7 +323,7 @@ load_probes(struct urec *u, const char *exe, const struct args *a)
 		exe = interp;
 	w = wants(a, &nw);
 	libbpf_set_print(quiet_libbpf);
-	if (!(u->skel = ualloc__open_and_load())) {
+	if (!(u->skel = open_skel(a))) {
 		mt_warnx("--uprobes: the BPF program was refused: %s%s", strerror(errno),
 		    errno == EPERM ? " (root, or CAP_BPF and CAP_PERFMON, is needed)" : "");
 		goto out;
@@ -426,6 +445,44 @@ flush_now(struct urec *u, uint64_t *last_flush)
 	}
 }
 
+/*
+ * The kernel lets go of each uprobe after a grace period, some 100 ms
+ * apiece at our exit: once the recorded process has ended, a child of
+ * ours holds them until we have exited and lets go then, so that our
+ * caller does not wait (its output closed, it is waited for by no one).
+ */
+static void
+let_go_later(void)
+{
+	int p[2], fd;
+	char c;
+
+	if (pipe(p) < 0)
+		return;
+	switch (fork()) {
+	case -1:
+		break;
+	case 0:
+		close(p[1]);
+		if ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		setsid();
+		/* Until mt-record has exited: the end of the pipe. */
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	default:
+		close(p[0]);
+		/* Ours goes with our exit. */
+		return;
+	}
+	close(p[0]);
+	close(p[1]);
+}
+
 int
 record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 {
@@ -487,6 +544,8 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	}
 	finish(&u, rb, fd, name, done ? status : -2);
 	free(defname);
+	if (done)
+		let_go_later();
 	if (!done) {
 		mt_note("stopped by %s: the command runs on, untraced", strsignal(stop_signal));
 		die_of(stop_signal);
@@ -573,7 +632,7 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	real[k] = '\0';
 	base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
 	snprintf(comm, sizeof(comm), "%s", base);
-	t0 = u.start = recorder_begin(rc);
+	u.start = recorder_begin(rc);
 	collector_setup();
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	fd = open_output(rc, a, comm, pid, &defname, &created);
@@ -581,7 +640,7 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	libbpf_set_print(quiet_libbpf);
 	u.w = w = wants(a, &nw);
 	u.nw = nw;
-	if (fd < 0 || !(u.skel = ualloc__open_and_load()) ||
+	if (fd < 0 || !(u.skel = open_skel(a)) ||
 	    (n = attach_file(&u, exe, w, nw, &refused, &dynamic)) < 0 ||
 	    !(rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL))) {
 		if (fd >= 0)
@@ -613,9 +672,11 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	put_proc(&u, argv, real, parent_of(pid));
 	free(argv);
 	free(cmdline);
-	read_maps(&u, recorder_now(rc));
+	/* The duration from when the probes are in. */
+	t0 = recorder_now(rc);
+	read_maps(&u, t0);
 	while (!stop_signal && !(done = ended(pidfd, pid))) {
-		if (a->duration && recorder_now(rc) - (t0 - u.start) >= a->duration)
+		if (a->duration && recorder_now(rc) - t0 >= a->duration)
 			break;
 		if (ring_buffer__poll(rb, 50) < 0 && errno != EINTR)
 			break;

@@ -27,7 +27,7 @@
 # it is given 0 here.  memleak wants kernel headers at /lib/modules/
 # $(uname -r)/build.
 #
-# Per way: the median wall time of RUNS runs (default 5), the four run in
+# Per way: the median wall time of RUNS runs (default 5), each run in
 # turn; the nanoseconds added per event ((t - t native) / 2N); the same
 # with each way's time at N = 0 taken off first (its start and end: some
 # seconds for uprobes, at a process's exit); the events in the trace
@@ -78,16 +78,26 @@ memleak() {
 	echo "$t1 - $t0" | bc -l
 }
 
-# turns N SUFFIX: RUNS turns of the four, their times in $work/WAY.SUFFIX.
+# The floor: the traps alone, bpftrace's empty programs at malloc's entry
+# and return and free's entry (the probes both tools put there).  Its
+# "net" is what any uprobes tool pays an event on this machine.
+LIBC=$(ldd "$prog" | awk '$1 ~ /^libc\.so/ { print $3 }')
+floor() {
+	bpftrace -e "uprobe:$LIBC:malloc {} uretprobe:$LIBC:malloc {} uprobe:$LIBC:free {}" \
+	    -c "$top/$prog $1" >/dev/null 2>&1
+}
+
+# turns N SUFFIX: RUNS turns of the ways, their times in $work/WAY.SUFFIX.
 turns() {
 	local i w
-	for w in native preload uprobes memleak; do : >"$work/$w.$2"; done
+	for w in native preload uprobes memleak floor; do : >"$work/$w.$2"; done
 	for i in $(seq "$RUNS"); do
 		seconds "$prog" "$1" >>"$work/native.$2"
 		rm -f "$work/p.mtr" "$work/u.mtr"
 		seconds cmd/mt-record -o "$work/p.mtr" -- "$prog" "$1" >>"$work/preload.$2"
 		seconds cmd/mt-record --uprobes -o "$work/u.mtr" -- "$prog" "$1" >>"$work/uprobes.$2"
 		memleak "$1" >>"$work/memleak.$2" || cp "$work/ml.out" "$work/ml.failed"
+		! command -v bpftrace >/dev/null || seconds floor "$1" >>"$work/floor.$2"
 	done
 }
 
@@ -104,9 +114,12 @@ out_allocs=$(awk '/bytes in [0-9]+ allocations/ { n += $4 } END { print n + 0 }'
 echo "mallocloop $N: $events events; median of $RUNS turns; memleak interval ${INTERVAL:-$((5 + events * 10 / 1000000))} s"
 printf '%-8s %9s %9s %9s %10s %10s  %s\n' way "wall/s" "N=0/s" "ns/event" "net ns/ev" "events" lost
 nat=$(med "$work/native.n") nat0=$(med "$work/native.0")
-for w in native preload uprobes memleak; do
+for w in native preload uprobes memleak floor; do
 	t=$(med "$work/$w.n") t0=$(med "$work/$w.0")
-	if [ -z "$t" ]; then
+	if [ -z "$t" ] && [ $w = floor ]; then
+		echo "floor    not measured: no bpftrace"
+		continue
+	elif [ -z "$t" ]; then
 		printf '%-8s failed: %s\n' "$w" "$(grep -v '^ *File\|^Traceback\|^ ' "$work/ml.failed" | tail -1)"
 		continue
 	fi
@@ -117,6 +130,7 @@ for w in native preload uprobes memleak; do
 	preload) ev=$(count "$work/p.mtr") ls=$(lost "$work/p.mtr") ;;
 	uprobes) ev=$(count "$work/u.mtr") ls=$(lost "$work/u.mtr") ;;
 	memleak) ev=- ls="not reported; $out_allocs allocations outstanding at the end" ;;
+	floor) ev=- ls="bpftrace, empty programs: the traps alone" ;;
 	esac
 	printf '%-8s %9.3f %9.3f %9.0f %10.0f %10s  %s\n' "$w" "$t" "$t0" \
 	    "$(eval echo "\$ns_$w")" "$(eval echo "\$net_$w")" "$ev" "$ls"
@@ -124,4 +138,6 @@ done
 if [ -n "${ns_memleak:-}" ]; then
 	printf 'uprobes/memleak ns/event: %.2f (target at most 0.5); net of N=0: %.2f\n' \
 	    "$(echo "$ns_uprobes / $ns_memleak" | bc -l)" "$(echo "$net_uprobes / $net_memleak" | bc -l)"
+	[ -z "${net_floor:-}" ] || printf 'the traps alone / memleak, net: %.2f\n' \
+	    "$(echo "$net_floor / $net_memleak" | bc -l)"
 fi

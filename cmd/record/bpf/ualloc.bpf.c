@@ -18,13 +18,18 @@ struct {
 	__uint(max_entries, 16 << 20);
 } ring SEC(".maps");
 
-/* The call a thread is in: its size and stack from the entry, to be sent
-   at the return.  A call inside another (memalign in valloc) is not. */
+/* The call a thread is in: what its entry knew, for its return.  A call
+   inside another of its heap (memalign in valloc) is not one. */
+struct call {
+	__u64 size, memptr, probe_ip;
+	__u32 cookie, depth;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u64);
-	__type(value, struct ua_event);
+	__type(value, struct call);
 } calls SEC(".maps");
 
 /* The key of a thread's call in a heap: its tid, and the heap's number. */
@@ -52,6 +57,9 @@ arg_of(struct pt_regs *ctx)
 	}
 }
 
+/* Set by mt-record before loading: frees with their stacks (--free-stacks). */
+const volatile int free_stacks = 0;
+
 /* Events the ring had no room for, per CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -78,17 +86,40 @@ count_lost(void)
 		__sync_fetch_and_add(n, 1);
 }
 
-/* The user stack at a function's entry: the return address on top of the
-   stack first, then the frame-pointer chain of the callers above. */
+/*
+ * An event into the ring, as long as its frames: mt-record is woken only
+ * when the ring is a quarter full, else it reads on its own every few
+ * milliseconds (a wakeup an event doubled the cost of a call).
+ */
 static void
-take_stack(struct pt_regs *ctx, struct ua_event *e)
+send(struct ua_event *e)
+{
+	__u64 n = e->nips, size;
+	long flags;
+
+	if (n > UA_FRAMES)
+		n = UA_FRAMES;
+	size = sizeof(*e) - sizeof(e->ips) + n * sizeof(e->ips[0]);
+	flags = bpf_ringbuf_query(&ring, BPF_RB_AVAIL_DATA) > (4 << 20) ?
+	    BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&ring, e, size, flags))
+		count_lost();
+}
+
+/*
+ * The user stack: at an entry, the return address on top of the stack,
+ * then the frame-pointer chain of the callers above; at a return, where
+ * it returns to and the chain from there (the caller's own frame).
+ */
+static void
+take_stack(struct pt_regs *ctx, struct ua_event *e, int entry)
 {
 	__u64 ret = 0;
 	long n;
 
 	n = bpf_get_stack(ctx, e->ips, sizeof(e->ips), BPF_F_USER_STACK);
 	e->nips = n > 0 ? (unsigned int)((__u64)n / 8) : 0;
-	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)PT_REGS_SP(ctx)) == 0) {
+	if (entry && bpf_probe_read_user(&ret, sizeof(ret), (void *)PT_REGS_SP(ctx)) == 0) {
 		e->ips[0] = ret;
 		if (!e->nips)
 			e->nips = 1;
@@ -96,56 +127,58 @@ take_stack(struct pt_regs *ctx, struct ua_event *e)
 }
 
 static int
-enter(struct pt_regs *ctx, unsigned int kind, __u64 size, __u64 old, __u64 memptr)
+enter(struct pt_regs *ctx, __u64 size, __u64 memptr)
 {
-	__u64 id = bpf_get_current_pid_tgid(), key = call_key(ctx);
-	__u32 z = 0;
-	struct ua_event *e = bpf_map_lookup_elem(&calls, &key);
+	__u64 key = call_key(ctx);
+	struct call *c = bpf_map_lookup_elem(&calls, &key), n;
 
-	if (e) {
-		e->depth++;
+	if (c) {
+		c->depth++;
 		return 0;
 	}
-	if (!(e = bpf_map_lookup_elem(&scratch, &z)))
-		return 0;
-	e->ts = 0;
-	e->addr = 0;
-	e->size = size;
-	e->old = old;
-	e->memptr = memptr;
-	e->pid = (__u32)(id >> 32);
-	e->tid = (__u32)id;
-	e->kind = kind;
-	e->depth = 1;
-	e->cookie = (__u32)bpf_get_attach_cookie(ctx);
-	e->probe_ip = PT_REGS_IP(ctx);
-	take_stack(ctx, e);
-	if (bpf_map_update_elem(&calls, &key, e, BPF_ANY))
+	n.size = size;
+	n.memptr = memptr;
+	n.probe_ip = PT_REGS_IP(ctx);
+	n.cookie = (__u32)bpf_get_attach_cookie(ctx);
+	n.depth = 1;
+	if (bpf_map_update_elem(&calls, &key, &n, BPF_ANY))
 		count_lost();
 	return 0;
 }
 
+/* The call's return: its block sent, with the stack it returns into. */
 static int
 leave(struct pt_regs *ctx, __u64 addr, int ok)
 {
-	__u64 key = call_key(ctx);
-	struct ua_event *e = bpf_map_lookup_elem(&calls, &key);
+	__u64 id = bpf_get_current_pid_tgid(), key = call_key(ctx);
+	struct call *c = bpf_map_lookup_elem(&calls, &key);
+	struct ua_event *e;
+	__u32 z = 0;
 
-	if (!e)
+	if (!c)
 		return 0;
-	if (--e->depth > 0)
+	if (--c->depth > 0)
 		return 0;
-	if (e->memptr) {
+	if (c->memptr) {
 		/* posix_memalign: 0 and the block where it was asked. */
 		addr = 0;
 		if (ok)
-			bpf_probe_read_user(&addr, sizeof(addr), (void *)e->memptr);
+			bpf_probe_read_user(&addr, sizeof(addr), (void *)c->memptr);
 	}
-	if (addr) {
+	if (addr && (e = bpf_map_lookup_elem(&scratch, &z))) {
 		e->ts = bpf_ktime_get_ns();
 		e->addr = addr;
-		if (bpf_ringbuf_output(&ring, e, sizeof(*e), 0))
-			count_lost();
+		e->size = c->size;
+		e->old = 0;
+		e->memptr = 0;
+		e->pid = (__u32)(id >> 32);
+		e->tid = (__u32)id;
+		e->kind = UA_ALLOC;
+		e->depth = 0;
+		e->cookie = c->cookie;
+		e->probe_ip = c->probe_ip;
+		take_stack(ctx, e, 0);
+		send(e);
 	}
 	bpf_map_delete_elem(&calls, &key);
 	return 0;
@@ -158,11 +191,10 @@ send_free(struct pt_regs *ctx, __u64 addr)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct ua_event *e;
+	__u32 z = 0;
 
-	if (!(e = bpf_ringbuf_reserve(&ring, sizeof(*e), 0))) {
-		count_lost();
+	if (!(e = bpf_map_lookup_elem(&scratch, &z)))
 		return;
-	}
 	e->ts = bpf_ktime_get_ns();
 	e->addr = addr;
 	e->size = 0;
@@ -174,14 +206,16 @@ send_free(struct pt_regs *ctx, __u64 addr)
 	e->depth = 0;
 	e->cookie = (__u32)bpf_get_attach_cookie(ctx);
 	e->probe_ip = PT_REGS_IP(ctx);
-	take_stack(ctx, e);
-	bpf_ringbuf_submit(e, 0);
+	e->nips = 0;
+	if (free_stacks)
+		take_stack(ctx, e, 1);
+	send(e);
 }
 
 SEC("uprobe")
-int BPF_KPROBE(malloc_in, __u64 size) { return enter(ctx, UA_ALLOC, size, 0, 0); }
+int BPF_KPROBE(malloc_in, __u64 size) { return enter(ctx, size, 0); }
 SEC("uprobe")
-int BPF_KPROBE(calloc_in, __u64 n, __u64 size) { return enter(ctx, UA_ALLOC, n * size, 0, 0); }
+int BPF_KPROBE(calloc_in, __u64 n, __u64 size) { return enter(ctx, n * size, 0); }
 SEC("uprobe")
 int BPF_KPROBE(realloc_in, __u64 old, __u64 size)
 {
@@ -189,15 +223,15 @@ int BPF_KPROBE(realloc_in, __u64 old, __u64 size)
 
 	if (old && !bpf_map_lookup_elem(&calls, &key))
 		send_free(ctx, old);
-	return enter(ctx, UA_ALLOC, size, old, 0);
+	return enter(ctx, size, 0);
 }
 /* memalign, aligned_alloc: the size second. */
 SEC("uprobe")
-int BPF_KPROBE(memalign_in, __u64 align, __u64 size) { return enter(ctx, UA_ALLOC, size, 0, 0); }
+int BPF_KPROBE(memalign_in, __u64 align, __u64 size) { return enter(ctx, size, 0); }
 SEC("uprobe")
 int BPF_KPROBE(posix_memalign_in, __u64 memptr, __u64 align, __u64 size)
 {
-	return enter(ctx, UA_ALLOC, size, 0, memptr ? memptr : 1);
+	return enter(ctx, size, memptr ? memptr : 1);
 }
 SEC("uretprobe")
 int BPF_KRETPROBE(alloc_out, __u64 ret) { return leave(ctx, ret, 1); }
@@ -218,7 +252,7 @@ int BPF_KPROBE(free_in, __u64 addr)
 
 /* A pool's functions (--alloc-fn): the size, or the block, where the cookie says. */
 SEC("uprobe")
-int BPF_KPROBE(pool_in) { return enter(ctx, UA_ALLOC, arg_of(ctx), 0, 0); }
+int BPF_KPROBE(pool_in) { return enter(ctx, arg_of(ctx), 0); }
 SEC("uprobe")
 int BPF_KPROBE(pool_free_in)
 {

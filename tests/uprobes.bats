@@ -212,24 +212,28 @@ allocator_api() {	# PROG FUNCTION LIBRARY
 
 @test "-p --uprobes: a running process recorded without ptrace, runs on unchanged" {
 	need_uprobes
-	start_target "$PROGS/attach-target" 1000
+	start_target "$PROGS/attach-target" 2000
 	sleep 0.3
 	# Its files mapped: no library of ours goes in.
 	files() { awk '$6 ~ /^\//' "/proc/$TARGET/maps"; }
 	files >maps.before
 	ppid=$(awk '{ print $4 }' "/proc/$TARGET/stat")
-	run -0 --separate-stderr mt-record -p "$TARGET" --uprobes -d 1s -o p.mtr
-	has_line "$stderr" "^mt-record: pid $TARGET runs on, untraced: its probes are gone$"
-	# Not stopped, not traced, nothing loaded into it.
+	mt-record -p "$TARGET" --uprobes -d 1s -o p.mtr 2>rec.err &
+	rec=$!
+	until mt-decode p.mtr 2>/dev/null | grep -q '^alloc'; do sleep 0.05; done
+	# While recorded: not stopped, not traced, nothing loaded into it.
+	[ "$(awk '{ print $3 }' "/proc/$TARGET/stat")" != T ]
 	grep -q '^TracerPid:[[:space:]]*0$' "/proc/$TARGET/status"
 	diff maps.before <(files)
+	wait $rec
+	has_line "$(cat rec.err)" "^mt-record: pid $TARGET runs on, untraced: its probes are gone$"
 	wait_target
 	[ "$(cat status.txt)" = 3 ]
-	counted_to 1000
+	counted_to 2000
 	grep -qx 'malloc: libc.so.6' err.txt
 	run -0 mt-decode p.mtr
 	has_line "$output" "^# mt-record: attached through uprobes to pid $TARGET, "
-	has_line "$output" "^proc	$TARGET	$ppid	[0-9]+	$PROGS/attach-target	$PROGS/attach-target 1000$"
+	has_line "$output" "^proc	$TARGET	$ppid	[0-9]+	$PROGS/attach-target	$PROGS/attach-target 2000$"
 	! has_line "$output" '^exit	'
 	# A line every 5 ms for a second, each leaking 100 bytes in leak_here.
 	leaks=$(mt-symbolize p.mtr | mt-lifetime -q | awk -F'\t' '$1 == "life" && $8 == 100 && $3 == "-" { n++ } END { print n + 0 }')

@@ -121,6 +121,9 @@ main(int argc, char *argv[])
 		status = a.opts.attach_pid ? attach_uprobes(rc, a.opts.attach_pid, &a) :
 		    record_uprobes(rc, argv, &a);
 		recorder_free(rc);
+		/* Each spec's copy: its ALLOC name is where it begins. */
+		while (a.npools > 0)
+			free(a.pools[--a.npools].alloc);
 		return status;
 	}
 	if (!(lib = find_library()))

@@ -8,6 +8,7 @@
  */
 
 #include <dlfcn.h>
+#include <gnu/libc-version.h>
 #include <poll.h>
 #include <sys/syscall.h>
 #include <errno.h>
@@ -50,7 +51,9 @@ libc_path(void)
 {
 	Dl_info info;
 
-	if (dladdr((void *)free, &info) && info.dli_fname && info.dli_fname[0] == '/')
+	/* Not free's, which a sanitizer's library may define in front of it. */
+	if (dladdr((void *)gnu_get_libc_version, &info) && info.dli_fname &&
+	    info.dli_fname[0] == '/')
 		return info.dli_fname;
 	return NULL;
 }
@@ -80,6 +83,13 @@ add_site(struct urec *u, const char *path, uint64_t off, uint64_t segs[][2], siz
 			t->seg_size = segs[i][1];
 		}
 	return u->nsites++;
+}
+
+static void
+keep_link(struct urec *u, struct bpf_link *l)
+{
+	u->links = egrow(u->links, u->nlinks, &u->linkcap, sizeof(*u->links));
+	u->links[u->nlinks++] = l;
 }
 
 /*
@@ -125,6 +135,7 @@ attach_file(struct urec *u, const char *path, struct want *w, size_t nw, int *re
 		if (!(l = bpf_program__attach_uprobe_opts(prog(u->skel, w[i].in), u->pid, path,
 		    offs[i], &o)))
 			goto refused;
+		keep_link(u, l);
 		n++;
 		if (w[i].out == P_NONE)
 			continue;
@@ -132,6 +143,7 @@ attach_file(struct urec *u, const char *path, struct want *w, size_t nw, int *re
 		if (!(l = bpf_program__attach_uprobe_opts(prog(u->skel, w[i].out), u->pid, path,
 		    offs[i], &o)))
 			goto refused;
+		keep_link(u, l);
 	}
 out:
 	free(names);
@@ -393,12 +405,21 @@ open_output(struct recorder *rc, const struct args *a, const char *base, pid_t p
 static void
 release(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int created)
 {
+	size_t i;
+
 	if (fd >= 0 && fd != STDOUT_FILENO && created) {
 		close(fd);
 		unlink(name);
 	}
 	ring_buffer__free(rb);
 	bpf_link__destroy(u->stop);
+	for (i = 0; i < u->nlinks; i++) {
+		/* Their fds open for the child that lets go of them. */
+		if (u->keep_links)
+			bpf_link__disconnect(u->links[i]);
+		bpf_link__destroy(u->links[i]);
+	}
+	free(u->links);
 	ualloc__destroy(u->skel);
 	u64map_free(&u->stacks, NULL);
 	free(u->maps);
@@ -542,6 +563,7 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 			done = 1;
 		flush_now(&u, &last_flush);
 	}
+	u.keep_links = done;
 	finish(&u, rb, fd, name, done ? status : -2);
 	free(defname);
 	if (done)

@@ -85,6 +85,9 @@ struct urec {
 	struct { dev_t dev; ino_t ino; } *probed;	/* the files probed */
 	size_t nprobed, probedcap;
 	struct bpf_link *stop;	/* at the program's entry, until it is reached */
+	struct bpf_link **links;	/* the probes */
+	size_t nlinks, linkcap;
+	int keep_links;		/* their fds left open at the end (let_go_later) */
 	char how[3 * PATH_MAX + 300];	/* the trace's comment on the way it was made */
 };
 

@@ -104,7 +104,8 @@ commands_in() {
 
 # The directory the examples assume, made in $1: app.mtr and ./app
 # (tests/progs/memtestapp), old.mtr and new.mtr; ./server (a program
-# that leaks from one function, tests/progs/poolleak); myservice and
+# that leaks from one function, tests/progs/poolleak); ./pool (a pool
+# allocator's, tests/progs/pool); myservice and
 # mydaemon (tests/progs/attach-target, started when a command names
 # them); hello.c and script.py; the absolute directories the pages
 # name, under root/; a host "prod" whose files are under prod/ (scp);
@@ -126,6 +127,7 @@ lay_out() {
 	cp "$PROGS/poolleak" "$w/server"
 	cp "$PROGS/poolleak" "$w/prod/usr/bin/app"
 	cp "$PROGS/liballoc.so" "$w/prod/usr/lib/x86_64-linux-gnu/libfoo.so.1"
+	cp "$PROGS/pool" "$w/pool"
 	cp "$PROGS/attach-target" "$w/myservice"
 	cp "$PROGS/attach-target" "$w/mydaemon"
 	printf 'int main(void) { return 0; }\n' >"$w/hello.c"
@@ -161,6 +163,10 @@ unmet_need() {
 	if [[ $cmd =~ (^|[[:space:]])(--kernel|-k)([[:space:]]|$) ]]; then
 		[ "$(id -u)" = 0 ] || { echo "kernel tracing needs root"; return; }
 		grep -qw tracefs /proc/filesystems || { echo "this kernel has no tracefs"; return; }
+	fi
+	if [[ $cmd =~ mt-record[^|]*[[:space:]](-u|--uprobes|--alloc-fn)[[:space:]] ]]; then
+		[ "$(id -u)" = 0 ] || { echo "uprobes need root"; return; }
+		[ -e /sys/bus/event_source/devices/uprobe/type ] || { echo "this kernel has no uprobes"; return; }
 	fi
 	if [[ $cmd == *--snapshot* ]] && ! [ -r /proc/slabinfo ]; then
 		echo "a snapshot reads /proc/slabinfo, which needs root"

@@ -192,6 +192,10 @@ tests/progs/ucount-musl: tests/progs/ucount.c
 # jemalloc's own API, from the shared library (libjemalloc-dev).
 tests/progs/jemx: tests/progs/jemx.c
 	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< -ljemalloc
+# tcmalloc's, from libtcmalloc-minimal4 (no -dev package: the library by its path).
+TCMALLOC_SO = /usr/lib/$(shell $(CC) -dumpmachine)/libtcmalloc_minimal.so.4
+tests/progs/tcx: tests/progs/tcx.c
+	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< $(TCMALLOC_SO)
 # mimalloc's (libmimalloc-dev).
 tests/progs/mimx: tests/progs/mimx.c
 	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< -lmimalloc

@@ -252,3 +252,22 @@ allocator_api() {	# PROG FUNCTION LIBRARY
 	[ "$stderr" = "mt-record: pid 999999999: no such process" ]
 	[ ! -e n.mtr ]
 }
+
+@test "tcmalloc's own API (tc_malloc, tc_calloc, tc_realloc, tc_free)" {
+	allocator_api tcx tc_malloc 'libtcmalloc_minimal.so.*'
+}
+
+@test "a static Go program: its runtime is not malloc; run untraced, or refused with -u" {
+	need_uprobes
+	need_go
+	printf 'package main\nimport "fmt"\nfunc main() { fmt.Println("hi") }\n' >main.go
+	CGO_ENABLED=0 go build -o hello main.go
+	run -0 --separate-stderr mt-record -o g.mtr -- ./hello
+	[ "$output" = hi ]
+	has_line "$stderr" '^mt-record: ./hello was not traced: LD_PRELOAD had no effect on it'
+	! has_line "$stderr" 'recorded through uprobes'
+	run -2 --separate-stderr mt-record -u -o u.mtr -- ./hello
+	[ -z "$output" ]
+	[ "$stderr" = "mt-record: --uprobes: ./hello: a Go program: its runtime allocates, not malloc, and mt-record does not record it" ]
+	[ ! -e u.mtr ]
+}

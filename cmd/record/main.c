@@ -103,7 +103,8 @@ main(int argc, char *argv[])
 		mt_usage(0, synopsis, options);
 	/* Where LD_PRELOAD is blind, uprobes record the command by themselves. */
 	if (!a.uprobes && !a.opts.attach_pid && (path = find_command(argv[0]))) {
-		if (preload_blind(path, why, sizeof(why))) {
+		/* Not a Go program: uprobes on malloc would not see its runtime either. */
+		if (preload_blind(path, why, sizeof(why)) && !elf_is_go(path)) {
 			if (uprobes_possible()) {
 				mt_note("%s: %s, which LD_PRELOAD cannot see into: recorded through "
 				    "uprobes", argv[0], why);

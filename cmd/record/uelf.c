@@ -239,3 +239,26 @@ entry_offset(const char *path)
 	close(fd);
 	return off;
 }
+
+/* Whether path is a Go program (a .go.buildinfo section): its runtime allocates, not malloc. */
+int
+elf_is_go(const char *path)
+{
+	Elf_Scn *scn = NULL;
+	const char *name;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	int fd, go = 0;
+	Elf *elf;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) && elf_getshdrstrndx(elf, &shstrndx) == 0)
+		while (!go && (scn = elf_nextscn(elf, scn)))
+			go = gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			    strcmp(name, ".go.buildinfo") == 0;
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return go;
+}

@@ -353,6 +353,11 @@ load_probes(struct urec *u, const char *exe, const struct args *a)
 			    " (not built with its symbols, or inlined?)");
 			goto out;
 		}
+	if (n + m == 0 && elf_is_go(exe)) {
+		mt_warnx("--uprobes: %s: a Go program: its runtime allocates, not malloc, and "
+		    "mt-record does not record it", exe);
+		goto out;
+	}
 	if (n + m == 0) {
 		mt_warnx("--uprobes: %s: no allocation function to probe: a static program "
 		    "without its symbols (stripped)? Record a build with them", exe);

@@ -41,6 +41,8 @@ int elf_functions(const char *path, const char *const *names, size_t n, uint64_t
 size_t exec_segments(const char *path, uint64_t segs[][2], size_t max);
 /* The file offset of path's entry point; 0 when it has none. */
 uint64_t entry_offset(const char *path);
+/* Whether path is a Go program (a .go.buildinfo section). */
+int elf_is_go(const char *path);
 /* A script's interpreter ("#!/bin/sh -e": /bin/sh) into buf; NULL if not a script. */
 const char *script_interp(const char *path, char *buf, size_t n);
 

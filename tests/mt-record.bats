@@ -305,7 +305,8 @@ free mmap 262144" ]
 # Root with uprobes in the kernel: a program LD_PRELOAD cannot see into
 # is recorded through them (tests/uprobes.bats); else it runs untraced.
 uprobes_here() {
-	[ "$(id -u)" = 0 ] && [ -e /sys/bus/event_source/devices/uprobe/type ]
+	[ "$(id -u)" = 0 ] && [ -e /sys/bus/event_source/devices/uprobe/type ] &&
+		mt-record --uprobes -o "$BATS_TEST_TMPDIR/probe.mtr" -- "$PROGS/ucount" >/dev/null 2>&1
 }
 
 @test "a set-user-ID program: recorded through uprobes, or said not traced, never pretended" {

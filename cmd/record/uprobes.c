@@ -58,11 +58,21 @@ libc_path(void)
 	return NULL;
 }
 
+static int
+quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
 /* Whether --uprobes can work here: root, and a kernel with uprobes. */
 int
 uprobes_possible(void)
 {
-	return geteuid() == 0 && access("/sys/bus/event_source/devices/uprobe/type", F_OK) == 0;
+	/* And BPF allowed: a container's root may be refused it (a trivial
+	   program loaded and let go of, a millisecond). */
+	libbpf_set_print(quiet_libbpf);
+	return geteuid() == 0 && access("/sys/bus/event_source/devices/uprobe/type", F_OK) == 0 &&
+	    libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) == 1;
 }
 
 /* A site for the probe about to be attached at off in path: its cookie. */
@@ -227,11 +237,6 @@ lost_events(struct ualloc *s)
 	return sum;
 }
 
-static int
-quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return 0;
-}
 
 /*
  * The libraries the process has mapped, probed where they define a known

@@ -33,7 +33,7 @@ _mt_complete()
 		for ((i = 1; i < COMP_CWORD; i++)); do
 			case ${COMP_WORDS[i]} in
 			--) break ;;
-			-o|-D|-s|-m|-e|-O|-d|--output|--depth|--max-size|--events|--min-order|--duration)
+			-o|-D|-s|-m|-e|-O|-d|-a|--output|--depth|--max-size|--events|--min-order|--duration|--alloc-fn)
 				((i++)) ;;
 			-*) ;;
 			*) break ;;
@@ -61,6 +61,7 @@ _mt_complete()
 		_mt_list "$cur" "kmalloc cache page"; return ;;
 	mt-record:-D|mt-record:-s|mt-record:--depth|mt-record:-m|mt-record:--max-size|\
 	mt-record:-O|mt-record:--min-order|mt-record:-d|mt-record:--duration|\
+	mt-record:-a|mt-record:--alloc-fn|\
 	mt-window:-f|mt-window:--from|mt-window:-t|mt-window:--to|mt-window:-l|\
 	mt-window:--last|mt-window:-i|mt-window:--series|mt-window:-p|mt-window:--pid|\
 	mt-window:-m|mt-window:--match|mt-window:-x|mt-window:--exclude|mt-window:-N|mt-window:--process|\

@@ -928,7 +928,12 @@ kernel_input() {
 	cd "$BATS_TEST_TMPDIR"
 	mt-record --kernel --events page -d 2s -o p.mtr 2>p.err &
 	rec=$!
-	for n in $(seq 40); do python3 -c 'x = bytearray(1 << 22)'; done
+	# Pages of order 1 and more whatever the machine's state: a pipe of
+	# 1 MiB has its 256 buffers' array (10 KiB) from kmalloc_large, an
+	# order-2 allocation; again and again until the recording ends.
+	while kill -0 $rec 2>/dev/null; do
+		python3 -c 'import os, fcntl; r, w = os.pipe(); fcntl.fcntl(w, 1031, 1 << 20)'
+	done
 	wait $rec
 	mt-symbolize p.mtr | mt-lifetime -q >p.life
 	# the allocations by order, by hand from the decoded events

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 #define MT_ENV_SOCKET	"MT_RECORD_SOCKET"	/* abstract socket name */
@@ -82,6 +83,24 @@ enum mt_raw_type {
 #define RAW_HEAP_NONE	3	/* mprotect: neither (read-only, say) */
 
 #define RAW_EXEC	1	/* flags: the range is executable (JIT code) */
+
+/* What a mapping's protection makes of its range: committed, reserved, or neither. */
+static inline int
+raw_heap_of_prot(int prot)
+{
+	if (prot & PROT_WRITE)
+		return RAW_HEAP_MMAP;
+	if (prot == PROT_NONE)
+		return RAW_HEAP_RESERVE;
+	return RAW_HEAP_NONE;
+}
+
+/* Whether an mmap's flags make the program's own memory: private and anonymous. */
+static inline int
+raw_anon_private(int flags)
+{
+	return (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE;
+}
 
 struct mt_raw {
 	uint64_t ts;		/* CLOCK_MONOTONIC ns: the recorder makes it relative */

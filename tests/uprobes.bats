@@ -21,9 +21,11 @@ need_uprobes() {
 	rm -f probe.mtr
 }
 
-# The table by function and line of a trace, leaks and all.
+# The table by function and line of a trace's malloc heap, leaks and all
+# (a uprobes recording has the mmap family's calls too: heaps mmap, reserve).
 by_line() {
-	mt-symbolize "$1" | mt-lifetime -q | mt-group --by function,line --format tsv
+	mt-symbolize "$1" | mt-lifetime -q | mt-group --by heap,function,line --format tsv |
+		awk -F'\t' -v OFS='\t' '$1 == "malloc" { $1 = ""; print substr($0, 2) }'
 }
 
 # ucount's own line: "allocs N frees N bytes N leaked 7 ADDR".
@@ -31,9 +33,10 @@ counts_of() {
 	awk '{ print $2, $4, $6 }' "$1"
 }
 
-# The trace's allocations, frees and bytes allocated, as ucount prints them.
+# The trace's allocations, frees and bytes allocated by malloc, as ucount prints them.
 trace_counts() {
-	mt-decode "$1" | awk -F'\t' '$1 == "alloc" { a++; b += $7 } $1 == "free" { f++ }
+	mt-decode "$1" | awk -F'\t' '$5 != "malloc" { next }
+		$1 == "alloc" { a++; b += $7 } $1 == "free" { f++ }
 		END { print a + 0, f + 0, b + 0 }'
 }
 
@@ -61,8 +64,10 @@ own_rows() {
 	mt-record -o p.mtr -- "$PROGS/ucount" >/dev/null 2>&1
 	# Each lifetime's size, whether freed, and its allocation's place in
 	# the order: the addresses differ from run to run (ASLR), not these.
+	# (The blocks left are written at the end in an order of their own.)
 	lifes() {
-		mt-lifetime -q "$1" | awk -F'\t' '$1 == "life" { print n++, $8, ($3 == "-") }'
+		mt-lifetime -q "$1" | awk -F'\t' '$1 == "life" && $6 == "malloc" { print $2, $8, ($3 == "-") }' |
+			sort -s -n -k1,1 | awk '{ print NR, $2, $3 }'
 	}
 	[ "$(lifes u.mtr | wc -l)" = 507 ]
 	diff <(lifes p.mtr) <(lifes u.mtr)
@@ -100,7 +105,7 @@ own_rows() {
 	[ ! -e n.mtr ]
 }
 
-@test "--uprobes refusals: not root, a stripped static program; nothing run, exit 2" {
+@test "--uprobes refusals: not root, a stripped static program, no BTF; nothing run, exit 2" {
 	need_uprobes
 	command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
 	d=$(mktemp -d /tmp/mt-uprobes.XXXXXX)
@@ -118,6 +123,17 @@ own_rows() {
 	[ -z "$output" ]
 	has_line "$stderr" '^mt-record: --uprobes: .*/stripped: no allocation function to probe: a static program without its symbols \(stripped\)\? Record a build with them$'
 	[ ! -e s.mtr ]
+	# A kernel without BTF: its /sys/kernel/btf hidden in a mount namespace of its own.
+	unshare -m true 2>/dev/null || skip "no mount namespace here (unshare -m) for the BTF case"
+	run -2 --separate-stderr unshare -m sh -c 'mount -t tmpfs none /sys/kernel/btf && exec "$@"' sh \
+		mt-record --uprobes -o b.mtr -- "$PROGS/ucount"
+	[ -z "$output" ]
+	[ "$stderr" = "mt-record: --uprobes: this kernel has no BTF (/sys/kernel/btf/vmlinux: No such file or directory; CONFIG_DEBUG_INFO_BTF): record with LD_PRELOAD instead" ]
+	[ ! -e b.mtr ]
+	# Without BTF, a static program runs as before, not through uprobes.
+	run -0 --separate-stderr unshare -m sh -c 'mount -t tmpfs none /sys/kernel/btf && exec "$@"' sh \
+		mt-record -o s.mtr -- "$PROGS/ucount-static"
+	has_line "$stderr" "LD_PRELOAD cannot see into; as root, mt-record records it through uprobes$"
 }
 
 @test "no --uprobes: a static program and a script run by one, recorded through uprobes by themselves, said" {
@@ -141,10 +157,10 @@ own_rows() {
 	has_line "$stderr" "^mt-record: $PROGS/ownmalloc: it has an allocator of its own \(it defines malloc\), which LD_PRELOAD cannot see into: recorded through uprobes$"
 	# Its realloc's own malloc and free are inside a call recorded: the
 	# trace has the realloc, and the free of the old block, as the program counts.
-	[ "$output" = "allocs $(mt-decode o.mtr | grep -c '^alloc') frees $(mt-decode o.mtr | grep -c '^free')" ]
+	[ "$output" = "allocs $(mt-decode o.mtr | grep -c '^alloc.*	malloc	') frees $(mt-decode o.mtr | grep -c '^free.*	malloc	')" ]
 	[ "$output" = "allocs 1003 frees 1000" ]
 	# The 3 blocks left, from main.
-	mt-symbolize o.mtr | mt-lifetime -q | mt-group --by function --format tsv | grep -q $'^main\t1003\t259750\t3000\t'
+	mt-symbolize o.mtr | mt-lifetime -q | mt-group --by heap,function --format tsv | grep -q $'^malloc\tmain\t1003\t259750\t3000\t'
 }
 
 @test "no --uprobes: a set-user-ID program of another user, recorded through uprobes by itself" {
@@ -186,6 +202,35 @@ own_rows() {
 	done
 }
 
+@test "--uprobes: the mmap family by tracepoint, the same commits and reserves as the preload recording" {
+	need_uprobes
+	mt-record --uprobes -o u.mtr -- "$PROGS/mmap" >/dev/null 2>&1
+	mt-record -o p.mtr -- "$PROGS/mmap" >/dev/null 2>&1
+	# main's own calls, by line: committed, partly unmapped, reserved,
+	# committed and decommitted by mprotect, grown by mremap.
+	mains() {
+		mt-symbolize "$1" | mt-lifetime -q | mt-group --by heap,function,line --format tsv |
+			awk -F'\t' '$1 != "malloc" && $2 == "main"' | sort
+	}
+	[ "$(mains p.mtr | wc -l)" = 7 ]
+	diff <(mains p.mtr) <(mains u.mtr)
+	# The C library's own mapping (the stdout buffer's brk) is seen too.
+	mt-decode u.mtr | grep -q $'^alloc\t[0-9]*\t[0-9]*\t[0-9]*\tmmap\t'
+}
+
+@test "--uprobes: brk's growth a commit, its shrinking a decommit, as sbrk and /proc say" {
+	need_uprobes
+	run -0 --separate-stderr mt-record --uprobes -o b.mtr -- "$PROGS/brk"
+	# "brk START GROWN SHRUNK heap LO-HI"
+	read -r _ b0 b1 b2 _ heap <<<"$output"
+	up() { printf '0x%x' $((($1 + 4095) & ~4095)); }
+	[ "$heap" = "${b0#0x}-$(up "$b2" | cut -c3-)" ]
+	run -0 bash -c "mt-decode b.mtr | awk -F'\t' '\$1 == \"alloc\" || \$1 == \"free\"' | cut -f1,5-7"
+	has_line "$output" "^alloc	mmap	$b0	$(($(up "$b1") - b0))$"
+	has_line "$output" "^free	mmap	$(up "$b2")	-$"
+	mt-lifetime -q b.mtr | awk -F'\t' -v lo="$(up "$b2")" '$1 == "life" && $7 == lo && $3 != "-" { f = 1 } END { exit !f }'
+}
+
 # PROG, whose own line is "allocs N frees N bytes N": recorded with no
 # option, through uprobes by itself, every call of the allocator's own
 # API as the program counts it; its library probed at its entry.
@@ -202,8 +247,8 @@ allocator_api() {	# PROG FUNCTION LIBRARY
 @test "jemalloc's own API (mallocx, rallocx, sdallocx, dallocx), from its shared library" {
 	allocator_api jemx mallocx libjemalloc.so.2
 	# rallocx's sizes, as the program asked them, by line.
-	run -0 --separate-stderr bash -c 'mt-symbolize a.mtr | mt-lifetime -q | mt-group --by function,line --format tsv'
-	has_line "$output" $'^main\ttests/progs/jemx.c:[0-9]*\t300\t1244850\t0\t'
+	run -0 --separate-stderr bash -c 'mt-symbolize a.mtr | mt-lifetime -q | mt-group --by heap,function,line --format tsv'
+	has_line "$output" $'^malloc\tmain\ttests/progs/jemx.c:[0-9]*\t300\t1244850\t0\t'
 }
 
 @test "mimalloc's own API (mi_malloc, mi_zalloc, mi_calloc, mi_realloc, mi_free)" {
@@ -217,6 +262,12 @@ allocator_api() {	# PROG FUNCTION LIBRARY
 	# Its files mapped: no library of ours goes in.
 	files() { awk '$6 ~ /^\//' "/proc/$TARGET/maps"; }
 	files >maps.before
+	# Its private anonymous mappings, committed or reserved (the oracle
+	# for the trace's mappings made before recording).
+	awk '$5 == 0 && NF == 5 && $2 ~ /^(.w.|---)p$/ { split($1, r, "-")
+		print ($2 == "---p" ? "reserve" : "mmap"), r[1], r[2] }' "/proc/$TARGET/maps" |
+		while read -r heap lo hi; do printf '%s 0x%x %d\n' "$heap" "0x$lo" $((0x$hi - 0x$lo)); done |
+		sort >anon.before
 	ppid=$(awk '{ print $4 }' "/proc/$TARGET/stat")
 	mt-record -p "$TARGET" --uprobes -d 1s -o p.mtr 2>rec.err &
 	rec=$!
@@ -235,6 +286,9 @@ allocator_api() {	# PROG FUNCTION LIBRARY
 	has_line "$output" "^# mt-record: attached through uprobes to pid $TARGET, "
 	has_line "$output" "^proc	$TARGET	$ppid	[0-9]+	$PROGS/attach-target	$PROGS/attach-target 2000$"
 	! has_line "$output" '^exit	'
+	# Its mappings before recording, with no time: a later munmap has a size.
+	[ -s anon.before ]
+	diff anon.before <(awk -F'\t' '$1 == "alloc" && $2 == "-" { print $5, $6, $7 }' <<<"$output" | sort)
 	# A line every 5 ms for a second, each leaking 100 bytes in leak_here.
 	leaks=$(mt-symbolize p.mtr | mt-lifetime -q | awk -F'\t' '$1 == "life" && $8 == 100 && $3 == "-" { n++ } END { print n + 0 }')
 	[ "$leaks" -ge 100 ]

@@ -126,7 +126,51 @@ stack_id(struct urec *u, const uint64_t *ips, size_t n, uint64_t ts)
 	return u->next_stack;
 }
 
-/* One event from the ring: an allocation, a free, or realloc's both. */
+/* Whether an address is in an executable mapping of the process's. */
+static int
+is_code(struct urec *u, uint64_t ip, uint64_t ts)
+{
+	size_t i;
+
+	know_address(u, ip, ts);
+	for (i = 0; i < u->nmaps; i++)
+		if (ip >= u->maps[i].lo && ip < u->maps[i].hi)
+			return 1;
+	return 0;
+}
+
+/*
+ * A call of the mmap family.  Its stack starts in the system call's
+ * wrapper, which the preload library's do not have: the wrapper goes,
+ * and where it returns to comes first (the first word on top of the
+ * stack that is code), unless the frame-pointer chain has it already.
+ */
+static void
+on_map_call(struct urec *u, const struct ua_event *e, uint64_t ts, uint64_t *ips, size_t n)
+{
+	static const int calls[UA_NKINDS] = { [UA_MMAP] = MT_CALL_MMAP,
+		[UA_MUNMAP] = MT_CALL_MUNMAP, [UA_MREMAP] = MT_CALL_MREMAP,
+		[UA_MPROTECT] = MT_CALL_MPROTECT, [UA_BRK] = MT_CALL_BRK };
+	struct mt_map_call c = { .ts = ts, .pid = e->pid, .tid = e->tid, .call = calls[e->kind],
+	    .prot = (int)e->prot, .flags = (int)e->mflags, .addr = e->addr, .len = e->size,
+	    .old_addr = e->old, .old_len = e->old_size };
+	size_t i;
+
+	if (n) {
+		for (i = 0; i < UA_TOP; i++)
+			if (e->top[i] && e->top[i] < (1ULL << 47) && is_code(u, e->top[i], ts))
+				break;
+		if (i < UA_TOP && (n < 2 || ips[1] != e->top[i]))
+			ips[0] = e->top[i];
+		else
+			ips++, n--;
+	}
+	if (n)
+		c.stack = stack_id(u, ips, n, ts);
+	recorder_map_call(u->rc, &c);
+}
+
+/* One event from the ring: an allocation, a free, or a call of the mmap family. */
 int
 on_event(void *ctx, void *data, size_t len)
 {
@@ -144,7 +188,7 @@ on_event(void *ctx, void *data, size_t len)
 	memcpy(&e, data, len);
 	if (e.nips > (len - (sizeof(e) - sizeof(e.ips))) / sizeof(e.ips[0]))
 		return 0;
-	if ((pid_t)e.pid != u->pid || e.kind < UA_ALLOC || e.kind > UA_FREE)
+	if ((pid_t)e.pid != u->pid || e.kind < UA_ALLOC || e.kind >= UA_NKINDS)
 		return 0;
 	ts = e.ts > u->start ? e.ts - u->start : 0;
 	if (ts < u->last_ts)
@@ -152,7 +196,8 @@ on_event(void *ctx, void *data, size_t len)
 	u->last_ts = ts;
 	if (!u->nmaps)
 		read_maps(u, ts);
-	site_map(u, UA_SITE(e.cookie), e.probe_ip, ts);
+	if (e.kind <= UA_FREE)
+		site_map(u, UA_SITE(e.cookie), e.probe_ip, ts);
 	/*
 	 * Frames past the user half of the address space are a frame-pointer
 	 * chain gone astray in code built without them: the stack ends there.
@@ -162,6 +207,11 @@ on_event(void *ctx, void *data, size_t len)
 	for (i = n = 0; i < e.nips && i < UA_FRAMES && e.ips[i] && e.ips[i] < (1ULL << 47); i++)
 		if (i != 1 || e.ips[1] != e.ips[0])
 			ips[n++] = e.ips[i];
+	if (e.kind > UA_FREE) {
+		on_map_call(u, &e, ts, ips, n);
+		u->events++;
+		return 0;
+	}
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = ts;
 	ev.pid = e.pid;

@@ -64,7 +64,10 @@ quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-/* Whether --uprobes can work here: root, and a kernel with uprobes. */
+/* The running kernel's own types, which the BPF program is fitted to as it loads (CO-RE). */
+#define KERNEL_BTF "/sys/kernel/btf/vmlinux"
+
+/* Whether --uprobes can work here: root, and a kernel with uprobes and BTF. */
 int
 uprobes_possible(void)
 {
@@ -72,6 +75,7 @@ uprobes_possible(void)
 	   program loaded and let go of, a millisecond). */
 	libbpf_set_print(quiet_libbpf);
 	return geteuid() == 0 && access("/sys/bus/event_source/devices/uprobe/type", F_OK) == 0 &&
+	    access(KERNEL_BTF, R_OK) == 0 &&
 	    libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) == 1;
 }
 
@@ -175,6 +179,45 @@ free_sites(struct urec *u)
 	free(u->sites);
 }
 
+/*
+ * The mmap family's tracepoints, for the process: its commits and
+ * decommits, as the preload library records them (and brk's too, and
+ * the C library's own mappings, which that does not see).  0, or -1
+ * with errno.
+ */
+static int
+trace_map_calls(struct urec *u)
+{
+	static const struct { const char *name; int kind; } calls[] = {
+		{ "mmap", UA_MMAP }, { "munmap", UA_MUNMAP }, { "mremap", UA_MREMAP },
+		{ "mprotect", UA_MPROTECT }, { "brk", UA_BRK },
+	};
+	LIBBPF_OPTS(bpf_tracepoint_opts, o);
+	char tp[64];
+	struct bpf_link *l;
+	uint32_t pid = (uint32_t)u->pid;
+	uint8_t one = 1;
+	size_t i;
+
+	if (bpf_map__update_elem(u->skel->maps.traced, &pid, sizeof(pid), &one, sizeof(one),
+	    BPF_ANY) < 0)
+		return -1;
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		o.bpf_cookie = (uint64_t)calls[i].kind;
+		snprintf(tp, sizeof(tp), "sys_enter_%s", calls[i].name);
+		if (!(l = bpf_program__attach_tracepoint_opts(u->skel->progs.sys_in, "syscalls", tp,
+		    &o)))
+			return -1;
+		keep_link(u, l);
+		snprintf(tp, sizeof(tp), "sys_exit_%s", calls[i].name);
+		if (!(l = bpf_program__attach_tracepoint_opts(u->skel->progs.sys_out, "syscalls", tp,
+		    &o)))
+			return -1;
+		keep_link(u, l);
+	}
+	return 0;
+}
+
 /* The refusals that come before anything is loaded: 0, or said. */
 static int
 can_probe(void)
@@ -187,6 +230,11 @@ can_probe(void)
 	if (geteuid() != 0) {
 		mt_warnx("--uprobes needs root (or CAP_BPF and CAP_PERFMON): "
 		    "run mt-record as root, or without --uprobes");
+		return -1;
+	}
+	if (access(KERNEL_BTF, R_OK) < 0) {
+		mt_warnx("--uprobes: this kernel has no BTF (%s: %s; CONFIG_DEBUG_INFO_BTF): "
+		    "record with LD_PRELOAD instead", KERNEL_BTF, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -366,6 +414,11 @@ load_probes(struct urec *u, const char *exe, const struct args *a)
 	if (n + m == 0) {
 		mt_warnx("--uprobes: %s: no allocation function to probe: a static program "
 		    "without its symbols (stripped)? Record a build with them", exe);
+		goto out;
+	}
+	if (trace_map_calls(u) < 0) {
+		mt_warnx("--uprobes: the mmap family's tracepoints were refused: %s",
+		    strerror(errno));
 		goto out;
 	}
 	/* Its other libraries (libjemalloc...) are known once the dynamic linker
@@ -674,6 +727,7 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	u.nw = nw;
 	if (fd < 0 || !(u.skel = open_skel(a)) ||
 	    (n = attach_file(&u, exe, w, nw, &refused, &dynamic)) < 0 ||
+	    (trace_map_calls(&u) < 0 && (refused = errno)) ||
 	    !(rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL))) {
 		if (fd >= 0)
 			mt_warnx("pid %d: its probes were refused: %s", (int)pid,
@@ -687,6 +741,8 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	for (i = nprobe_fns; i < nw; i++)
 		if (!w[i].found)
 			mt_warnx("--alloc-fn: %s: no such function in %s: not recorded", w[i].name, real);
+	/* Its mappings as we attach: a later munmap of one has its size. */
+	recorder_read_befores(rc, pid);
 	recorder_open(rc, fd);
 	snprintf(u.how, sizeof(u.how), "# mt-record: attached through uprobes to pid %d, %d "
 	    "functions probed in %s; stacks by frame pointers; what it allocated before is "
@@ -707,6 +763,7 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	/* The duration from when the probes are in. */
 	t0 = recorder_now(rc);
 	read_maps(&u, t0);
+	recorder_put_befores(rc, pid, t0);
 	while (!stop_signal && !(done = ended(pidfd, pid))) {
 		if (a->duration && recorder_now(rc) - t0 >= a->duration)
 			break;

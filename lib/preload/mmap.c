@@ -16,16 +16,6 @@
 #define OURS() ((uintptr_t)__builtin_return_address(0) - unwinder_lo < \
 	unwinder_hi - unwinder_lo)
 
-static int
-heap_of_prot(int prot)
-{
-	if (prot & PROT_WRITE)
-		return RAW_HEAP_MMAP;
-	if (prot == PROT_NONE)
-		return RAW_HEAP_RESERVE;
-	return RAW_HEAP_NONE;
-}
-
 /*
  * libunwind validates addresses by writing a byte from them into a pipe
  * it keeps (and makes again when it finds it closed): that pipe goes high
@@ -76,11 +66,11 @@ mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 
 	if (p != MAP_FAILED && recording && !OURS()) {
-		int anon = (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE;
+		int anon = raw_anon_private(flags);
 		/* A fixed mapping of anything replaces what was there. */
 		if (anon || (flags & MAP_FIXED)) {
 			struct mt_raw r = RAW(RAW_MMAP,
-			    anon ? heap_of_prot(prot) : RAW_HEAP_NONE, p, len);
+			    anon ? raw_heap_of_prot(prot) : RAW_HEAP_NONE, p, len);
 			if (anon && (prot & PROT_EXEC))
 				r.flags = RAW_EXEC;
 			record(&r, NULL, 1);
@@ -147,7 +137,7 @@ mprotect(void *addr, size_t len, int prot)
 	int ret = (int)syscall(SYS_mprotect, addr, len, prot);
 
 	if (ret == 0 && mine) {
-		struct mt_raw r = RAW(RAW_MPROTECT, (uint8_t)heap_of_prot(prot), addr, len);
+		struct mt_raw r = RAW(RAW_MPROTECT, (uint8_t)raw_heap_of_prot(prot), addr, len);
 		if (prot & PROT_EXEC)
 			r.flags = RAW_EXEC;
 		r.ts = t0;

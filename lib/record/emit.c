@@ -74,7 +74,7 @@ emit_control(struct recorder *rc, struct rec *r, struct proc *p)
 {
 	struct mt_event ev;
 	char *buf, *exe, *args, *quoted;
-	size_t elen, i, n, qlen;
+	size_t elen, n, qlen;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = r->ts;
@@ -126,9 +126,7 @@ emit_control(struct recorder *rc, struct rec *r, struct proc *p)
 	}
 	case CTL_BEFORE:
 		r->tid = r->pid;
-		for (i = 0; i < rc->nbefores; i++)
-			region_add_flags(rc, p, r, rc->befores[i].lo, rc->befores[i].hi, rc->befores[i].heap,
-			    EV_TS_NONE);
+		regions_before(rc, p, r);
 		break;
 	case CTL_FORK: {
 		struct proc *child = (struct proc *)(uintptr_t)r->off;

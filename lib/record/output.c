@@ -19,6 +19,8 @@ stack_id(struct recorder *rc, struct proc *p, uint32_t off)
 	size_t i, h, oldcap;
 	struct mt_event ev;
 
+	if (p->outside)
+		return off;
 	if (!p->table)
 		return 0;	/* let go of: no stack */
 	arena = MT_STACK_ARENA(p->table, p->table_words);

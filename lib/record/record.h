@@ -39,6 +39,21 @@ struct record_opts {
 
 struct recorder;
 
+/*
+ * A call of the mmap family made by a process recorded from outside it
+ * (--uprobes), as a tracepoint saw it: its commits and decommits are
+ * written as the preload library's records of the same call are.
+ */
+enum { MT_CALL_MMAP = 1, MT_CALL_MUNMAP, MT_CALL_MREMAP, MT_CALL_MPROTECT, MT_CALL_BRK };
+struct mt_map_call {
+	uint64_t ts;		/* since time 0 */
+	uint64_t stack;		/* the trace's stack id, or 0 */
+	pid_t pid, tid;
+	int call, prot, flags;	/* MT_CALL_*; mmap's and mprotect's arguments */
+	uint64_t addr, len;	/* the range made or changed; brk: its new end in addr */
+	uint64_t old_addr, old_len;	/* mremap's old range; brk: its old end in old_addr */
+};
+
 struct recorder *recorder_new(const struct record_opts *o);
 void recorder_free(struct recorder *rc);
 /* Every process and ring let go of, as before the first connection. */
@@ -103,6 +118,9 @@ uint64_t recorder_traced(const struct recorder *rc);	/* process images */
 /* Attached (-p): the mappings from before; whether pid said hello; whether
    every process recorded has ended; tell them to stop, whether all have. */
 void recorder_read_befores(struct recorder *rc, pid_t pid);
+void recorder_map_call(struct recorder *rc, const struct mt_map_call *c);
+/* --uprobes -p: the mappings read by recorder_read_befores, as pid's, with no time. */
+void recorder_put_befores(struct recorder *rc, pid_t pid, uint64_t ts);
 int recorder_said_hello(struct recorder *rc, pid_t pid);
 int recorder_all_gone(struct recorder *rc);
 int recorder_detach_all(struct recorder *rc, int tell);

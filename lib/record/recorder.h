@@ -90,6 +90,7 @@ struct proc {
 	int fork_pending;	/* its parent's mappings yet to be copied */
 	struct mt_stack_table *head;	/* attached (-p): its table's head, ours to write */
 	int runs_on;		/* attached, and alive when we detached */
+	int outside;		/* recorded from outside (--uprobes): its stack ids are the trace's */
 };
 
 struct ring {
@@ -279,6 +280,7 @@ void region_add_flags(struct recorder *rc, struct proc *p, struct rec *r, uint64
 void regions_as_of_fork(struct recorder *rc, struct proc *child, struct proc *parent,
     struct rec *r, uint64_t at);
 void emit_mapping(struct recorder *rc, struct rec *r, struct proc *p);
+void regions_before(struct recorder *rc, struct proc *p, struct rec *r);
 
 /* emit.c */
 void emit_control(struct recorder *rc, struct rec *r, struct proc *p);

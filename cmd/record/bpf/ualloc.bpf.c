@@ -1,13 +1,16 @@
 /*
  * ualloc.bpf: uprobes on the allocation functions of a process, each
  * call's block, size, time, thread and user stack sent to mt-record
- * through a ring buffer.  The probes are attached for one process (the
- * kernel filters by its mm), so nothing here checks the pid.
+ * through a ring buffer; and the mmap family's system calls, by
+ * tracepoint, for the processes mt-record names in `traced'.  The probes
+ * are attached for one process (the kernel filters by its mm), so they
+ * do not check the pid; the tracepoints fire for every process, and do.
  */
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 #include "ualloc.h"
 
@@ -200,6 +203,8 @@ send_free(struct pt_regs *ctx, __u64 addr)
 	e->size = 0;
 	e->old = 0;
 	e->memptr = 0;
+	e->old_size = 0;
+	e->prot = e->mflags = 0;
 	e->pid = (__u32)(id >> 32);
 	e->tid = (__u32)id;
 	e->kind = UA_FREE;
@@ -271,5 +276,169 @@ SEC("uprobe")
 int BPF_KPROBE(entry_stop)
 {
 	bpf_send_signal(19);	/* SIGSTOP */
+	return 0;
+}
+
+/*
+ * The mmap family, by tracepoint.  The kernel's own types, as much of
+ * them as is read here: CO-RE places each field where the running
+ * kernel's BTF says it is.
+ */
+struct mm_struct {
+	unsigned long brk;
+} __attribute__((preserve_access_index));
+struct task_struct {
+	struct mm_struct *mm;
+} __attribute__((preserve_access_index));
+
+/* The processes recorded, by pid: mt-record names them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced SEC(".maps");
+
+/* A thread's call in progress: its arguments, for its return. */
+struct sys_call {
+	__u64 ts, args[5], brk;
+	__u32 kind;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct sys_call);
+} sys_calls SEC(".maps");
+
+/* The syscalls' tracepoints' records (their format files under tracefs). */
+struct sys_enter_rec {
+	__u64 common;
+	int nr, pad;
+	__u64 args[6];
+};
+struct sys_exit_rec {
+	__u64 common;
+	int nr, pad;
+	long ret;
+};
+
+/* A call's entry, of a process recorded: its kind is the tracepoint's cookie. */
+SEC("tracepoint")
+int sys_in(struct sys_enter_rec *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 pid = (__u32)(id >> 32), tid = (__u32)id;
+	struct task_struct *t;
+	struct sys_call c;
+
+	if (!bpf_map_lookup_elem(&traced, &pid))
+		return 0;
+	__builtin_memset(&c, 0, sizeof(c));
+	c.ts = bpf_ktime_get_ns();
+	c.kind = (__u32)bpf_get_attach_cookie(ctx);
+	/* Only the call's own arguments: the kernel refuses to attach a
+	   program that reads past a tracepoint's record to a shorter one. */
+	switch (c.kind) {
+	case UA_MMAP:
+	case UA_MREMAP:
+		bpf_probe_read_kernel(c.args, 5 * sizeof(__u64), ctx->args);
+		break;
+	case UA_MPROTECT:
+		bpf_probe_read_kernel(c.args, 3 * sizeof(__u64), ctx->args);
+		break;
+	case UA_MUNMAP:
+		bpf_probe_read_kernel(c.args, 2 * sizeof(__u64), ctx->args);
+		break;
+	default:
+		bpf_probe_read_kernel(c.args, sizeof(__u64), ctx->args);
+	}
+	if (c.kind == UA_BRK) {
+		t = (struct task_struct *)bpf_get_current_task();
+		c.brk = BPF_CORE_READ(t, mm, brk);
+	}
+	if (bpf_map_update_elem(&sys_calls, &tid, &c, BPF_ANY))
+		count_lost();
+	return 0;
+}
+
+/*
+ * The top of the user stack: where a system call's wrapper returns to is
+ * among its first words (the frame-pointer chain starts above its caller,
+ * the wrapper being a leaf without a frame of its own); the collector
+ * takes the first that is code.
+ */
+static void
+top_of_user_stack(__u64 *top)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 sp = 0;
+
+	if (bpf_probe_read_kernel(&sp, sizeof(sp), &PT_REGS_SP(regs)) < 0 || !sp ||
+	    bpf_probe_read_user(top, UA_TOP * sizeof(__u64), (void *)sp) < 0)
+		__builtin_memset(top, 0, UA_TOP * sizeof(__u64));
+}
+
+/* Its return: what it did, sent if it succeeded. */
+SEC("tracepoint")
+int sys_out(struct sys_exit_rec *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id, z = 0;
+	struct sys_call *c = bpf_map_lookup_elem(&sys_calls, &tid);
+	long ret = ctx->ret;
+	struct ua_event *e;
+	int ok;
+
+	if (!c)
+		return 0;
+	switch (c->kind) {
+	case UA_MMAP:
+	case UA_MREMAP:
+		ok = ret < -4095 || ret >= 0;
+		break;
+	case UA_BRK:
+		ok = (__u64)ret != c->brk;
+		break;
+	default:
+		ok = ret == 0;
+	}
+	if (ok && (e = bpf_map_lookup_elem(&scratch, &z))) {
+		/* The time of its entry: a range freed is freed before another
+		   thread can map it again. */
+		e->ts = c->kind == UA_MMAP ? bpf_ktime_get_ns() : c->ts;
+		e->pid = (__u32)(id >> 32);
+		e->tid = tid;
+		e->kind = c->kind;
+		e->depth = e->cookie = 0;
+		e->probe_ip = e->memptr = 0;
+		e->addr = c->kind == UA_MMAP || c->kind == UA_MREMAP || c->kind == UA_BRK ?
+		    (__u64)ret : c->args[0];
+		e->size = c->args[1];
+		e->old = e->old_size = 0;
+		e->prot = e->mflags = 0;
+		if (c->kind == UA_MMAP || c->kind == UA_MPROTECT)
+			e->prot = (unsigned int)c->args[2];
+		if (c->kind == UA_MMAP)
+			e->mflags = (unsigned int)c->args[3];
+		if (c->kind == UA_MREMAP) {
+			e->old = c->args[0];
+			e->old_size = c->args[1];
+			e->size = c->args[2];
+		}
+		if (c->kind == UA_BRK) {
+			e->old = c->brk;
+			e->size = 0;
+		}
+		e->nips = 0;
+		__builtin_memset(e->top, 0, sizeof(e->top));
+		if (c->kind != UA_MUNMAP || free_stacks) {
+			take_stack((struct pt_regs *)ctx, e, 0);
+			top_of_user_stack(e->top);
+		}
+		send(e);
+	}
+	bpf_map_delete_elem(&sys_calls, &tid);
 	return 0;
 }

@@ -3,8 +3,10 @@
 #define MT_UALLOC_H
 
 #define UA_FRAMES 48		/* frames a stack keeps, innermost first */
+#define UA_TOP 16		/* words of the user stack a system call's event keeps */
 
-enum { UA_ALLOC = 1, UA_FREE };
+/* An event's kind: a block's, or a call of the mmap family (a tracepoint's cookie). */
+enum { UA_ALLOC = 1, UA_FREE, UA_MMAP, UA_MUNMAP, UA_MREMAP, UA_MPROTECT, UA_BRK, UA_NKINDS };
 
 /*
  * A probe's BPF cookie: its site (the collector's index) in the low 16
@@ -21,10 +23,13 @@ enum { UA_ALLOC = 1, UA_FREE };
 /* One call's event, as the ring carries it. */
 struct ua_event {
 	unsigned long long ts;		/* CLOCK_MONOTONIC ns, at the call's end */
-	unsigned long long addr;	/* the block given, or freed */
+	unsigned long long addr;	/* the block given, or freed; the range; brk's new end */
 	unsigned long long size;
-	unsigned long long old;		/* realloc: the block it was given (freed at entry) */
+	unsigned long long old;		/* mremap's old range; brk's old end */
 	unsigned long long memptr;	/* posix_memalign: where the block goes */
+	unsigned long long old_size;	/* mremap: the old range's length */
+	unsigned long long top[UA_TOP];	/* a system call's: the top of the user stack */
+	unsigned int prot, mflags;	/* mmap's, mprotect's */
 	unsigned int pid, tid;
 	unsigned int kind;
 	unsigned int depth;		/* calls of ours on this thread, nested */

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,23 +24,67 @@ put(struct urec *u, struct mt_event *ev)
 	recorder_put(u->rc, ev);
 }
 
+/* The process an event is of; NULL for one not recorded. */
+struct uproc *
+uproc_of(struct urec *u, pid_t pid)
+{
+	size_t i;
+
+	if (u->last && u->last->pid == pid)
+		return u->last;
+	for (i = u->nprocs; i-- > 0;)
+		if (u->procs[i]->pid == pid && !u->procs[i]->ended)
+			return u->last = u->procs[i];
+	return NULL;
+}
+
+struct uproc *
+uproc_add(struct urec *u, pid_t pid)
+{
+	struct uproc *p = ecalloc(1, sizeof(*p));
+
+	p->pid = pid;
+	u->procs = egrow(u->procs, u->nprocs, &u->proccap, sizeof(*u->procs));
+	u->procs[u->nprocs++] = p;
+	return p;
+}
+
+void
+uprocs_free(struct urec *u)
+{
+	size_t i, j;
+
+	for (i = 0; i < u->nprocs; i++) {
+		for (j = 0; j < u->procs[i]->nprobed; j++)
+			free(u->procs[i]->probed[j].path);
+		free(u->procs[i]->probed);
+		free(u->procs[i]->maps);
+		free(u->procs[i]);
+	}
+	free(u->procs);
+	u->procs = NULL;
+	u->nprocs = 0;
+	u->last = NULL;
+}
+
 /* A map line for [lo, hi) at off in file, unless a mapping said overlaps it. */
 static void
-say_map(struct urec *u, uint64_t ts, uint64_t lo, uint64_t hi, uint64_t off, const char *file)
+say_map(struct urec *u, struct uproc *p, uint64_t ts, uint64_t lo, uint64_t hi, uint64_t off,
+    const char *file)
 {
 	struct mt_event ev;
 	size_t i;
 
-	for (i = 0; i < u->nmaps; i++)
-		if (lo < u->maps[i].hi && u->maps[i].lo < hi)
+	for (i = 0; i < p->nmaps; i++)
+		if (lo < p->maps[i].hi && p->maps[i].lo < hi)
 			return;
-	u->maps = egrow(u->maps, u->nmaps, &u->mapcap, sizeof(*u->maps));
-	u->maps[u->nmaps].lo = lo;
-	u->maps[u->nmaps++].hi = hi;
+	p->maps = egrow(p->maps, p->nmaps, &p->mapcap, sizeof(*p->maps));
+	p->maps[p->nmaps].lo = lo;
+	p->maps[p->nmaps++].hi = hi;
 	memset(&ev, 0, sizeof(ev));
 	ev.type = MT_MAP;
 	ev.ts = ts;
-	ev.pid = u->pid;
+	ev.pid = p->pid;
 	ev.addr = lo;
 	ev.size = hi;
 	ev.stack = off;
@@ -49,13 +95,13 @@ say_map(struct urec *u, uint64_t ts, uint64_t lo, uint64_t hi, uint64_t off, con
 
 /* The executable mappings of the process, as map lines, when new. */
 void
-read_maps(struct urec *u, uint64_t ts)
+read_maps(struct urec *u, struct uproc *p, uint64_t ts)
 {
 	char path[64], line[4096], perms[8], file[4096];
 	unsigned long long lo, hi, off;
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)u->pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
 	if (!(fp = fopen(path, "re")))
 		return;
 	while (fgets(line, sizeof(line), fp)) {
@@ -66,7 +112,7 @@ read_maps(struct urec *u, uint64_t ts)
 		/* [uprobes] (the kernel's), [vsyscall]: no code of the program's. */
 		if (file[0] == '[' && strcmp(file, "[vdso]"))
 			continue;
-		say_map(u, ts, lo, hi, off, file[0] ? file : "[anon:exec]");
+		say_map(u, p, ts, lo, hi, off, file[0] ? file : "[anon:exec]");
 	}
 	fclose(fp);
 }
@@ -76,7 +122,7 @@ read_maps(struct urec *u, uint64_t ts)
  * it is: known even when the process is gone before /proc was read.
  */
 static void
-site_map(struct urec *u, uint32_t cookie, uint64_t probe_ip, uint64_t ts)
+site_map(struct urec *u, struct uproc *p, uint32_t cookie, uint64_t probe_ip, uint64_t ts)
 {
 	const struct site *t;
 	uint64_t lo;
@@ -85,28 +131,28 @@ site_map(struct urec *u, uint32_t cookie, uint64_t probe_ip, uint64_t ts)
 	    probe_ip < t->off - t->seg_off)
 		return;
 	lo = probe_ip - (t->off - t->seg_off);
-	say_map(u, ts, lo, lo + t->seg_size, t->seg_off, t->path);
+	say_map(u, p, ts, lo, lo + t->seg_size, t->seg_off, t->path);
 }
 
 /* Whether an address is in a mapping said; else the maps read again (dlopen). */
 static void
-know_address(struct urec *u, uint64_t ip, uint64_t ts)
+know_address(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts)
 {
 	size_t i;
 
-	for (i = 0; i < u->nmaps; i++)
-		if (ip >= u->maps[i].lo && ip < u->maps[i].hi)
+	for (i = 0; i < p->nmaps; i++)
+		if (ip >= p->maps[i].lo && ip < p->maps[i].hi)
 			return;
 	/* Read again at most every 10 ms: a bad frame is not a new module. */
-	if (u->nmaps && ts < u->maps_read_at + 10000000)
+	if (p->nmaps && ts < p->maps_read_at + 10000000)
 		return;
-	u->maps_read_at = ts;
-	read_maps(u, ts);
+	p->maps_read_at = ts;
+	read_maps(u, p, ts);
 }
 
 /* The stack's id, its stack line written the first time. */
 static uint64_t
-stack_id(struct urec *u, const uint64_t *ips, size_t n, uint64_t ts)
+stack_id(struct urec *u, struct uproc *p, const uint64_t *ips, size_t n, uint64_t ts)
 {
 	void **v = u64map_stack(&u->stacks, ips, n);
 	struct mt_event ev;
@@ -115,7 +161,7 @@ stack_id(struct urec *u, const uint64_t *ips, size_t n, uint64_t ts)
 	if (*v)
 		return (uint64_t)(uintptr_t)*v;
 	for (i = 0; i < n; i++)
-		know_address(u, ips[i], ts);
+		know_address(u, p, ips[i], ts);
 	*v = (void *)(uintptr_t)++u->next_stack;
 	memset(&ev, 0, sizeof(ev));
 	ev.type = MT_STACK;
@@ -128,13 +174,13 @@ stack_id(struct urec *u, const uint64_t *ips, size_t n, uint64_t ts)
 
 /* Whether an address is in an executable mapping of the process's. */
 static int
-is_code(struct urec *u, uint64_t ip, uint64_t ts)
+is_code(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts)
 {
 	size_t i;
 
-	know_address(u, ip, ts);
-	for (i = 0; i < u->nmaps; i++)
-		if (ip >= u->maps[i].lo && ip < u->maps[i].hi)
+	know_address(u, p, ip, ts);
+	for (i = 0; i < p->nmaps; i++)
+		if (ip >= p->maps[i].lo && ip < p->maps[i].hi)
 			return 1;
 	return 0;
 }
@@ -146,7 +192,8 @@ is_code(struct urec *u, uint64_t ip, uint64_t ts)
  * stack that is code), unless the frame-pointer chain has it already.
  */
 static void
-on_map_call(struct urec *u, const struct ua_event *e, uint64_t ts, uint64_t *ips, size_t n)
+on_map_call(struct urec *u, struct uproc *p, const struct ua_event *e, uint64_t ts,
+    uint64_t *ips, size_t n)
 {
 	static const int calls[UA_NKINDS] = { [UA_MMAP] = MT_CALL_MMAP,
 		[UA_MUNMAP] = MT_CALL_MUNMAP, [UA_MREMAP] = MT_CALL_MREMAP,
@@ -158,7 +205,7 @@ on_map_call(struct urec *u, const struct ua_event *e, uint64_t ts, uint64_t *ips
 
 	if (n) {
 		for (i = 0; i < UA_TOP; i++)
-			if (e->top[i] && e->top[i] < (1ULL << 47) && is_code(u, e->top[i], ts))
+			if (e->top[i] && e->top[i] < (1ULL << 47) && is_code(u, p, e->top[i], ts))
 				break;
 		if (i < UA_TOP && (n < 2 || ips[1] != e->top[i]))
 			ips[0] = e->top[i];
@@ -166,7 +213,7 @@ on_map_call(struct urec *u, const struct ua_event *e, uint64_t ts, uint64_t *ips
 			ips++, n--;
 	}
 	if (n)
-		c.stack = stack_id(u, ips, n, ts);
+		c.stack = stack_id(u, p, ips, n, ts);
 	recorder_map_call(u->rc, &c);
 }
 
@@ -175,7 +222,8 @@ int
 on_event(void *ctx, void *data, size_t len)
 {
 	struct urec *u = ctx;
-	uint64_t ts, ips[UA_FRAMES];
+	uint64_t ts, raw, ips[UA_FRAMES];
+	struct uproc *p;
 	const char *heap;
 	struct ua_event e;
 	struct mt_event ev;
@@ -188,16 +236,25 @@ on_event(void *ctx, void *data, size_t len)
 	memcpy(&e, data, len);
 	if (e.nips > (len - (sizeof(e) - sizeof(e.ips))) / sizeof(e.ips[0]))
 		return 0;
-	if ((pid_t)e.pid != u->pid || e.kind < UA_ALLOC || e.kind >= UA_NKINDS)
+	if (e.kind < UA_ALLOC || e.kind >= UA_NKINDS)
 		return 0;
-	ts = e.ts > u->start ? e.ts - u->start : 0;
+	raw = ts = e.ts > u->start ? e.ts - u->start : 0;
 	if (ts < u->last_ts)
 		ts = u->last_ts;
+	/* A fork's is the child's, whose parent (old) is recorded. */
+	p = uproc_of(u, e.kind == UA_FORK ? (pid_t)e.old : (pid_t)e.pid);
+	if (e.kind >= UA_FORK) {
+		u->last_ts = ts;
+		on_proc_event(u, p, (int)e.kind, ts, (pid_t)e.pid, e.kind == UA_FORK ? raw : e.size);
+		return 0;
+	}
+	if (!p)
+		return 0;
 	u->last_ts = ts;
-	if (!u->nmaps)
-		read_maps(u, ts);
+	if (!p->nmaps)
+		read_maps(u, p, ts);
 	if (e.kind <= UA_FREE)
-		site_map(u, UA_SITE(e.cookie), e.probe_ip, ts);
+		site_map(u, p, UA_SITE(e.cookie), e.probe_ip, ts);
 	/*
 	 * Frames past the user half of the address space are a frame-pointer
 	 * chain gone astray in code built without them: the stack ends there.
@@ -208,7 +265,7 @@ on_event(void *ctx, void *data, size_t len)
 		if (i != 1 || e.ips[1] != e.ips[0])
 			ips[n++] = e.ips[i];
 	if (e.kind > UA_FREE) {
-		on_map_call(u, &e, ts, ips, n);
+		on_map_call(u, p, &e, ts, ips, n);
 		u->events++;
 		return 0;
 	}
@@ -222,14 +279,14 @@ on_event(void *ctx, void *data, size_t len)
 	if (e.kind == UA_FREE) {
 		ev.type = MT_FREE;
 		if (u->free_stacks && n)
-			ev.stack = stack_id(u, ips, n, ts);
+			ev.stack = stack_id(u, p, ips, n, ts);
 		else
 			ev.flags |= EV_STACK_NONE;
 	} else {
 		ev.type = MT_ALLOC;
 		ev.size = e.size;
 		if (n)
-			ev.stack = stack_id(u, ips, n, ts);
+			ev.stack = stack_id(u, p, ips, n, ts);
 		else
 			ev.flags |= EV_STACK_NONE;
 	}
@@ -239,7 +296,7 @@ on_event(void *ctx, void *data, size_t len)
 }
 
 void
-put_proc(struct urec *u, char **argv, const char *exe, pid_t ppid)
+put_proc(struct urec *u, struct uproc *p, char **argv, const char *exe, pid_t ppid)
 {
 	struct mt_event ev;
 	size_t len = 0, i;
@@ -253,7 +310,8 @@ put_proc(struct urec *u, char **argv, const char *exe, pid_t ppid)
 		len += (size_t)sprintf(args + len, "%s%s", i ? " " : "", argv[i]);
 	memset(&ev, 0, sizeof(ev));
 	ev.type = MT_PROC;
-	ev.pid = u->pid;
+	ev.ts = u->last_ts;
+	ev.pid = p->pid;
 	ev.ppid = ppid;
 	ev.s1 = (struct mt_str){ exe, strlen(exe) };
 	ev.s2 = (struct mt_str){ args, len };
@@ -261,17 +319,79 @@ put_proc(struct urec *u, char **argv, const char *exe, pid_t ppid)
 	free(args);
 }
 
+/* A file of /proc, whole (64 KiB at most), NUL-terminated; NULL if unread. */
+char *
+read_small_file(const char *path, size_t *len)
+{
+	char *buf = emalloc(65536);
+	ssize_t n = -1;
+	int fd;
+
+	*len = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, buf, 65535);
+		close(fd);
+	}
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = (size_t)n;
+	return buf;
+}
+
+/* The parent of pid, from /proc/PID/stat ("pid (comm) state ppid ..."); 0 if unknown. */
+pid_t
+parent_of(pid_t pid)
+{
+	char path[64], *s, *p;
+	size_t len;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((s = read_small_file(path, &len)) && (p = strrchr(s, ')')))
+		sscanf(p + 1, " %*c %d", &ppid);
+	free(s);
+	return ppid;
+}
+
+/* A process's proc line, its program and command line as /proc has them. */
 void
-put_exit(struct urec *u, int status)
+put_proc_read(struct urec *u, struct uproc *p, pid_t ppid)
+{
+	char path[64], real[PATH_MAX], *cmdline, **argv;
+	size_t len, i, n = 0;
+	ssize_t k;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	if ((k = readlink(path, real, sizeof(real) - 1)) < 0)
+		k = 0;
+	real[k] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)p->pid);
+	cmdline = read_small_file(path, &len);
+	argv = ecalloc(len + 2, sizeof(*argv));
+	/* NUL-separated, as argv. */
+	for (i = 0; cmdline && i < len; i += strlen(cmdline + i) + 1)
+		argv[n++] = cmdline + i;
+	if (!n)
+		argv[n++] = real[0] ? real : "?";
+	put_proc(u, p, argv, real[0] ? real : "?", ppid);
+	free(argv);
+	free(cmdline);
+}
+
+void
+put_exit(struct urec *u, struct uproc *p, uint64_t ts, int status)
 {
 	struct mt_event ev;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = MT_EXIT;
-	ev.ts = recorder_now(u->rc);
+	ev.ts = ts;
 	if (ev.ts < u->last_ts)
 		ev.ts = u->last_ts;
-	ev.pid = u->pid;
+	ev.pid = p->pid;
 	/* -1: not known (an attached process, or one left running). */
 	ev.status = status == -1 ? MT_STATUS_NONE : WIFEXITED(status) ? WEXITSTATUS(status) :
 	    WIFSIGNALED(status) ? MT_STATUS_SIG(WTERMSIG(status)) : MT_STATUS_NONE;

@@ -1,14 +1,13 @@
 /*
  * uprobes: mt-record --uprobes, a command recorded without LD_PRELOAD:
  * BPF uprobes on the allocation functions of its executable and its C
- * library, for its process only (the kernel filters by the process's
- * memory), their events read from a ring buffer into the same trace.
- * It reaches what the preload library cannot: a static program, a
- * set-user-ID one, an allocator linked into the executable.
+ * library, for its processes only (the kernel filters by the process's
+ * memory), and tracepoints on the mmap family, their events read from a
+ * ring buffer into the same trace.  It reaches what the preload library
+ * cannot: a static program, a set-user-ID one, an allocator linked into
+ * the executable.  This file loads, runs and ends; uattach.c probes.
  */
 
-#include <dlfcn.h>
-#include <gnu/libc-version.h>
 #include <poll.h>
 #include <sys/syscall.h>
 #include <errno.h>
@@ -34,29 +33,18 @@
 #include "ualloc.skel.h"
 #pragma GCC diagnostic pop
 
-static struct bpf_program *
-prog(struct ualloc *s, int i)
+struct bpf_program *
+uprog(struct urec *u, int i)
 {
+	struct ualloc *s = u->skel;
 	struct bpf_program *p[] = { s->progs.malloc_in, s->progs.calloc_in, s->progs.realloc_in,
 		s->progs.memalign_in, s->progs.posix_memalign_in, s->progs.free_in,
 		s->progs.pool_in, s->progs.pool_free_in, s->progs.alloc_out,
-		s->progs.posix_memalign_out };
+		s->progs.posix_memalign_out, s->progs.entry_stop };
 
 	return p[i];
 }
 
-/* The C library mt-record runs with: the one a dynamic program loads. */
-static const char *
-libc_path(void)
-{
-	Dl_info info;
-
-	/* Not free's, which a sanitizer's library may define in front of it. */
-	if (dladdr((void *)gnu_get_libc_version, &info) && info.dli_fname &&
-	    info.dli_fname[0] == '/')
-		return info.dli_fname;
-	return NULL;
-}
 
 static int
 quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -79,95 +67,8 @@ uprobes_possible(void)
 	    libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) == 1;
 }
 
-/* A site for the probe about to be attached at off in path: its cookie. */
-static uint64_t
-add_site(struct urec *u, const char *path, uint64_t off, uint64_t segs[][2], size_t nsegs)
-{
-	struct site *t;
-	size_t i;
 
-	u->sites = egrow(u->sites, u->nsites, &u->sitecap, sizeof(*u->sites));
-	t = &u->sites[u->nsites];
-	memset(t, 0, sizeof(*t));
-	t->path = estrdup(path);
-	t->off = off;
-	for (i = 0; i < nsegs; i++)
-		if (off >= segs[i][0] && off < segs[i][0] + segs[i][1]) {
-			t->seg_off = segs[i][0];
-			t->seg_size = segs[i][1];
-		}
-	return u->nsites++;
-}
 
-static void
-keep_link(struct urec *u, struct bpf_link *l)
-{
-	u->links = egrow(u->links, u->nlinks, &u->linkcap, sizeof(*u->links));
-	u->links[u->nlinks++] = l;
-}
-
-/*
- * The probes on the functions path defines of those wanted, for the
- * process: how many were attached; -1 (errno in refused) when the kernel
- * refused one.  Two names at one address (glibc's memalign and
- * aligned_alloc, mimalloc's malloc and mi_malloc) get one probe.
- */
-static int
-attach_file(struct urec *u, const char *path, struct want *w, size_t nw, int *refused,
-    int *dynamic)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, o);
-	const char **names = emalloc(nw * sizeof(*names));
-	uint64_t *offs = emalloc(nw * sizeof(*offs)), segs[8][2], site;
-	struct bpf_link *l;
-	size_t i, j, nsegs;
-	struct stat st;
-	int n = 0;
-
-	for (i = 0; i < nw; i++)
-		names[i] = w[i].name;
-	if (stat(path, &st) == 0) {
-		u->probed = egrow(u->probed, u->nprobed, &u->probedcap, sizeof(*u->probed));
-		u->probed[u->nprobed].dev = st.st_dev;
-		u->probed[u->nprobed++].ino = st.st_ino;
-	}
-	if (elf_functions(path, names, nw, offs, dynamic, 0) <= 0)
-		goto out;
-	nsegs = exec_segments(path, segs, 8);
-	for (i = 0; i < nw; i++) {
-		if (!offs[i])
-			continue;
-		w[i].found = 1;
-		for (j = 0; j < i && offs[j] != offs[i]; j++)
-			;
-		if (j < i)
-			continue;
-		site = add_site(u, path, offs[i], segs, nsegs);
-		u->sites[site].heap = w[i].heap_name;
-		o.bpf_cookie = UA_COOKIE(site, (uint64_t)w[i].arg, (uint64_t)w[i].heap);
-		o.retprobe = false;
-		if (!(l = bpf_program__attach_uprobe_opts(prog(u->skel, w[i].in), u->pid, path,
-		    offs[i], &o)))
-			goto refused;
-		keep_link(u, l);
-		n++;
-		if (w[i].out == P_NONE)
-			continue;
-		o.retprobe = true;
-		if (!(l = bpf_program__attach_uprobe_opts(prog(u->skel, w[i].out), u->pid, path,
-		    offs[i], &o)))
-			goto refused;
-		keep_link(u, l);
-	}
-out:
-	free(names);
-	free(offs);
-	return n;
-refused:
-	*refused = errno;
-	n = -1;
-	goto out;
-}
 
 static void
 free_sites(struct urec *u)
@@ -179,42 +80,62 @@ free_sites(struct urec *u)
 	free(u->sites);
 }
 
+/* A tracepoint's program attached, with a cookie: 0, or -1 with errno. */
+static int
+attach_tp(struct urec *u, struct bpf_program *prog, const char *group, const char *name,
+    uint64_t cookie)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, o);
+	struct bpf_link *l;
+
+	o.bpf_cookie = cookie;
+	if (!(l = bpf_program__attach_tracepoint_opts(prog, group, name, &o)))
+		return -1;
+	keep_link(u, l);
+	return 0;
+}
+
 /*
- * The mmap family's tracepoints, for the process: its commits and
- * decommits, as the preload library records them (and brk's too, and
- * the C library's own mappings, which that does not see).  0, or -1
- * with errno.
+ * The tracepoints, for the command's process and those it makes: the
+ * mmap family's calls, its commits and decommits as the preload library
+ * records them (and brk's too, and the C library's own mappings, which
+ * that does not see); a child's first return from fork (unless -n), an
+ * exec and an end, that its probes follow.  0, or -1 with errno.
  */
 static int
-trace_map_calls(struct urec *u)
+trace_calls(struct urec *u, pid_t pid, int follow)
 {
 	static const struct { const char *name; int kind; } calls[] = {
 		{ "mmap", UA_MMAP }, { "munmap", UA_MUNMAP }, { "mremap", UA_MREMAP },
 		{ "mprotect", UA_MPROTECT }, { "brk", UA_BRK },
 	};
-	LIBBPF_OPTS(bpf_tracepoint_opts, o);
-	char tp[64];
-	struct bpf_link *l;
-	uint32_t pid = (uint32_t)u->pid;
+	static const char *const forks[] = { "fork", "vfork", "clone", "clone3" };
+	struct ualloc *s = u->skel;
+	uint32_t key = (uint32_t)pid;
 	uint8_t one = 1;
+	char tp[64];
 	size_t i;
 
-	if (bpf_map__update_elem(u->skel->maps.traced, &pid, sizeof(pid), &one, sizeof(one),
+	if (bpf_map__update_elem(s->maps.traced, &key, sizeof(key), &one, sizeof(one),
 	    BPF_ANY) < 0)
 		return -1;
 	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
-		o.bpf_cookie = (uint64_t)calls[i].kind;
 		snprintf(tp, sizeof(tp), "sys_enter_%s", calls[i].name);
-		if (!(l = bpf_program__attach_tracepoint_opts(u->skel->progs.sys_in, "syscalls", tp,
-		    &o)))
+		if (attach_tp(u, s->progs.sys_in, "syscalls", tp, (uint64_t)calls[i].kind) < 0)
 			return -1;
-		keep_link(u, l);
 		snprintf(tp, sizeof(tp), "sys_exit_%s", calls[i].name);
-		if (!(l = bpf_program__attach_tracepoint_opts(u->skel->progs.sys_out, "syscalls", tp,
-		    &o)))
+		if (attach_tp(u, s->progs.sys_out, "syscalls", tp, (uint64_t)calls[i].kind) < 0)
 			return -1;
-		keep_link(u, l);
 	}
+	for (i = 0; follow && i < sizeof(forks) / sizeof(forks[0]); i++) {
+		snprintf(tp, sizeof(tp), "sys_exit_%s", forks[i]);
+		/* A kernel without one (fork, vfork on arm64): its children come by the others. */
+		if (attach_tp(u, s->progs.fork_out, "syscalls", tp, 0) < 0 && errno != ENOENT)
+			return -1;
+	}
+	if (attach_tp(u, s->progs.exec_done, "sched", "sched_process_exec", 0) < 0 ||
+	    attach_tp(u, s->progs.exit_done, "sched", "sched_process_exit", 0) < 0)
+		return -1;
 	return 0;
 }
 
@@ -268,8 +189,9 @@ fork_held(char **argv, int *go)
 	return pid;
 }
 
+/* A per-CPU counter of the BPF program's, summed. */
 static uint64_t
-lost_events(struct ualloc *s)
+counted(struct bpf_map *map)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
 	uint64_t *v, sum = 0;
@@ -278,7 +200,7 @@ lost_events(struct ualloc *s)
 	if (ncpu <= 0)
 		return 0;
 	v = ecalloc((size_t)ncpu, sizeof(*v));
-	if (bpf_map__lookup_elem(s->maps.lost, &z, sizeof(z), v, (size_t)ncpu * sizeof(*v), 0) == 0)
+	if (bpf_map__lookup_elem(map, &z, sizeof(z), v, (size_t)ncpu * sizeof(*v), 0) == 0)
 		for (i = 0; i < ncpu; i++)
 			sum += v[i];
 	free(v);
@@ -286,51 +208,7 @@ lost_events(struct ualloc *s)
 }
 
 
-/*
- * The libraries the process has mapped, probed where they define a known
- * function (libjemalloc, libmimalloc...) and not probed yet; the trace
- * says which, and when.
- */
-static void
-probe_mapped(struct urec *u, const char *when)
-{
-	char path[64], line[4096], perms[8], file[4096];
-	struct stat st;
-	int refused, dynamic, n;
-	size_t i;
-	FILE *fp;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)u->pid);
-	if (!(fp = fopen(path, "re")))
-		return;
-	while (fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "%*x-%*x %7s %*x %*s %*s %4095[^\n]", perms, file) != 2 ||
-		    perms[2] != 'x' || file[0] != '/' || stat(file, &st) < 0)
-			continue;
-		for (i = 0; i < u->nprobed && !(u->probed[i].dev == st.st_dev &&
-		    u->probed[i].ino == st.st_ino); i++)
-			;
-		if (i < u->nprobed)
-			continue;
-		if ((n = attach_file(u, file, u->w, nprobe_fns, &refused, &dynamic)) < 0)
-			mt_warnx("--uprobes: %s: a probe was refused: %s", file, strerror(refused));
-		else if (n > 0)
-			recorder_comment(u->rc, "# mt-record: %s, %d functions probed in %s", when,
-			    n, file);
-	}
-	fclose(fp);
-}
-
-/* The program stopped at its entry, its libraries loaded: probed, and on it goes. */
-static void
-at_entry(struct urec *u)
-{
-	bpf_link__destroy(u->stop);
-	u->stop = NULL;
-	read_maps(u, recorder_now(u->rc));
-	probe_mapped(u, "at the program's entry");
-	kill(u->pid, SIGCONT);
-}
 
 /* The BPF program opened, told what it should send, and loaded; NULL, errno set. */
 static struct ualloc *
@@ -371,76 +249,58 @@ wants(const struct args *a, size_t *nw)
 	return w;
 }
 
-/* The probes loaded and attached for pid: 0, or said. */
+/* The probes loaded and attached for the command's process p: 0, or said. */
 static int
-load_probes(struct urec *u, const char *exe, const struct args *a)
+load_probes(struct urec *u, struct uproc *p, const char *exe, const struct args *a)
 {
 	const char *libc = libc_path(), *one = NULL;
-	int refused = 0, n, m = 0, dynamic = 0, dummy, r = -1;
+	int refused = 0, n = 0, m = 0, dummy;
 	char interp[PATH_MAX];
-	struct want *w;
-	uint64_t entry;
-	size_t nw, i;
+	size_t i;
 
 	/* A script: its interpreter is the program that runs. */
 	if (elf_functions(exe, &one, 0, NULL, &dummy, 0) < 0 &&
 	    script_interp(exe, interp, sizeof(interp)))
 		exe = interp;
-	w = wants(a, &nw);
+	u->w = wants(a, &u->nw);
 	libbpf_set_print(quiet_libbpf);
 	if (!(u->skel = open_skel(a))) {
 		mt_warnx("--uprobes: the BPF program was refused: %s%s", strerror(errno),
 		    errno == EPERM ? " (root, or CAP_BPF and CAP_PERFMON, is needed)" : "");
-		goto out;
+		return -1;
 	}
 	/* The pools are the program's own: looked for in it alone. */
-	if ((n = attach_file(u, exe, w, nw, &refused, &dynamic)) < 0 ||
-	    (libc && dynamic && (m = attach_file(u, libc, w, nprobe_fns, &refused, &dummy)) < 0)) {
+	if (probe_image(u, p, exe, &n, &m, &refused) < 0) {
 		mt_warnx("--uprobes: a probe was refused: %s", strerror(refused));
-		goto out;
+		return -1;
 	}
-	for (i = nprobe_fns; i < nw; i++)
-		if (!w[i].found) {
-			mt_warnx("--alloc-fn: %s: no such function in %s%s", w[i].name, exe,
+	for (i = nprobe_fns; i < u->nw; i++)
+		if (!u->w[i].found) {
+			mt_warnx("--alloc-fn: %s: no such function in %s%s", u->w[i].name, exe,
 			    elf_functions(exe, &one, 0, NULL, &dummy, 0) < 0 ? "" :
 			    " (not built with its symbols, or inlined?)");
-			goto out;
+			return -1;
 		}
 	if (n + m == 0 && elf_is_go(exe)) {
 		mt_warnx("--uprobes: %s: a Go program: its runtime allocates, not malloc, and "
 		    "mt-record does not record it", exe);
-		goto out;
+		return -1;
 	}
 	if (n + m == 0) {
 		mt_warnx("--uprobes: %s: no allocation function to probe: a static program "
 		    "without its symbols (stripped)? Record a build with them", exe);
-		goto out;
+		return -1;
 	}
-	if (trace_map_calls(u) < 0) {
-		mt_warnx("--uprobes: the mmap family's tracepoints were refused: %s",
-		    strerror(errno));
-		goto out;
-	}
-	/* Its other libraries (libjemalloc...) are known once the dynamic linker
-	   has loaded them: at the program's entry point. */
-	if (dynamic && (entry = entry_offset(exe))) {
-		LIBBPF_OPTS(bpf_uprobe_opts, o);
-		if (!(u->stop = bpf_program__attach_uprobe_opts(u->skel->progs.entry_stop, u->pid,
-		    exe, entry, &o))) {
-			mt_warnx("--uprobes: a probe was refused: %s", strerror(errno));
-			goto out;
-		}
+	if (trace_calls(u, p->pid, a->flags[1] != 'n') < 0) {
+		mt_warnx("--uprobes: the tracepoints were refused: %s", strerror(errno));
+		return -1;
 	}
 	snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes, "
 	    "%d functions probed in %s%s%s; stacks by frame pointers%s%s%s%s", n + m, exe,
 	    libc && m ? " and " : "", libc && m ? libc : "",
 	    a->blind ? "; LD_PRELOAD is blind to " : "", a->blind ? exe : "",
 	    a->blind ? ": " : "", a->blind ? a->blind : "");
-	r = 0;
-out:
-	u->w = w;
-	u->nw = nw;
-	return r;
+	return 0;
 }
 
 /* The trace's file: -o's, stdout, or mt.BASE.PID.mtr made anew; -1, said. */
@@ -475,7 +335,8 @@ release(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int cr
 		unlink(name);
 	}
 	ring_buffer__free(rb);
-	bpf_link__destroy(u->stop);
+	for (i = 0; i < u->nprocs; i++)
+		bpf_link__destroy(u->procs[i]->stop);
 	for (i = 0; i < u->nlinks; i++) {
 		/* Their fds open for the child that lets go of them. */
 		if (u->keep_links)
@@ -485,10 +346,9 @@ release(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int cr
 	free(u->links);
 	ualloc__destroy(u->skel);
 	u64map_free(&u->stacks, NULL);
-	free(u->maps);
+	uprocs_free(u);
 	free_sites(u);
 	free(u->w);
-	free(u->probed);
 }
 
 /*
@@ -499,18 +359,28 @@ release(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int cr
 static int
 finish(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int status)
 {
-	uint64_t lost, written;
+	uint64_t lost, unseen, written;
+	char msg[256];
 
 	/* What the ring still holds came before the exit. */
 	ring_buffer__consume(rb);
+	let_go_all(u);
 	if (status != -2)
-		put_exit(u, status);
-	if ((lost = lost_events(u->skel)))
+		put_exit(u, u->procs[0], recorder_now(u->rc), status);
+	if ((lost = counted(u->skel->maps.lost)))
 		recorder_comment(u->rc, "# mt-record: %llu events lost: the BPF ring buffer was full",
 		    (unsigned long long)lost);
+	if ((unseen = counted(u->skel->maps.unseen))) {
+		snprintf(msg, sizeof(msg), "%llu calls' returns not seen (a longjmp out of an "
+		    "allocation function, or uretprobes the kernel dropped): their blocks are not "
+		    "in the trace", (unsigned long long)unseen);
+		recorder_comment(u->rc, "# mt-record: %s", msg);
+		mt_warnx("%s", msg);
+	}
 	written = recorder_close(u->rc, fd);
-	mt_note("%llu events, 1 process, %llu bytes written to %s%s",
-	    (unsigned long long)recorder_events(u->rc), (unsigned long long)written, name,
+	mt_note("%llu events, %zu process%s, %llu bytes written to %s%s",
+	    (unsigned long long)recorder_events(u->rc), u->nprocs, u->nprocs == 1 ? "" : "es",
+	    (unsigned long long)written, name,
 	    recorder_failed(u->rc) ? " (incomplete)" : "");
 	if (lost)
 		mt_warnx("%llu events lost: the BPF ring buffer was full", (unsigned long long)lost);
@@ -575,8 +445,9 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	char *exe, *defname, *base;
 	int fd, created, go = -1, status = 0, done = 0;
 	uint64_t last_flush = 0;
+	struct uproc *cmd;
 	const char *name;
-	pid_t w;
+	pid_t pid, w;
 
 	if (!(exe = find_command(argv[0]))) {
 		mt_warnx("%s: command not found", argv[0]);
@@ -588,19 +459,21 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	}
 	u.start = recorder_begin(rc);
 	collector_setup();
-	if ((u.pid = fork_held(argv, &go)) < 0) {
+	if ((pid = fork_held(argv, &go)) < 0) {
 		mt_warn("fork");
 		free(exe);
 		return 2;
 	}
+	cmd = uproc_add(&u, pid);
+	cmd->first_exec = 1;
 	base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-	fd = open_output(rc, a, base, u.pid, &defname, &created);
+	fd = open_output(rc, a, base, pid, &defname, &created);
 	name = defname ? defname : a->output && strcmp(a->output, "-") ? a->output : "<stdout>";
-	if (fd < 0 || load_probes(&u, exe, a) < 0 ||
+	if (fd < 0 || load_probes(&u, cmd, exe, a) < 0 ||
 	    !(rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL))) {
 		/* The command is not run untraced. */
 		close(go);
-		while (waitpid(u.pid, &status, 0) < 0 && errno == EINTR)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 		release(&u, rb, fd, name, created);
 		free(defname);
@@ -609,72 +482,34 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	}
 	recorder_open(rc, fd);
 	recorder_comment(rc, "%s", u.how);
-	put_proc(&u, argv, exe, getpid());
+	put_proc(&u, cmd, argv, exe, getpid());
 	free(exe);
 	if (write(go, "g", 1) != 1)
 		mt_warn("the command");
 	close(go);
-	while (!done && !stop_signal) {
+	/* Until the command has ended, and the descendants recorded too. */
+	while (!stop_signal && (!done || descendants_left(&u))) {
 		if (ring_buffer__poll(rb, 50) < 0 && errno != EINTR)
 			break;
-		while ((w = waitpid(u.pid, &status, WNOHANG | (u.stop ? WUNTRACED : 0))) < 0 &&
-		    errno == EINTR)
+		while (!done && (w = waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR)
 			;
-		if (w == u.pid && WIFSTOPPED(status))
-			at_entry(&u);
-		else if (w == u.pid)
+		if (!done && w == pid)
 			done = 1;
 		flush_now(&u, &last_flush);
 	}
-	u.keep_links = done;
+	u.keep_links = done && !stop_signal;
 	finish(&u, rb, fd, name, done ? status : -2);
 	free(defname);
-	if (done)
+	if (u.keep_links)
 		let_go_later();
-	if (!done) {
-		mt_note("stopped by %s: the command runs on, untraced", strsignal(stop_signal));
+	if (!done || stop_signal) {
+		mt_note("stopped by %s: %s, untraced", strsignal(stop_signal),
+		    done ? "its children run on" : "the command runs on");
 		die_of(stop_signal);
 	}
 	if (WIFSIGNALED(status))
 		die_of(WTERMSIG(status));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-}
-
-/* A file of /proc, whole (64 KiB at most), NUL-terminated; NULL if unread. */
-static char *
-read_small_file(const char *path, size_t *len)
-{
-	char *buf = emalloc(65536);
-	ssize_t n = -1;
-	int fd;
-
-	*len = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-		n = read(fd, buf, 65535);
-		close(fd);
-	}
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = (size_t)n;
-	return buf;
-}
-
-/* The parent of pid, from /proc/PID/stat ("pid (comm) state ppid ..."); 0 if unknown. */
-static pid_t
-parent_of(pid_t pid)
-{
-	char path[64], *s, *p;
-	size_t len;
-	int ppid = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((s = read_small_file(path, &len)) && (p = strrchr(s, ')')))
-		sscanf(p + 1, " %*c %d", &ppid);
-	free(s);
-	return ppid;
 }
 
 /* Whether pid has ended (its pidfd readable), or is gone. */
@@ -697,14 +532,14 @@ ended(int pidfd, pid_t pid)
 int
 attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 {
-	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks, .pid = pid };
-	char exe[64], real[PATH_MAX], comm[64], *defname, **argv, *cmdline;
+	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks };
+	char exe[64], real[PATH_MAX], comm[64], *defname;
 	int fd, created, pidfd, done = 0, n, refused = 0, dynamic;
 	struct ring_buffer *rb = NULL;
 	uint64_t last_flush = 0, t0;
 	const char *name, *base;
-	struct want *w;
-	size_t nw, i, len;
+	struct uproc *p;
+	size_t i;
 	ssize_t k;
 
 	if (can_probe() < 0)
@@ -719,15 +554,15 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	snprintf(comm, sizeof(comm), "%s", base);
 	u.start = recorder_begin(rc);
 	collector_setup();
+	p = uproc_add(&u, pid);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	fd = open_output(rc, a, comm, pid, &defname, &created);
 	name = defname ? defname : a->output && strcmp(a->output, "-") ? a->output : "<stdout>";
 	libbpf_set_print(quiet_libbpf);
-	u.w = w = wants(a, &nw);
-	u.nw = nw;
+	u.w = wants(a, &u.nw);
 	if (fd < 0 || !(u.skel = open_skel(a)) ||
-	    (n = attach_file(&u, exe, w, nw, &refused, &dynamic)) < 0 ||
-	    (trace_map_calls(&u) < 0 && (refused = errno)) ||
+	    (n = attach_file(&u, p, exe, u.w, u.nw, &refused, &dynamic)) < 0 ||
+	    (trace_calls(&u, pid, a->flags[1] != 'n') < 0 && (refused = errno)) ||
 	    !(rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL))) {
 		if (fd >= 0)
 			mt_warnx("pid %d: its probes were refused: %s", (int)pid,
@@ -738,9 +573,10 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 			close(pidfd);
 		return 2;
 	}
-	for (i = nprobe_fns; i < nw; i++)
-		if (!w[i].found)
-			mt_warnx("--alloc-fn: %s: no such function in %s: not recorded", w[i].name, real);
+	for (i = nprobe_fns; i < u.nw; i++)
+		if (!u.w[i].found)
+			mt_warnx("--alloc-fn: %s: no such function in %s: not recorded", u.w[i].name,
+			    real);
 	/* Its mappings as we attach: a later munmap of one has its size. */
 	recorder_read_befores(rc, pid);
 	recorder_open(rc, fd);
@@ -748,21 +584,11 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	    "functions probed in %s; stacks by frame pointers; what it allocated before is "
 	    "not known", (int)pid, n, real);
 	recorder_comment(rc, "%s", u.how);
-	probe_mapped(&u, "when attached");
-	/* Its command line, NUL-separated in /proc, as argv. */
-	snprintf(exe, sizeof(exe), "/proc/%d/cmdline", (int)pid);
-	cmdline = read_small_file(exe, &len);
-	argv = ecalloc(len + 2, sizeof(*argv));
-	for (i = 0, n = 0; cmdline && i < len; i += strlen(cmdline + i) + 1)
-		argv[n++] = cmdline + i;
-	if (!n)
-		argv[n++] = real;
-	put_proc(&u, argv, real, parent_of(pid));
-	free(argv);
-	free(cmdline);
+	probe_mapped(&u, p, "when attached");
+	put_proc_read(&u, p, parent_of(pid));
 	/* The duration from when the probes are in. */
 	t0 = recorder_now(rc);
-	read_maps(&u, t0);
+	read_maps(&u, p, t0);
 	recorder_put_befores(rc, pid, t0);
 	while (!stop_signal && !(done = ended(pidfd, pid))) {
 		if (a->duration && recorder_now(rc) - t0 >= a->duration)

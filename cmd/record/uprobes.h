@@ -11,7 +11,7 @@
 
 /* The BPF programs, by the arguments of the function they are put on. */
 enum { P_MALLOC, P_CALLOC, P_REALLOC, P_MEMALIGN, P_POSIX_MEMALIGN, P_FREE, P_POOL,
-	P_POOL_FREE, P_OUT, P_POSIX_MEMALIGN_OUT, P_NONE };
+	P_POOL_FREE, P_OUT, P_POSIX_MEMALIGN_OUT, P_ENTRY_STOP, P_NONE };
 
 /* A function probed: its name, its entry's and its return's programs. */
 struct probe_fn {
@@ -67,26 +67,43 @@ struct site {
 	const char *heap;
 };
 
+/* A file probed for a process. */
+struct probed {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+};
+
+/* A process recorded: its probes are its own (the kernel's are per process). */
+struct uproc {
+	pid_t pid;
+	struct { uint64_t lo, hi; } *maps;	/* the executable mappings said */
+	size_t nmaps, mapcap;
+	uint64_t maps_read_at;
+	struct probed *probed;	/* the files probed for it */
+	size_t nprobed, probedcap;
+	struct bpf_link *stop;	/* at its program's entry, until it is reached */
+	int stopped;		/* by our BPF program, not yet let go of */
+	int first_exec;		/* the command's exec, which mt-record made: said already */
+	int ended;
+};
+
 /* What the collector keeps while it reads. */
 struct urec {
 	struct site *sites;	/* by the probe's BPF cookie */
 	size_t nsites, sitecap;
 	struct recorder *rc;
 	struct ualloc *skel;
-	pid_t pid;
+	struct uproc **procs;	/* the command's (the first), and its descendants */
+	size_t nprocs, proccap;
+	struct uproc *last;	/* the one the last event was of */
 	uint64_t start, last_ts;
 	struct u64map stacks;	/* hash of frames -> id */
 	uint64_t next_stack;
-	struct { uint64_t lo, hi; } *maps;	/* the executable mappings said */
-	size_t nmaps, mapcap;
-	uint64_t maps_read_at;
 	int free_stacks;
 	uint64_t events;
 	struct want *w;		/* what is probed */
 	size_t nw;
-	struct { dev_t dev; ino_t ino; } *probed;	/* the files probed */
-	size_t nprobed, probedcap;
-	struct bpf_link *stop;	/* at the program's entry, until it is reached */
 	struct bpf_link **links;	/* the probes */
 	size_t nlinks, linkcap;
 	int keep_links;		/* their fds left open at the end (let_go_later) */
@@ -94,9 +111,29 @@ struct urec {
 };
 
 /* ucollect.c: the ring's events into the trace. */
-void read_maps(struct urec *u, uint64_t ts);
+struct uproc *uproc_of(struct urec *u, pid_t pid);
+struct uproc *uproc_add(struct urec *u, pid_t pid);
+void uprocs_free(struct urec *u);
+void read_maps(struct urec *u, struct uproc *p, uint64_t ts);
 int on_event(void *ctx, void *data, size_t len);
-void put_proc(struct urec *u, char **argv, const char *exe, pid_t ppid);
-void put_exit(struct urec *u, int status);
+void put_proc(struct urec *u, struct uproc *p, char **argv, const char *exe, pid_t ppid);
+void put_proc_read(struct urec *u, struct uproc *p, pid_t ppid);
+char *read_small_file(const char *path, size_t *len);
+pid_t parent_of(pid_t pid);
+void put_exit(struct urec *u, struct uproc *p, uint64_t ts, int status);
+
+/* uattach.c: the probes of each process, and its fork, exec, entry and end. */
+struct bpf_program;
+struct bpf_program *uprog(struct urec *u, int which);	/* P_*, or P_ENTRY_STOP */
+void keep_link(struct urec *u, struct bpf_link *l);
+const char *libc_path(void);
+int attach_file(struct urec *u, struct uproc *p, const char *path, struct want *w, size_t nw,
+    int *refused, int *dynamic);
+void probe_mapped(struct urec *u, struct uproc *p, const char *when);
+int probe_image(struct urec *u, struct uproc *p, const char *exe, int *n, int *m, int *refused);
+void on_proc_event(struct urec *u, struct uproc *p, int kind, uint64_t ts, pid_t pid,
+    uint64_t arg);
+void let_go_all(struct urec *u);
+int descendants_left(struct urec *u);
 
 #endif

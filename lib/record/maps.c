@@ -335,3 +335,25 @@ recorder_put_befores(struct recorder *rc, pid_t pid, uint64_t ts)
 
 	regions_before(rc, outside_proc(rc, pid), &r);
 }
+
+void
+recorder_fork_outside(struct recorder *rc, pid_t pid, pid_t ppid, uint64_t at)
+{
+	struct proc *parent = proc_by_pid(rc, ppid), *child;
+	struct rec r = { .ts = at, .pid = pid, .tid = pid };
+
+	if (!parent || !parent->outside)
+		return;
+	child = outside_proc(rc, pid);
+	regions_as_of_fork(rc, child, parent, &r, at);
+}
+
+void
+recorder_exec_outside(struct recorder *rc, pid_t pid)
+{
+	struct proc *p = proc_by_pid(rc, pid);
+
+	/* The old image is gone, its mappings with it. */
+	if (p && p->outside)
+		p->replaced = 1;
+}

@@ -119,6 +119,10 @@ uint64_t recorder_traced(const struct recorder *rc);	/* process images */
    every process recorded has ended; tell them to stop, whether all have. */
 void recorder_read_befores(struct recorder *rc, pid_t pid);
 void recorder_map_call(struct recorder *rc, const struct mt_map_call *c);
+/* pid forked by ppid at `at' (since time 0): its mappings are its parent's as of then. */
+void recorder_fork_outside(struct recorder *rc, pid_t pid, pid_t ppid, uint64_t at);
+/* pid runs a new program: its mappings are gone. */
+void recorder_exec_outside(struct recorder *rc, pid_t pid);
 /* --uprobes -p: the mappings read by recorder_read_befores, as pid's, with no time. */
 void recorder_put_befores(struct recorder *rc, pid_t pid, uint64_t ts);
 int recorder_said_hello(struct recorder *rc, pid_t pid);

@@ -25,6 +25,7 @@ struct {
    inside another of its heap (memalign in valloc) is not one. */
 struct call {
 	__u64 size, memptr, probe_ip;
+	__u64 sp;		/* the stack pointer at its entry */
 	__u32 cookie, depth;
 };
 
@@ -79,14 +80,41 @@ struct {
 	__type(value, struct ua_event);
 } scratch SEC(".maps");
 
+/* Calls whose return the kernel did not report, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} unseen SEC(".maps");
+
 static void
-count_lost(void)
+count(void *map)
 {
 	__u32 z = 0;
-	__u64 *n = bpf_map_lookup_elem(&lost, &z);
+	__u64 *n = bpf_map_lookup_elem(map, &z);
 
 	if (n)
 		__sync_fetch_and_add(n, 1);
+}
+
+static void
+count_lost(void)
+{
+	count(&lost);
+}
+
+/*
+ * The call of its heap the thread is in, if this one is inside it: deeper
+ * in the stack.  One at or above it has returned, its return unseen (a
+ * longjmp out of it, or a uretprobe the kernel dropped), and is over.
+ */
+static struct call *
+inside(struct pt_regs *ctx, __u64 key)
+{
+	struct call *c = bpf_map_lookup_elem(&calls, &key);
+
+	return c && PT_REGS_SP(ctx) < c->sp ? c : NULL;
 }
 
 /*
@@ -135,12 +163,15 @@ enter(struct pt_regs *ctx, __u64 size, __u64 memptr)
 	__u64 key = call_key(ctx);
 	struct call *c = bpf_map_lookup_elem(&calls, &key), n;
 
-	if (c) {
+	if (c && PT_REGS_SP(ctx) < c->sp) {
 		c->depth++;
 		return 0;
 	}
+	if (c)
+		count(&unseen);
 	n.size = size;
 	n.memptr = memptr;
+	n.sp = PT_REGS_SP(ctx);
 	n.probe_ip = PT_REGS_IP(ctx);
 	n.cookie = (__u32)bpf_get_attach_cookie(ctx);
 	n.depth = 1;
@@ -226,7 +257,7 @@ int BPF_KPROBE(realloc_in, __u64 old, __u64 size)
 {
 	__u64 key = call_key(ctx);
 
-	if (old && !bpf_map_lookup_elem(&calls, &key))
+	if (old && !inside(ctx, key))
 		send_free(ctx, old);
 	return enter(ctx, size, 0);
 }
@@ -250,7 +281,7 @@ int BPF_KPROBE(free_in, __u64 addr)
 	__u64 key = call_key(ctx);
 
 	/* NULL, or a free inside an allocation function: not the program's. */
-	if (addr && !bpf_map_lookup_elem(&calls, &key))
+	if (addr && !inside(ctx, key))
 		send_free(ctx, addr);
 	return 0;
 }
@@ -263,21 +294,11 @@ int BPF_KPROBE(pool_free_in)
 {
 	__u64 key = call_key(ctx), addr = arg_of(ctx);
 
-	if (addr && !bpf_map_lookup_elem(&calls, &key))
+	if (addr && !inside(ctx, key))
 		send_free(ctx, addr);
 	return 0;
 }
 
-/*
- * The program's entry point, after the dynamic linker loaded its
- * libraries: stopped there once, for mt-record to probe them too.
- */
-SEC("uprobe")
-int BPF_KPROBE(entry_stop)
-{
-	bpf_send_signal(19);	/* SIGSTOP */
-	return 0;
-}
 
 /*
  * The mmap family, by tracepoint.  The kernel's own types, as much of
@@ -287,8 +308,17 @@ int BPF_KPROBE(entry_stop)
 struct mm_struct {
 	unsigned long brk;
 } __attribute__((preserve_access_index));
+struct signal_struct {
+	struct {
+		int counter;
+	} live;			/* its threads not yet exited */
+} __attribute__((preserve_access_index));
 struct task_struct {
 	struct mm_struct *mm;
+	struct task_struct *real_parent;
+	struct signal_struct *signal;
+	int pid, tgid, exit_code;
+	__u64 start_time;	/* CLOCK_MONOTONIC ns, bpf_ktime_get_ns's clock */
 } __attribute__((preserve_access_index));
 
 /* The processes recorded, by pid: mt-record names them. */
@@ -440,5 +470,89 @@ int sys_out(struct sys_exit_rec *ctx)
 		send(e);
 	}
 	bpf_map_delete_elem(&sys_calls, &tid);
+	return 0;
+}
+
+/*
+ * A process's event (fork, exec, entry, exit), the process stopped first
+ * when asked (SIGSTOP, before the event is seen): mt-record probes it and
+ * lets it go on.  No room in the ring: not stopped, as nobody would know
+ * to let it go.
+ */
+static void
+send_proc(int kind, __u32 pid, __u64 ts, __u64 old, __u64 size, int stop)
+{
+	struct ua_event *e = bpf_ringbuf_reserve(&ring, sizeof(*e), 0);
+
+	if (!e) {
+		count_lost();
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e) - sizeof(e->ips));
+	e->ts = ts;
+	e->pid = e->tid = pid;
+	e->kind = kind;
+	e->old = old;
+	e->size = size;
+	if (stop)
+		bpf_send_signal(19);	/* SIGSTOP */
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+}
+
+/*
+ * The program's entry point, after the dynamic linker loaded its
+ * libraries: stopped there once, for mt-record to probe them too.
+ */
+SEC("uprobe")
+int BPF_KPROBE(entry_stop)
+{
+	send_proc(UA_ENTRY, (__u32)(bpf_get_current_pid_tgid() >> 32), bpf_ktime_get_ns(), 0, 0, 1);
+	return 0;
+}
+
+/*
+ * A child's first return from fork, clone, clone3 or vfork: a process
+ * (not a thread) whose parent is recorded is recorded too, its mmap
+ * family from now, and stopped for its probes (they are per process).
+ */
+SEC("tracepoint")
+int fork_out(struct sys_exit_rec *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 pid = (__u32)(id >> 32), ppid;
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	__u8 one = 1;
+
+	if (ctx->ret != 0 || pid != (__u32)id || bpf_map_lookup_elem(&traced, &pid))
+		return 0;
+	ppid = (__u32)BPF_CORE_READ(t, real_parent, tgid);
+	if (!bpf_map_lookup_elem(&traced, &ppid) || bpf_map_update_elem(&traced, &pid, &one, BPF_ANY))
+		return 0;
+	send_proc(UA_FORK, pid, BPF_CORE_READ(t, start_time), ppid, 0, 1);
+	return 0;
+}
+
+/* A process recorded runs a new program: stopped before its first instruction. */
+SEC("tracepoint")
+int exec_done(void *ctx)
+{
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+
+	if (bpf_map_lookup_elem(&traced, &pid))
+		send_proc(UA_EXEC, pid, bpf_ktime_get_ns(), 0, 0, 1);
+	return 0;
+}
+
+/* A process recorded ends, its last thread gone: its wait status. */
+SEC("tracepoint")
+int exit_done(void *ctx)
+{
+	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+
+	if (!bpf_map_lookup_elem(&traced, &pid) || BPF_CORE_READ(t, signal, live.counter) != 0)
+		return 0;
+	send_proc(UA_EXIT, pid, bpf_ktime_get_ns(), 0, (__u64)(__u32)BPF_CORE_READ(t, exit_code), 0);
+	bpf_map_delete_elem(&traced, &pid);
 	return 0;
 }

@@ -5,8 +5,14 @@
 #define UA_FRAMES 48		/* frames a stack keeps, innermost first */
 #define UA_TOP 16		/* words of the user stack a system call's event keeps */
 
-/* An event's kind: a block's, or a call of the mmap family (a tracepoint's cookie). */
-enum { UA_ALLOC = 1, UA_FREE, UA_MMAP, UA_MUNMAP, UA_MREMAP, UA_MPROTECT, UA_BRK, UA_NKINDS };
+/*
+ * An event's kind: a block's; a call of the mmap family (a tracepoint's
+ * cookie); or a process's: forked (stopped at its first return, ppid in
+ * old), its exec (stopped before its first instruction), its entry point
+ * reached (stopped), its end (the wait status in size).
+ */
+enum { UA_ALLOC = 1, UA_FREE, UA_MMAP, UA_MUNMAP, UA_MREMAP, UA_MPROTECT, UA_BRK,
+	UA_FORK, UA_EXEC, UA_ENTRY, UA_EXIT, UA_NKINDS };
 
 /*
  * A probe's BPF cookie: its site (the collector's index) in the low 16

@@ -1,0 +1,338 @@
+/*
+ * uattach: the probes of each process mt-record --uprobes records (the
+ * kernel's uprobes are per process), and what becomes of a process: its
+ * fork, its exec, its entry point, its end.  Each stops the process
+ * (our BPF program sends it SIGSTOP) until its probes are in.
+ */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <gnu/libc-version.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "mt.h"
+#include "command.h"
+#include "uprobes.h"
+#include "bpf/ualloc.h"
+
+/* The C library mt-record runs with: the one a dynamic program loads. */
+const char *
+libc_path(void)
+{
+	Dl_info info;
+
+	/* Not free's, which a sanitizer's library may define in front of it. */
+	if (dladdr((void *)gnu_get_libc_version, &info) && info.dli_fname &&
+	    info.dli_fname[0] == '/')
+		return info.dli_fname;
+	return NULL;
+}
+
+/*
+ * The site of a probe at off in path, of heap: its cookie.  A site
+ * serves every process probed there (the cookie has 16 bits).
+ */
+static uint64_t
+site_of(struct urec *u, const char *path, uint64_t off, const char *heap, uint64_t segs[][2],
+    size_t nsegs)
+{
+	struct site *t;
+	size_t i;
+
+	for (i = 0; i < u->nsites; i++)
+		if (u->sites[i].off == off && u->sites[i].heap == heap &&
+		    strcmp(u->sites[i].path, path) == 0)
+			return i;
+	u->sites = egrow(u->sites, u->nsites, &u->sitecap, sizeof(*u->sites));
+	t = &u->sites[u->nsites];
+	memset(t, 0, sizeof(*t));
+	t->path = estrdup(path);
+	t->off = off;
+	t->heap = heap;
+	for (i = 0; i < nsegs; i++)
+		if (off >= segs[i][0] && off < segs[i][0] + segs[i][1]) {
+			t->seg_off = segs[i][0];
+			t->seg_size = segs[i][1];
+		}
+	return u->nsites++;
+}
+
+void
+keep_link(struct urec *u, struct bpf_link *l)
+{
+	u->links = egrow(u->links, u->nlinks, &u->linkcap, sizeof(*u->links));
+	u->links[u->nlinks++] = l;
+}
+
+/* Whether path is probed for p already; else it is said to be. */
+static int
+probed_already(struct uproc *p, const char *path)
+{
+	struct stat st;
+	size_t i;
+
+	if (stat(path, &st) < 0)
+		return 0;
+	for (i = 0; i < p->nprobed; i++)
+		if (p->probed[i].dev == st.st_dev && p->probed[i].ino == st.st_ino)
+			return 1;
+	p->probed = egrow(p->probed, p->nprobed, &p->probedcap, sizeof(*p->probed));
+	p->probed[p->nprobed++] = (struct probed){ st.st_dev, st.st_ino, estrdup(path) };
+	return 0;
+}
+
+/*
+ * The probes on the functions path defines of those wanted, for the
+ * process: how many were attached; -1 (errno in refused) when the kernel
+ * refused one.  Two names at one address (glibc's memalign and
+ * aligned_alloc, mimalloc's malloc and mi_malloc) get one probe.  A file
+ * probed for the process already gets none: 0.
+ */
+int
+attach_file(struct urec *u, struct uproc *p, const char *path, struct want *w, size_t nw,
+    int *refused, int *dynamic)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o);
+	const char **names;
+	uint64_t *offs, segs[8][2], site;
+	struct bpf_link *l;
+	size_t i, j, nsegs;
+	int n = 0;
+
+	*dynamic = 0;
+	if (probed_already(p, path))
+		return 0;
+	names = emalloc(nw * sizeof(*names));
+	offs = emalloc(nw * sizeof(*offs));
+	for (i = 0; i < nw; i++)
+		names[i] = w[i].name;
+	if (elf_functions(path, names, nw, offs, dynamic, 0) <= 0)
+		goto out;
+	nsegs = exec_segments(path, segs, 8);
+	for (i = 0; i < nw; i++) {
+		if (!offs[i])
+			continue;
+		w[i].found = 1;
+		for (j = 0; j < i && offs[j] != offs[i]; j++)
+			;
+		if (j < i)
+			continue;
+		site = site_of(u, path, offs[i], w[i].heap_name, segs, nsegs);
+		o.bpf_cookie = UA_COOKIE(site, (uint64_t)w[i].arg, (uint64_t)w[i].heap);
+		o.retprobe = false;
+		if (!(l = bpf_program__attach_uprobe_opts(uprog(u, w[i].in), p->pid, path, offs[i],
+		    &o)))
+			goto refused;
+		keep_link(u, l);
+		n++;
+		if (w[i].out == P_NONE)
+			continue;
+		o.retprobe = true;
+		if (!(l = bpf_program__attach_uprobe_opts(uprog(u, w[i].out), p->pid, path, offs[i],
+		    &o)))
+			goto refused;
+		keep_link(u, l);
+	}
+out:
+	free(names);
+	free(offs);
+	return n;
+refused:
+	*refused = errno;
+	n = -1;
+	goto out;
+}
+
+/*
+ * The libraries the process has mapped, probed where they define a known
+ * function (libjemalloc, libmimalloc...) and not probed yet; the trace
+ * says which, and when.
+ */
+void
+probe_mapped(struct urec *u, struct uproc *p, const char *when)
+{
+	char path[64], line[4096], perms[8], file[4096];
+	int refused, dynamic, n;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
+	if (!(fp = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%*x-%*x %7s %*x %*s %*s %4095[^\n]", perms, file) != 2 ||
+		    perms[2] != 'x' || file[0] != '/')
+			continue;
+		if ((n = attach_file(u, p, file, u->w, nprobe_fns, &refused, &dynamic)) < 0)
+			mt_warnx("--uprobes: %s: a probe was refused: %s", file, strerror(refused));
+		else if (n > 0)
+			recorder_comment(u->rc, "# mt-record: %s, %d functions probed in %s of pid %d",
+			    when, n, file, (int)p->pid);
+	}
+	fclose(fp);
+}
+
+/*
+ * A program's probes for the process about to run it: its own functions
+ * (the pools' too), the C library's when it is dynamic (into *m), and a
+ * stop at its entry point, where the libraries it loads are known.
+ * 0, or -1 with the errno of a refusal in *refused.
+ */
+int
+probe_image(struct urec *u, struct uproc *p, const char *exe, int *n, int *m, int *refused)
+{
+	const char *libc = libc_path();
+	int dynamic = 0, dummy;
+	uint64_t entry;
+
+	*m = 0;
+	if ((*n = attach_file(u, p, exe, u->w, u->nw, refused, &dynamic)) < 0 ||
+	    (libc && dynamic && (*m = attach_file(u, p, libc, u->w, nprobe_fns, refused,
+	    &dummy)) < 0))
+		return -1;
+	if (dynamic && !p->stop && (entry = entry_offset(exe))) {
+		LIBBPF_OPTS(bpf_uprobe_opts, o);
+		if (!(p->stop = bpf_program__attach_uprobe_opts(uprog(u, P_ENTRY_STOP), p->pid, exe,
+		    entry, &o))) {
+			*refused = errno;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A process stopped by our program goes on. */
+static void
+let_go(struct uproc *p)
+{
+	kill(p->pid, SIGCONT);
+	p->stopped = 0;
+}
+
+/* A new process: forked by one recorded, probed as its parent was. */
+static void
+at_fork(struct urec *u, struct uproc *parent, pid_t pid, uint64_t ts, uint64_t forked_at)
+{
+	struct uproc *p = uproc_of(u, pid) ? u->last : uproc_add(u, pid);
+	int refused, dynamic;
+	size_t i;
+
+	p->stopped = 1;
+	put_proc_read(u, p, parent->pid);
+	recorder_fork_outside(u->rc, pid, parent->pid, forked_at);
+	for (i = 0; i < parent->nprobed; i++)
+		if (attach_file(u, p, parent->probed[i].path, u->w, u->nw, &refused, &dynamic) < 0)
+			mt_warnx("--uprobes: pid %d: %s: a probe was refused: %s", (int)pid,
+			    parent->probed[i].path, strerror(refused));
+	read_maps(u, p, ts);
+	let_go(p);
+}
+
+/* A process recorded runs a new program: its probes, before it starts. */
+static void
+at_exec(struct urec *u, struct uproc *p, uint64_t ts)
+{
+	char path[64], exe[PATH_MAX];
+	int n, m, refused = 0;
+	ssize_t k;
+
+	p->stopped = 1;
+	free(p->maps);
+	p->maps = NULL;
+	p->nmaps = p->mapcap = 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	if ((k = readlink(path, exe, sizeof(exe) - 1)) > 0) {
+		exe[k] = '\0';
+		if (!p->first_exec) {
+			recorder_exec_outside(u->rc, p->pid);
+			put_proc_read(u, p, parent_of(p->pid));
+		}
+		p->first_exec = 0;
+		if (probe_image(u, p, exe, &n, &m, &refused) < 0)
+			mt_warnx("--uprobes: pid %d: %s: a probe was refused: %s", (int)p->pid, exe,
+			    strerror(refused));
+		else if (n + m)
+			recorder_comment(u->rc, "# mt-record: pid %d runs %s: %d functions probed",
+			    (int)p->pid, exe, n + m);
+	}
+	read_maps(u, p, ts);
+	let_go(p);
+}
+
+/*
+ * A process's fork, exec, entry point or end, from the ring: pid's (a
+ * fork's child), p the process recorded it is of (a fork's parent), NULL
+ * when none is; arg, an end's wait status, or a fork's time as it was
+ * (ts is made no earlier than the events before).  Stopped by our
+ * program, the process goes on whatever becomes of the event.
+ */
+void
+on_proc_event(struct urec *u, struct uproc *p, int kind, uint64_t ts, pid_t pid, uint64_t arg)
+{
+	if (!p) {
+		if (kind != UA_EXIT)
+			kill(pid, SIGCONT);
+		return;
+	}
+	switch (kind) {
+	case UA_FORK:
+		at_fork(u, p, pid, ts, arg);
+		break;
+	case UA_EXEC:
+		at_exec(u, p, ts);
+		break;
+	case UA_ENTRY:
+		/* Its libraries loaded: probed, and on it goes. */
+		p->stopped = 1;
+		bpf_link__destroy(p->stop);
+		p->stop = NULL;
+		read_maps(u, p, ts);
+		probe_mapped(u, p, "at the program's entry");
+		let_go(p);
+		break;
+	case UA_EXIT:
+		/* The command's own end is mt-record's to wait for. */
+		if (p != u->procs[0])
+			put_exit(u, p, ts, (int)arg);
+		p->ended = 1;
+		bpf_link__destroy(p->stop);
+		p->stop = NULL;
+		break;
+	}
+}
+
+/* Processes stopped by our program and not let go of yet, let go (we are ending). */
+void
+let_go_all(struct urec *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->nprocs; i++)
+		if (u->procs[i]->stopped && !u->procs[i]->ended)
+			let_go(u->procs[i]);
+}
+
+/* The command's descendants recorded that have not ended. */
+int
+descendants_left(struct urec *u)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 1; i < u->nprocs; i++) {
+		if (u->procs[i]->ended)
+			continue;
+		/* Its end's event lost: gone all the same. */
+		if (kill(u->procs[i]->pid, 0) < 0 && errno == ESRCH)
+			u->procs[i]->ended = 1;
+		else
+			n++;
+	}
+	return n;
+}

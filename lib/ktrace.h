@@ -36,4 +36,12 @@ uint64_t ktrace_unresolved(const struct ktrace *k);
 void ktrace_close(struct ktrace *k, void (*emit)(struct mt_event *, void *), void *arg);
 void ktrace_free(struct ktrace *k);
 
+/*
+ * tracefs's root into root: where it is mounted, else mounted on
+ * /sys/kernel/tracing (*mounted set, for tracefs_unmount).  0, or -1
+ * with errno.
+ */
+int tracefs_find(char *root, size_t n, int *mounted);
+void tracefs_unmount(const char *root);
+
 #endif

@@ -287,6 +287,20 @@ pid_counts() {	# TRACE PID
 	has_line "$stderr" "^mt-record: [0-9]+ events, 1 process, "
 }
 
+@test "--uprobes where tracefs is not mounted: mounted for the tracepoints, as it was after" {
+	need_uprobes
+	unshare -m true 2>/dev/null || skip "no mount namespace here (unshare -m)"
+	run -0 --separate-stderr unshare -m sh -c '
+		for m in /sys/kernel/tracing /sys/kernel/debug/tracing /sys/kernel/debug; do
+			umount "$m" 2>/dev/null
+		done
+		! grep -q tracefs /proc/mounts || exit 9
+		mt-record --uprobes -o t.mtr -- "$1" || exit
+		! grep -q tracefs /proc/mounts || exit 8' sh "$PROGS/mmap"
+	# The mmap family's calls came by the tracepoints.
+	[ "$(mt-decode t.mtr | awk -F'\t' '$1 == "alloc" && $5 == "reserve"' | wc -l)" -ge 1 ]
+}
+
 @test "--uprobes follows an exec: a shell's static and dynamic children, each probed before it runs" {
 	need_uprobes
 	run -0 --separate-stderr mt-record --uprobes -o e.mtr -- \

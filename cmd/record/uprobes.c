@@ -26,6 +26,7 @@
 #include "mt.h"
 #include "command.h"
 #include "uprobes.h"
+#include "ktrace.h"
 #include "bpf/ualloc.h"
 /* bpftool's skeleton casts away a const. */
 #pragma GCC diagnostic push
@@ -103,7 +104,7 @@ attach_tp(struct urec *u, struct bpf_program *prog, const char *group, const cha
  * exec and an end, that its probes follow.  0, or -1 with errno.
  */
 static int
-trace_calls(struct urec *u, pid_t pid, int follow)
+attach_tps(struct urec *u, pid_t pid, int follow)
 {
 	static const struct { const char *name; int kind; } calls[] = {
 		{ "mmap", UA_MMAP }, { "munmap", UA_MUNMAP }, { "mremap", UA_MREMAP },
@@ -137,6 +138,24 @@ trace_calls(struct urec *u, pid_t pid, int follow)
 	    attach_tp(u, s->progs.exit_done, "sched", "sched_process_exit", 0) < 0)
 		return -1;
 	return 0;
+}
+
+/* The tracepoints attached, tracefs mounted for it if it is not, and let be after. */
+static int
+trace_calls(struct urec *u, pid_t pid, int follow)
+{
+	char root[256];
+	int mounted, r, e;
+
+	if (tracefs_find(root, sizeof(root), &mounted) < 0)
+		return -1;
+	r = attach_tps(u, pid, follow);
+	e = errno;
+	/* Attached, they need it no more. */
+	if (mounted)
+		tracefs_unmount(root);
+	errno = e;
+	return r;
 }
 
 /* The refusals that come before anything is loaded: 0, or said. */

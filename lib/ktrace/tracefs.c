@@ -108,9 +108,7 @@ remove_instance(struct ktrace *k)
 		k->dir[0] = '\0';
 	}
 	if (k->mounted) {
-		/* The kernel lets go of a removed instance's buffers a little later. */
-		for (int i = 0; i < 50 && umount(k->root) < 0 && errno == EBUSY; i++)
-			usleep(20000);
+		tracefs_unmount(k->root);
 		k->mounted = 0;
 	}
 }
@@ -144,31 +142,50 @@ remove_stale(const char *root)
 	closedir(dir);
 }
 
-struct ktrace *
-ktrace_open(const struct ktrace_opts *o, char *err, size_t errlen)
+int
+tracefs_find(char *root, size_t n, int *mounted)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	struct ktrace *k = ecalloc(1, sizeof(*k));
 	struct statfs sf;
 	size_t i;
-	int e = 0;
 
-	k->o = *o;
-	k->pipe = -1;
+	*mounted = 0;
 	for (i = 0; i < 2; i++)
 		if (statfs(roots[i], &sf) == 0 && sf.f_type == TRACEFS_MAGIC)
 			break;
 	if (i == 2) {
-		if (mount("nodev", roots[0], "tracefs", 0, NULL) < 0) {
-			snprintf(err, errlen, "cannot mount tracefs on %s: %s%s", roots[0],
-			    strerror(errno), errno == EPERM ? " (kernel tracing needs root)" : "");
-			free(k);
-			return NULL;
-		}
-		k->mounted = 1;
+		snprintf(root, n, "%s", roots[0]);
+		if (mount("nodev", roots[0], "tracefs", 0, NULL) < 0)
+			return -1;
+		*mounted = 1;
 		i = 0;
 	}
-	snprintf(k->root, sizeof(k->root), "%s", roots[i]);
+	snprintf(root, n, "%s", roots[i]);
+	return 0;
+}
+
+void
+tracefs_unmount(const char *root)
+{
+	/* The kernel lets go of a removed instance's buffers a little later. */
+	for (int i = 0; i < 50 && umount(root) < 0 && errno == EBUSY; i++)
+		usleep(20000);
+}
+
+struct ktrace *
+ktrace_open(const struct ktrace_opts *o, char *err, size_t errlen)
+{
+	struct ktrace *k = ecalloc(1, sizeof(*k));
+	int e = 0;
+
+	k->o = *o;
+	k->pipe = -1;
+	if (tracefs_find(k->root, sizeof(k->root), &k->mounted) < 0) {
+		snprintf(err, errlen, "cannot mount tracefs on %s: %s%s", k->root,
+		    strerror(errno), errno == EPERM ? " (kernel tracing needs root)" : "");
+		free(k);
+		return NULL;
+	}
 	active = k;
 	atexit(cleanup_at_exit);
 	remove_stale(k->root);

@@ -102,6 +102,7 @@ read_maps(struct urec *u, struct uproc *p, uint64_t ts)
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
+	p->maps_whole = 0;
 	if (!(fp = fopen(path, "re")))
 		return;
 	while (fgets(line, sizeof(line), fp)) {
@@ -109,6 +110,7 @@ read_maps(struct urec *u, struct uproc *p, uint64_t ts)
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &lo, &hi, perms, &off,
 		    file) < 4 || perms[2] != 'x')
 			continue;
+		p->maps_whole = 1;
 		/* [uprobes] (the kernel's), [vsyscall]: no code of the program's. */
 		if (file[0] == '[' && strcmp(file, "[vdso]"))
 			continue;
@@ -264,6 +266,14 @@ on_event(void *ctx, void *data, size_t len)
 	for (i = n = 0; i < e.nips && i < UA_FRAMES && e.ips[i] && e.ips[i] < (1ULL << 47); i++)
 		if (i != 1 || e.ips[1] != e.ips[0])
 			ips[n++] = e.ips[i];
+	/*
+	 * A frame in no code of the process's is a frame-pointer chain gone
+	 * astray through code built without them (data taken for a return
+	 * address): the stack ends there, once its maps are known to be whole.
+	 */
+	for (i = 0; i < n && p->maps_whole; i++)
+		if (!is_code(u, p, ips[i], ts) && p->maps_whole)
+			n = i;
 	if (e.kind > UA_FREE) {
 		on_map_call(u, p, &e, ts, ips, n);
 		u->events++;

@@ -80,6 +80,7 @@ struct uproc {
 	struct { uint64_t lo, hi; } *maps;	/* the executable mappings said */
 	size_t nmaps, mapcap;
 	uint64_t maps_read_at;
+	int maps_whole;		/* /proc's maps were read last time, not only derived */
 	struct probed *probed;	/* the files probed for it */
 	size_t nprobed, probedcap;
 	struct bpf_link *stop;	/* at its program's entry, until it is reached */

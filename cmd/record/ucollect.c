@@ -136,23 +136,39 @@ site_map(struct urec *u, struct uproc *p, uint32_t cookie, uint64_t probe_ip, ui
 	say_map(u, p, ts, lo, lo + t->seg_size, t->seg_off, t->path);
 }
 
-/* Whether an address is in a mapping said; else the maps read again (dlopen). */
-static void
+/*
+ * Whether an address is in a mapping said; else the maps are read again
+ * (dlopen) and it is looked for there.
+ */
+static int
 know_address(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts)
 {
-	size_t i;
+	size_t i, from = 0;
 
 	for (i = 0; i < p->nmaps; i++)
 		if (ip >= p->maps[i].lo && ip < p->maps[i].hi)
-			return;
+			return 1;
 	/* Read again at most every 10 ms: a bad frame is not a new module. */
 	if (p->nmaps && ts < p->maps_read_at + 10000000)
-		return;
+		return 0;
 	p->maps_read_at = ts;
+	from = p->nmaps;
 	read_maps(u, p, ts);
+	for (i = from; i < p->nmaps; i++)
+		if (ip >= p->maps[i].lo && ip < p->maps[i].hi)
+			return 1;
+	return 0;
 }
 
-/* The stack's id, its stack line written the first time. */
+/* Marks a stack seen whose every frame was cut: it has none. */
+#define NO_STACK ((void *)UINTPTR_MAX)
+
+/*
+ * The stack's id, its stack line written the first time; 0 for none.  A
+ * frame in no code of the process's is a frame-pointer chain gone astray
+ * through code built without them (data taken for a return address): the
+ * stack ends there, once its maps are known to be whole.
+ */
 static uint64_t
 stack_id(struct urec *u, struct uproc *p, const uint64_t *ips, size_t n, uint64_t ts)
 {
@@ -161,9 +177,16 @@ stack_id(struct urec *u, struct uproc *p, const uint64_t *ips, size_t n, uint64_
 	size_t i;
 
 	if (*v)
-		return (uint64_t)(uintptr_t)*v;
+		return *v == NO_STACK ? 0 : (uint64_t)(uintptr_t)*v;
 	for (i = 0; i < n; i++)
-		know_address(u, p, ips[i], ts);
+		if (!know_address(u, p, ips[i], ts) && p->maps_whole) {
+			n = i;
+			break;
+		}
+	if (!n) {
+		*v = NO_STACK;
+		return 0;
+	}
 	*v = (void *)(uintptr_t)++u->next_stack;
 	memset(&ev, 0, sizeof(ev));
 	ev.type = MT_STACK;
@@ -172,19 +195,6 @@ stack_id(struct urec *u, struct uproc *p, const uint64_t *ips, size_t n, uint64_
 	ev.ips = (uint64_t *)(uintptr_t)ips;
 	put(u, &ev);
 	return u->next_stack;
-}
-
-/* Whether an address is in an executable mapping of the process's. */
-static int
-is_code(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts)
-{
-	size_t i;
-
-	know_address(u, p, ip, ts);
-	for (i = 0; i < p->nmaps; i++)
-		if (ip >= p->maps[i].lo && ip < p->maps[i].hi)
-			return 1;
-	return 0;
 }
 
 /*
@@ -207,7 +217,7 @@ on_map_call(struct urec *u, struct uproc *p, const struct ua_event *e, uint64_t 
 
 	if (n) {
 		for (i = 0; i < UA_TOP; i++)
-			if (e->top[i] && e->top[i] < (1ULL << 47) && is_code(u, p, e->top[i], ts))
+			if (e->top[i] && e->top[i] < (1ULL << 47) && know_address(u, p, e->top[i], ts))
 				break;
 		if (i < UA_TOP && (n < 2 || ips[1] != e->top[i]))
 			ips[0] = e->top[i];
@@ -266,14 +276,6 @@ on_event(void *ctx, void *data, size_t len)
 	for (i = n = 0; i < e.nips && i < UA_FRAMES && e.ips[i] && e.ips[i] < (1ULL << 47); i++)
 		if (i != 1 || e.ips[1] != e.ips[0])
 			ips[n++] = e.ips[i];
-	/*
-	 * A frame in no code of the process's is a frame-pointer chain gone
-	 * astray through code built without them (data taken for a return
-	 * address): the stack ends there, once its maps are known to be whole.
-	 */
-	for (i = 0; i < n && p->maps_whole; i++)
-		if (!is_code(u, p, ips[i], ts) && p->maps_whole)
-			n = i;
 	if (e.kind > UA_FREE) {
 		on_map_call(u, p, &e, ts, ips, n);
 		u->events++;
@@ -286,20 +288,11 @@ on_event(void *ctx, void *data, size_t len)
 	heap = UA_SITE(e.cookie) < u->nsites ? u->sites[UA_SITE(e.cookie)].heap : "malloc";
 	ev.heap = (struct mt_str){ heap, strlen(heap) };
 	ev.addr = e.addr;
-	if (e.kind == UA_FREE) {
-		ev.type = MT_FREE;
-		if (u->free_stacks && n)
-			ev.stack = stack_id(u, p, ips, n, ts);
-		else
-			ev.flags |= EV_STACK_NONE;
-	} else {
-		ev.type = MT_ALLOC;
+	ev.type = e.kind == UA_FREE ? MT_FREE : MT_ALLOC;
+	if (e.kind == UA_ALLOC)
 		ev.size = e.size;
-		if (n)
-			ev.stack = stack_id(u, p, ips, n, ts);
-		else
-			ev.flags |= EV_STACK_NONE;
-	}
+	if (!n || (e.kind == UA_FREE && !u->free_stacks) || !(ev.stack = stack_id(u, p, ips, n, ts)))
+		ev.flags |= EV_STACK_NONE;
 	put(u, &ev);
 	u->events++;
 	return 0;

@@ -70,8 +70,10 @@ own_rows() {
 
 @test "--uprobes, a dynamic program: the same lifetimes as the preload recording" {
 	need_uprobes
-	mt-record --uprobes -o u.mtr -- "$PROGS/ucount" >/dev/null 2>&1
-	mt-record -o p.mtr -- "$PROGS/ucount" >/dev/null 2>&1
+	# Times to the ns: at 100 ns, two allocations may share a time, and
+	# their order in the sort below would be the order of their frees.
+	mt-record --uprobes --time-resolution 1ns -o u.mtr -- "$PROGS/ucount" >/dev/null 2>&1
+	mt-record --time-resolution 1ns -o p.mtr -- "$PROGS/ucount" >/dev/null 2>&1
 	# Each lifetime's size, whether freed, and its allocation's place in
 	# the order: the addresses differ from run to run (ASLR), not these.
 	# (The blocks left are written at the end in an order of their own.)

@@ -47,7 +47,9 @@ LIBOBJ := $(LIBSRC:.c=.o)
 prog_src = $(or $(wildcard cmd/$(patsubst mt-%,%,$(1))/*.c),cmd/$(1).c)
 PROGOBJ := $(foreach p,$(notdir $(PROGS)),$(patsubst %.c,%.o,$(call prog_src,$(p))))
 PRELOAD = lib/libmt-preload.so
-PRELOAD_OBJ := $(patsubst %,%.pic.o,$(basename $(wildcard lib/preload/*.c lib/preload/*.S)))
+# It shares the interpreter of call frame information with the collector.
+PRELOAD_OBJ := $(patsubst %,%.pic.o,$(basename $(wildcard lib/preload/*.c lib/preload/*.S))) \
+	lib/ehframe.pic.o
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/gen-trace.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static \
 	tests/progs/ucount-static tests/progs/ucount-musl
@@ -163,6 +165,8 @@ PRELOAD_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -Ilib -fPIC -fvisibi
 lib/preload/%.pic.o: lib/preload/%.c
 	$(CC) $(PRELOAD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 lib/preload/%.pic.o: lib/preload/%.S
+	$(CC) $(PRELOAD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+lib/ehframe.pic.o: lib/ehframe.c
 	$(CC) $(PRELOAD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 $(PRELOAD): $(PRELOAD_OBJ)
 	$(CC) $(CFLAGS) -shared -Wl,-Bsymbolic-functions -o $@ $(PRELOAD_OBJ) -lunwind -ldl -lpthread

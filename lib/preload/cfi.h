@@ -9,19 +9,9 @@
 
 #include <stdint.h>
 
+#include "ehframe.h"
+
 #pragma GCC visibility push(hidden)
-
-/* What a frame is: one the walk can follow, the outermost, a signal
-   handler's (the context saved at the CFA), or one it cannot follow. */
-enum { K_NORMAL, K_END, K_SIGNAL, K_UNSUP };
-
-/* A packed rule: */
-#define V_KIND		3u	/* K_* */
-#define V_CFA_BP	4u	/* the CFA is rbp + V_CFA_OFF, else rsp + it */
-#define V_BP_SAVED	8u	/* the caller's rbp is at CFA + V_BP_OFF */
-#define V_BP_LOST	16u	/* the caller's rbp is not known */
-#define V_BP_OFF(v)	((int16_t)(uint16_t)((v) >> 16))
-#define V_CFA_OFF(v)	((int32_t)(uint32_t)((v) >> 32))
 
 #define CFI_CACHE_BITS 16
 #define CFI_CACHE_SLOTS (1u << CFI_CACHE_BITS)

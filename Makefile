@@ -193,6 +193,10 @@ tests/progs/ucount-static: tests/progs/ucount.c
 tests/progs/ucount-musl: tests/progs/ucount.c
 	musl-gcc $(UCOUNT_CFLAGS) -static -o $@ $<
 
+# --uprobes' copied stacks: a program built as Debian builds its packages.
+tests/progs/unofp: tests/progs/unofp.c
+	$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -fno-builtin -o $@ $< -lpthread
+
 # jemalloc's own API, from the shared library (libjemalloc-dev).
 tests/progs/jemx: tests/progs/jemx.c
 	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< -ljemalloc
@@ -301,7 +305,7 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \
 FUZZ_OBJ = $(patsubst lib/%.c,tests/fuzz/obj/%.o,$(LIBSRC))
 FUZZ_LIBS = $(DEPS_LIBS) $(LIBS_mt-window) $(ZLIB_LIBS) -lpthread -lm
 
-fuzz: tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace tests/fuzz/fuzz-collector
+fuzz: tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace tests/fuzz/fuzz-collector tests/fuzz/fuzz-ehframe
 
 tests/fuzz/obj/%.o: lib/%.c | lib/report-page.h lib/mt-suppress.h
 	@mkdir -p $(dir $@)

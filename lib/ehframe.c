@@ -6,6 +6,7 @@
  * files: no read leaves the image, whatever its offsets say.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ehframe.h"
@@ -405,32 +406,48 @@ entry_pc(const struct eh_image *im, const uint8_t *tab, uintptr_t i)
 }
 
 uintptr_t
+eh_functions(const struct eh_image *im)
+{
+	const uint8_t *tab;
+
+	if (im->tab)
+		return im->ntab;
+	return im->hdr ? hdr_table(im, &tab) : 0;
+}
+
+uintptr_t
 eh_function(const struct eh_image *im, uintptr_t i)
 {
 	const uint8_t *tab;
-	uintptr_t count = hdr_table(im, &tab);
+	uintptr_t count;
 
+	if (im->tab)
+		return i < im->ntab ? im->tab[i].pc : 0;
+	count = im->hdr ? hdr_table(im, &tab) : 0;
 	return i < count ? entry_pc(im, tab, i) : 0;
 }
 
-/* The FDE that covers pc, by the header's table; NULL if none. */
+/* The FDE that covers pc, by the header's table or the index; NULL if none. */
 static const uint8_t *
 fde_of(const struct eh_image *im, uintptr_t pc)
 {
-	const uint8_t *tab;
-	uintptr_t count = hdr_table(im, &tab), lo = 0, hi, mid;
+	const uint8_t *tab = NULL;
+	uintptr_t count, lo = 0, hi, mid;
 	int32_t off;
 
-	if (count == 0 || entry_pc(im, tab, 0) > pc)
+	count = im->tab ? im->ntab : im->hdr ? hdr_table(im, &tab) : 0;
+	if (count == 0 || eh_function(im, 0) > pc)
 		return NULL;
 	hi = count - 1;
 	while (lo < hi) {	/* the last entry that starts at or before pc */
 		mid = lo + (hi - lo + 1) / 2;
-		if (entry_pc(im, tab, mid) <= pc)
+		if ((im->tab ? im->tab[mid].pc : entry_pc(im, tab, mid)) <= pc)
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
+	if (im->tab)
+		return im->tab[lo].fde;
 	memcpy(&off, tab + lo * 8 + 4, 4);
 	return at_offset(im, im->hdr, off);
 }
@@ -568,4 +585,56 @@ eh_rule(const struct eh_image *im, uintptr_t pc)
 	return K_NORMAL | (st.cfa_reg == 6 ? V_CFA_BP : 0) |
 	    (st.bp_how == 1 ? V_BP_SAVED : 0) | (st.bp_how == 2 ? V_BP_LOST : 0) |
 	    (uint64_t)(uint16_t)(int16_t)st.bp_off << 16 | (uint64_t)(uint32_t)st.cfa_off << 32;
+}
+
+static int
+by_pc(const void *a, const void *b)
+{
+	uintptr_t x = ((const struct eh_entry *)a)->pc, y = ((const struct eh_entry *)b)->pc;
+
+	return x < y ? -1 : x > y;
+}
+
+uintptr_t
+eh_index(struct eh_image *im, const uint8_t *p, uintptr_t len)
+{
+	const uint8_t *end = within(im, p, len), *cie, *next;
+	uintptr_t n = 0, cap = 0, begin;
+	struct eh_entry *t = NULL, *g;
+	uint32_t clen, id;
+	struct cie c;
+
+	im->tab = NULL;
+	im->ntab = 0;
+	if (!end)
+		return 0;
+	for (; end - p >= 8; p = next) {
+		memcpy(&clen, p, 4);
+		/* The end; or a 64-bit length, which no x86-64 tool writes. */
+		if (clen == 0 || clen == 0xffffffffu || clen > (uintptr_t)(end - p) - 4)
+			break;
+		next = p + 4 + clen;
+		memcpy(&id, p + 4, 4);
+		if (id == 0 || clen < 8)
+			continue;	/* a CIE */
+		cie = at_offset(im, p + 4, -(int64_t)id);
+		if (cie_parse(im, cie, &c) < 0 || !encoded(im, p + 8, next, c.fde_enc, 0, &begin))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			if (!(g = realloc(t, cap * sizeof(*t))))
+				break;
+			t = g;
+		}
+		t[n].pc = begin;
+		t[n++].fde = p;
+	}
+	if (!n) {
+		free(t);
+		return 0;
+	}
+	qsort(t, n, sizeof(*t), by_pc);
+	im->tab = t;
+	im->ntab = n;
+	return n;
 }

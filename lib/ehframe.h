@@ -31,15 +31,30 @@ enum { K_NORMAL, K_END, K_SIGNAL, K_UNSUP };
  * address to give the address the module's code sees it at (0 in the
  * process that loaded it; a file's segment mapped elsewhere otherwise).
  */
+struct eh_entry {
+	uintptr_t pc;		/* the function's start */
+	const uint8_t *fde;
+};
 struct eh_image {
 	const uint8_t *hdr, *lo, *hi;
 	uintptr_t bias;
+	struct eh_entry *tab;	/* with no .eh_frame_hdr (a static program): eh_index's */
+	uintptr_t ntab;
 };
+
+/*
+ * A module with no .eh_frame_hdr (ld -static makes none): an index of the
+ * FDEs of its .eh_frame, at [p, p + len) in the image, made into im->tab
+ * (malloc'ed, the caller's to free), sorted.  How many it holds.
+ */
+uintptr_t eh_index(struct eh_image *im, const uint8_t *p, uintptr_t len);
 
 /* The packed rule of the frame at pc (the module's own address). */
 uint64_t eh_rule(const struct eh_image *im, uintptr_t pc);
 
-/* The start of the i-th function the table covers, ascending; 0 past the last. */
+/* How many functions the image's table covers; the start of the i-th,
+   ascending (0 past the last). */
+uintptr_t eh_functions(const struct eh_image *im);
 uintptr_t eh_function(const struct eh_image *im, uintptr_t i);
 
 #pragma GCC visibility pop

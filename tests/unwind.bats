@@ -186,8 +186,11 @@ for line in sys.stdin:
 }
 
 @test "--unwind: a bad method is refused with the list" {
+	run -2 --separate-stderr mt-record --unwind frobnicate -- true
+	has_line "$stderr" "bad unwinder 'frobnicate' \(libunwind, shadow, fp, check; with -u: fp, dwarf\[:SIZE\]\)"
+	# Stacks are copied by the BPF program alone.
 	run -2 --separate-stderr mt-record --unwind dwarf -- true
-	has_line "$stderr" "bad unwinder 'dwarf' \(libunwind, shadow, fp, check\)"
+	has_line "$stderr" "^mt-record: --unwind dwarf: stacks are copied only with --uprobes \(-u\)$"
 }
 
 @test "modules unloaded and others loaded where they were: stacks by the new module's rules" {

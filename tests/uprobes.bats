@@ -61,7 +61,9 @@ own_rows() {
 	echo "$output" >own.txt
 	has_line "$stderr" '^mt-record: .* bytes written to u\.mtr$'
 	[ "$(trace_counts u.mtr)" = "$(counts_of own.txt)" ]
-	mt-decode u.mtr | grep -q '^# mt-record: recorded through uprobes, .* probed in .*/libc\.so\.6; stacks by frame pointers$'
+	mt-decode u.mtr | grep -q '^# mt-record: recorded through uprobes, .* probed in .*/libc\.so\.6$'
+	# Built with frame pointers: its stacks are theirs, not copies.
+	mt-decode u.mtr | grep -q '^# mt-record: pid [0-9]*: stacks by --unwind fp: its frame pointers$'
 	mt-record -o p.mtr -- "$PROGS/ucount" >/dev/null 2>&1
 	diff <(own_rows p.mtr) <(own_rows u.mtr)
 	# The leaks, named by function and line.
@@ -95,7 +97,9 @@ own_rows() {
 	diff <(own_rows p.mtr) <(own_rows s.mtr)
 	[ "$(own_rows s.mtr | awk -F'\t' '{ n += $3; b += $4 } END { print n, b }')" = \
 		"$(awk '{ print $2, $6 }' own.txt)" ]
-	mt-decode s.mtr | grep -q "^# mt-record: recorded through uprobes, [0-9]* functions probed in $PROGS/ucount-static; stacks"
+	mt-decode s.mtr | grep -q "^# mt-record: recorded through uprobes, [0-9]* functions probed in $PROGS/ucount-static$"
+	# glibc's own functions keep no frame pointer: its stacks are copies.
+	mt-decode s.mtr | grep -q "^# mt-record: pid [0-9]*: stacks by --unwind dwarf: "
 }
 
 @test "--uprobes, a musl static program: every allocation and free" {
@@ -419,4 +423,52 @@ allocator_api() {	# PROG FUNCTION LIBRARY
 	[ -z "$output" ]
 	[ "$stderr" = "mt-record: --uprobes: ./hello: a Go program: its runtime allocates, not malloc, and mt-record does not record it" ]
 	[ ! -e u.mtr ]
+}
+
+# A trace's stacks of unofp's malloc through main, folded (callers first)
+# with the start-up frames as one, each with its bytes.
+main_stacks() {
+	mt-symbolize "$1" | mt-lifetime -q | mt-group -M -F folded 2>/dev/null |
+		grep -E '(^|;)main;.*;leaf [0-9]+$' | sort
+}
+
+@test "--uprobes, a program built without frame pointers: its stacks copied, each as libunwind's" {
+	need_uprobes
+	run -0 --separate-stderr mt-record --uprobes -o u.mtr -- "$PROGS/unofp" 4
+	[ "$output" = "allocs 31 frees 26" ]
+	mt-decode u.mtr | grep -q '^# mt-record: pid [0-9]*: stacks by --unwind dwarf: 8192 bytes of its stack copied at each event, unwound by the call frame information$'
+	mt-decode u.mtr | grep -q '^# mt-record: stacks taken by --unwind fp in 0 processes, dwarf in 1$'
+	# libunwind, in the preload library: an unwinder of its own.
+	mt-record --unwind libunwind -o p.mtr -- "$PROGS/unofp" 4 >/dev/null 2>&1
+	main_stacks p.mtr >p.txt
+	# main's ten, the thread's twenty (not through main), deep's one.
+	[ "$(grep -c ';top;mid;leaf ' p.txt)" -ge 1 ]
+	grep -q ';deep;deep;deep;deep;deep;leaf 7777$' p.txt
+	diff p.txt <(main_stacks u.mtr)
+	mt-symbolize u.mtr | mt-lifetime -q | mt-group -M -F folded 2>/dev/null |
+		grep -q '^unofp;\[start-up\];thread_main;top;mid;leaf 60190$'
+	# Frame pointers alone do not get past leaf: the two ways differ.
+	mt-record --uprobes --unwind fp -o f.mtr -- "$PROGS/unofp" 4 >/dev/null 2>&1
+	mt-decode f.mtr | grep -q '^# mt-record: pid [0-9]*: stacks by --unwind fp: its frame pointers$'
+	! grep -q ';top;mid;leaf ' <(main_stacks f.mtr)
+	# The heap's first growth, brk inside malloc: its stack goes through
+	# the kernel's uretprobe trampoline, put back, to main.
+	mt-symbolize u.mtr | mt-lifetime -q | mt-group -M -F folded 2>/dev/null |
+		grep -q ';main;top;mid;leaf;__GI___libc_malloc;.*;__GI___sbrk [0-9]*$'
+}
+
+@test "--unwind dwarf:SIZE: a stack deeper than the copy ends with it; one as large holds it whole" {
+	need_uprobes
+	# 30 frames of 512 bytes and more: 16 KiB of stack under leaf.
+	mt-record --uprobes --unwind dwarf -o d8.mtr -- "$PROGS/unofp" 30 >/dev/null 2>&1
+	mt-record --uprobes --unwind dwarf:64K -o d64.mtr -- "$PROGS/unofp" 30 >/dev/null 2>&1
+	mt-decode d64.mtr | grep -q '^# mt-record: pid [0-9]*: stacks by --unwind dwarf: 65536 bytes of its stack copied at each event'
+	main_stacks d64.mtr | grep -q "main;$(printf 'deep;%.0s' $(seq 31))leaf 7777\$"
+	! main_stacks d8.mtr | grep -q ';deep;.*leaf 7777$'
+	mt-symbolize d8.mtr | mt-lifetime -q | mt-group -F folded | grep -q "^unofp;$(printf 'deep;%.0s' $(seq 10))[de;p]*leaf 7777\$"
+	# The refusals: a size out of bounds, a method of the preload library's.
+	run -2 --separate-stderr mt-record --uprobes --unwind dwarf:1K -- true
+	[ "$stderr" = "mt-record: bad stack copy size '1K' (4K to 64K)" ]
+	run -2 --separate-stderr mt-record --uprobes --unwind shadow -- true
+	[ "$stderr" = "mt-record: --unwind shadow: not with --uprobes: fp, or dwarf[:SIZE]" ]
 }

@@ -26,6 +26,9 @@ struct args {
 	uint64_t duration;	/* -d, or 0 */
 	char flags[8];		/* for the library: see main.c */
 	int uprobes;		/* --uprobes */
+	const char *unwind_named;	/* --unwind's argument, or NULL */
+	char uunwind;		/* with -u: 'p' fp, 'd' dwarf, 'a' by how each program is built */
+	unsigned copy_size;	/* --unwind dwarf:SIZE */
 	const char *blind;	/* why LD_PRELOAD cannot see the command, or NULL */
 	struct pool_fn pools[MAX_POOLS];
 	int npools;

@@ -17,6 +17,7 @@
 
 #include "mt.h"
 #include "command.h"
+#include "bpf/ualloc.h"
 
 /* The unwinder unless --unwind says: its letter for the library. */
 #define UNWIND_DEFAULT	's'
@@ -41,7 +42,10 @@ static const char options[] =
     "      --unwind METHOD   how stacks are taken: libunwind, shadow (a shadow\n"
     "                        stack: only new frames walked), fp (frame pointers),\n"
     "                        check (shadow, each stack compared with libunwind's);\n"
-    "                        default " UNWIND_DEFAULT_NAME "\n"
+    "                        default " UNWIND_DEFAULT_NAME ".  With -u: fp, or dwarf[:SIZE]\n"
+    "                        (SIZE bytes of stack copied, 4K to 64K, default 8K,\n"
+    "                        unwound by mt-record); default dwarf for a program\n"
+    "                        built without frame pointers\n"
     "      --time-resolution TIME\n"
     "                        times rounded down to a multiple of TIME (default\n"
     "                        100ns; 1ns for exact ones)\n"
@@ -68,10 +72,27 @@ static const char options[] =
 static int parse_args(int argc, char *argv[], struct args *a, struct ktrace_opts *ko,
     int *kernel);
 
+/* --unwind dwarf[:SIZE]: the copy's size, in whole pages, 4K to 64K. */
+static int
+parse_copy_size(const char *arg, struct args *a)
+{
+	uint64_t size = 8192;
+
+	if (arg[5] == ':' && (parse_size(arg + 6, &size) < 0 || size < 4096 ||
+	    size > UA_COPY_MAX)) {
+		mt_bad("stack copy size", arg + 6, "4K to 64K");
+		return -1;
+	}
+	a->uunwind = 'd';
+	a->copy_size = (unsigned)((size + 4095) & ~(uint64_t)4095);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
-	struct args a = { .opts = { .time_unit = TIME_UNIT_DEFAULT }, .depth = 64 };
+	struct args a = { .opts = { .time_unit = TIME_UNIT_DEFAULT }, .depth = 64,
+	    .uunwind = 'a', .copy_size = 8192 };
 	struct ktrace_opts ko = { .min_order = 1 };
 	char libpath[PATH_MAX];
 	struct recorder *rc;
@@ -117,6 +138,10 @@ main(int argc, char *argv[])
 		}
 		free(path);
 	}
+	if (a.uunwind == 'd' && !a.uprobes)
+		mt_errx(2, "--unwind %s: stacks are copied only with --uprobes (-u)", a.unwind_named);
+	if (a.uprobes && a.unwind_named && a.uunwind == 'a')
+		mt_errx(2, "--unwind %s: not with --uprobes: fp, or dwarf[:SIZE]", a.unwind_named);
 	if (a.uprobes) {
 		rc = recorder_new(&a.opts);
 		status = a.opts.attach_pid ? attach_uprobes(rc, a.opts.attach_pid, &a) :
@@ -279,14 +304,22 @@ parse_args(int argc, char *argv[], struct args *a, struct ktrace_opts *ko, int *
 			a->opts.free_stacks = 1;
 			break;
 		case 'U':
+			a->unwind_named = optarg;
+			if (!strncmp(optarg, "dwarf", 5) && (!optarg[5] || optarg[5] == ':')) {
+				if (parse_copy_size(optarg, a) < 0)
+					return 2;
+				break;
+			}
+			a->uunwind = 'a';
 			if (!strcmp(optarg, "shadow") || !strcmp(optarg, "check"))
 				unwind = 's';
 			else if (!strcmp(optarg, "fp"))
-				unwind = 'p';
+				unwind = a->uunwind = 'p';
 			else if (!strcmp(optarg, "libunwind"))
 				unwind = 'l';
 			else {
-				mt_bad("unwinder", optarg, "libunwind, shadow, fp, check");
+				mt_bad("unwinder", optarg, "libunwind, shadow, fp, check; with -u: fp, "
+				    "dwarf[:SIZE]");
 				return 2;
 			}
 			a->opts.unwind_check = !strcmp(optarg, "check");

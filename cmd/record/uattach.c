@@ -225,6 +225,11 @@ at_fork(struct urec *u, struct uproc *parent, pid_t pid, uint64_t ts, uint64_t f
 
 	p->stopped = 1;
 	put_proc_read(u, p, parent->pid);
+	/* The same program: its stacks taken the same way. */
+	p->copies = parent->copies;
+	if (set_traced(u, pid, UA_TRACED | (p->copies ? UA_DWARF : 0)) < 0)
+		p->copies = 0;
+	say_stacks_way(u, p);
 	recorder_fork_outside(u->rc, pid, parent->pid, forked_at);
 	for (i = 0; i < parent->nprobed; i++)
 		if (attach_file(u, p, parent->probed[i].path, u->w, u->nw, &refused, &dynamic) < 0)
@@ -254,6 +259,7 @@ at_exec(struct urec *u, struct uproc *p, uint64_t ts)
 			put_proc_read(u, p, parent_of(p->pid));
 		}
 		p->first_exec = 0;
+		stacks_way(u, p, exe);
 		if (probe_image(u, p, exe, &n, &m, &refused) < 0)
 			mt_warnx("--uprobes: pid %d: %s: a probe was refused: %s", (int)p->pid, exe,
 			    strerror(refused));

@@ -79,8 +79,7 @@ say_map(struct urec *u, struct uproc *p, uint64_t ts, uint64_t lo, uint64_t hi, 
 		if (lo < p->maps[i].hi && p->maps[i].lo < hi)
 			return;
 	p->maps = egrow(p->maps, p->nmaps, &p->mapcap, sizeof(*p->maps));
-	p->maps[p->nmaps].lo = lo;
-	p->maps[p->nmaps++].hi = hi;
+	p->maps[p->nmaps++] = (struct umap){ lo, hi, off, umod_of(u, file) };
 	memset(&ev, 0, sizeof(ev));
 	ev.type = MT_MAP;
 	ev.ts = ts;
@@ -111,6 +110,10 @@ read_maps(struct urec *u, struct uproc *p, uint64_t ts)
 		    file) < 4 || perms[2] != 'x')
 			continue;
 		p->maps_whole = 1;
+		if (!strcmp(file, "[uprobes]")) {
+			p->tramp_lo = lo;
+			p->tramp_hi = hi;
+		}
 		/* [uprobes] (the kernel's), [vsyscall]: no code of the program's. */
 		if (file[0] == '[' && strcmp(file, "[vdso]"))
 			continue;
@@ -137,27 +140,33 @@ site_map(struct urec *u, struct uproc *p, uint32_t cookie, uint64_t probe_ip, ui
 }
 
 /*
- * Whether an address is in a mapping said; else the maps are read again
- * (dlopen) and it is looked for there.
+ * The mapping said that holds an address; else the maps are read again
+ * (dlopen) and it is looked for there.  NULL when in none.
  */
-static int
-know_address(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts)
+const struct umap *
+umap_of(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts)
 {
 	size_t i, from = 0;
 
 	for (i = 0; i < p->nmaps; i++)
 		if (ip >= p->maps[i].lo && ip < p->maps[i].hi)
-			return 1;
+			return &p->maps[i];
 	/* Read again at most every 10 ms: a bad frame is not a new module. */
 	if (p->nmaps && ts < p->maps_read_at + 10000000)
-		return 0;
+		return NULL;
 	p->maps_read_at = ts;
 	from = p->nmaps;
 	read_maps(u, p, ts);
 	for (i = from; i < p->nmaps; i++)
 		if (ip >= p->maps[i].lo && ip < p->maps[i].hi)
-			return 1;
-	return 0;
+			return &p->maps[i];
+	return NULL;
+}
+
+static int
+know_address(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts)
+{
+	return umap_of(u, p, ip, ts) != NULL;
 }
 
 /* Marks a stack seen whose every frame was cut: it has none. */
@@ -205,7 +214,7 @@ stack_id(struct urec *u, struct uproc *p, const uint64_t *ips, size_t n, uint64_
  */
 static void
 on_map_call(struct urec *u, struct uproc *p, const struct ua_event *e, uint64_t ts,
-    uint64_t *ips, size_t n)
+    uint64_t *ips, size_t n, int copied)
 {
 	static const int calls[UA_NKINDS] = { [UA_MMAP] = MT_CALL_MMAP,
 		[UA_MUNMAP] = MT_CALL_MUNMAP, [UA_MREMAP] = MT_CALL_MREMAP,
@@ -215,7 +224,8 @@ on_map_call(struct urec *u, struct uproc *p, const struct ua_event *e, uint64_t 
 	    .old_addr = e->old, .old_len = e->old_size };
 	size_t i;
 
-	if (n) {
+	/* A copied stack was unwound from the wrapper by its own rules. */
+	if (n && !copied) {
 		for (i = 0; i < UA_TOP; i++)
 			if (e->top[i] && e->top[i] < (1ULL << 47) && know_address(u, p, e->top[i], ts))
 				break;
@@ -229,26 +239,100 @@ on_map_call(struct urec *u, struct uproc *p, const struct ua_event *e, uint64_t 
 	recorder_map_call(u->rc, &c);
 }
 
+/*
+ * An event as the ring holds it, into e; its copied stack (UA_DWARF) into
+ * g and copy.  0 when it is not well formed.
+ */
+static int
+parse_event(const void *data, size_t len, struct ua_event *e, struct ua_regs *g,
+    const uint8_t **copy)
+{
+	memset(e, 0, sizeof(*e));
+	*copy = NULL;
+	if (len < UA_HEAD)
+		return 0;
+	memcpy(e, data, UA_HEAD);
+	if (e->copy) {
+		if (len < UA_HEAD + sizeof(*g))
+			return 0;
+		memcpy(g, (const uint8_t *)data + UA_HEAD, sizeof(*g));
+		if (g->len > len - UA_HEAD - sizeof(*g))
+			return 0;
+		*copy = (const uint8_t *)data + UA_HEAD + sizeof(*g);
+		e->nips = 0;
+	} else {
+		if (len > sizeof(*e))
+			return 0;
+		memcpy(e, data, len);
+		if (e->nips > (len - UA_HEAD) / sizeof(e->ips[0]))
+			return 0;
+	}
+	return e->kind >= UA_ALLOC && e->kind < UA_NKINDS;
+}
+
+/* The k-th call under way of e, innermost first: where it returns; 0 if none. */
+static uint64_t
+pending_ret(const struct ua_event *e, size_t k)
+{
+	uint64_t at[UA_PENDING], ret[UA_PENDING], t;
+	size_t i, j, n = 0;
+
+	for (i = 0; i < UA_PENDING; i++)
+		if (e->pend_ret[i]) {
+			at[n] = e->pend_at[i];
+			ret[n++] = e->pend_ret[i];
+		}
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && at[j - 1] > at[j]; j--) {
+			t = at[j], at[j] = at[j - 1], at[j - 1] = t;
+			t = ret[j], ret[j] = ret[j - 1], ret[j - 1] = t;
+		}
+	return k < n ? ret[k] : 0;
+}
+
+/*
+ * An event's frames.  Frames past the user half of the address space are
+ * a frame-pointer chain gone astray in code built without them: the stack
+ * ends there.  The second frame is the first again when the caller keeps
+ * no frame pointer (the chain starts at its caller's frame, or its own).
+ */
+static size_t
+frames_of(struct urec *u, struct uproc *p, const struct ua_event *e, const struct ua_regs *g,
+    const uint8_t *copy, uint64_t *ips, uint64_t ts)
+{
+	size_t i, n = 0, k = 0;
+	uint64_t ip;
+
+	if (copy)
+		return unwind_copy(u, p, e, g, copy, e->kind == UA_ALLOC, ips, UA_FRAMES, ts);
+	for (i = 0; i < e->nips && i < UA_FRAMES && e->ips[i] && e->ips[i] < (1ULL << 47); i++) {
+		ip = e->ips[i];
+		/* The trampoline of a call of ours under way: where it returns,
+		   the innermost first (its entry's stack pointer the lowest). */
+		if (ip >= p->tramp_lo && ip < p->tramp_hi && k < UA_PENDING)
+			ip = pending_ret(e, k++);
+		if (i != 1 || ip != ips[0])
+			ips[n++] = ip;
+	}
+	return n;
+}
+
 /* One event from the ring: an allocation, a free, or a call of the mmap family. */
 int
 on_event(void *ctx, void *data, size_t len)
 {
 	struct urec *u = ctx;
 	uint64_t ts, raw, ips[UA_FRAMES];
+	const uint8_t *copy;
+	struct ua_regs g;
 	struct uproc *p;
 	const char *heap;
 	struct ua_event e;
 	struct mt_event ev;
-	size_t n, i;
+	size_t n;
 
 	/* The ring is the kernel's, written by our program: checked all the same. */
-	if (len < sizeof(e) - sizeof(e.ips) || len > sizeof(e))
-		return 0;
-	memset(&e, 0, sizeof(e));
-	memcpy(&e, data, len);
-	if (e.nips > (len - (sizeof(e) - sizeof(e.ips))) / sizeof(e.ips[0]))
-		return 0;
-	if (e.kind < UA_ALLOC || e.kind >= UA_NKINDS)
+	if (!parse_event(data, len, &e, &g, &copy))
 		return 0;
 	raw = ts = e.ts > u->start ? e.ts - u->start : 0;
 	if (ts < u->last_ts)
@@ -267,17 +351,9 @@ on_event(void *ctx, void *data, size_t len)
 		read_maps(u, p, ts);
 	if (e.kind <= UA_FREE)
 		site_map(u, p, UA_SITE(e.cookie), e.probe_ip, ts);
-	/*
-	 * Frames past the user half of the address space are a frame-pointer
-	 * chain gone astray in code built without them: the stack ends there.
-	 * The second frame is the first again when the caller keeps no frame
-	 * pointer (the chain starts at its caller's frame, or its own).
-	 */
-	for (i = n = 0; i < e.nips && i < UA_FRAMES && e.ips[i] && e.ips[i] < (1ULL << 47); i++)
-		if (i != 1 || e.ips[1] != e.ips[0])
-			ips[n++] = e.ips[i];
+	n = frames_of(u, p, &e, &g, copy, ips, ts);
 	if (e.kind > UA_FREE) {
-		on_map_call(u, p, &e, ts, ips, n);
+		on_map_call(u, p, &e, ts, ips, n, copy != NULL);
 		u->events++;
 		return 0;
 	}

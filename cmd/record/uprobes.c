@@ -50,6 +50,8 @@ uprog(struct urec *u, int i)
 static int
 quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	if (getenv("MT_BPF_DEBUG"))
+		vfprintf(stderr, fmt, ap);
 	return 0;
 }
 
@@ -96,6 +98,16 @@ attach_tp(struct urec *u, struct bpf_program *prog, const char *group, const cha
 	return 0;
 }
 
+int
+set_traced(struct urec *u, pid_t pid, int flags)
+{
+	uint32_t key = (uint32_t)pid;
+	uint8_t v = (uint8_t)flags;
+
+	return bpf_map__update_elem(u->skel->maps.traced, &key, sizeof(key), &v, sizeof(v),
+	    BPF_ANY);
+}
+
 /*
  * The tracepoints, for the command's process and those it makes: the
  * mmap family's calls, its commits and decommits as the preload library
@@ -112,13 +124,10 @@ attach_tps(struct urec *u, pid_t pid, int follow)
 	};
 	static const char *const forks[] = { "fork", "vfork", "clone", "clone3" };
 	struct ualloc *s = u->skel;
-	uint32_t key = (uint32_t)pid;
-	uint8_t one = 1;
 	char tp[64];
 	size_t i;
 
-	if (bpf_map__update_elem(s->maps.traced, &key, sizeof(key), &one, sizeof(one),
-	    BPF_ANY) < 0)
+	if (set_traced(u, pid, UA_TRACED) < 0)
 		return -1;
 	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
 		snprintf(tp, sizeof(tp), "sys_enter_%s", calls[i].name);
@@ -240,6 +249,8 @@ open_skel(const struct args *a)
 	if (!(s = ualloc__open()))
 		return NULL;
 	s->rodata->free_stacks = a->opts.free_stacks;
+	s->rodata->stack_copy = a->uunwind != 'p' ? a->copy_size : 0;
+	s->rodata->npools = (unsigned)a->npools;
 	if ((e = ualloc__load(s)) != 0) {
 		ualloc__destroy(s);
 		errno = e < 0 ? -e : e;
@@ -315,7 +326,7 @@ load_probes(struct urec *u, struct uproc *p, const char *exe, const struct args 
 		return -1;
 	}
 	snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes, "
-	    "%d functions probed in %s%s%s; stacks by frame pointers%s%s%s%s", n + m, exe,
+	    "%d functions probed in %s%s%s%s%s%s%s", n + m, exe,
 	    libc && m ? " and " : "", libc && m ? libc : "",
 	    a->blind ? "; LD_PRELOAD is blind to " : "", a->blind ? exe : "",
 	    a->blind ? ": " : "", a->blind ? a->blind : "");
@@ -365,6 +376,7 @@ release(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int cr
 	free(u->links);
 	ualloc__destroy(u->skel);
 	u64map_free(&u->stacks, NULL);
+	umods_free(u);
 	uprocs_free(u);
 	free_sites(u);
 	free(u->w);
@@ -386,6 +398,8 @@ finish(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int sta
 	let_go_all(u);
 	if (status != -2)
 		put_exit(u, u->procs[0], recorder_now(u->rc), status);
+	recorder_comment(u->rc, "# mt-record: stacks taken by --unwind fp in %llu processes, "
+	    "dwarf in %llu", (unsigned long long)u->by_fp, (unsigned long long)u->by_copy);
 	if ((lost = counted(u->skel->maps.lost)))
 		recorder_comment(u->rc, "# mt-record: %llu events lost: the BPF ring buffer was full",
 		    (unsigned long long)lost);
@@ -459,7 +473,8 @@ let_go_later(void)
 int
 record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 {
-	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks };
+	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks, .unwind = a->uunwind,
+	    .copy_size = a->copy_size };
 	struct ring_buffer *rb = NULL;
 	char *exe, *defname, *base;
 	int fd, created, go = -1, status = 0, done = 0;
@@ -551,7 +566,8 @@ ended(int pidfd, pid_t pid)
 int
 attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 {
-	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks };
+	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks, .unwind = a->uunwind,
+	    .copy_size = a->copy_size };
 	char exe[64], real[PATH_MAX], comm[64], *defname;
 	int fd, created, pidfd, done = 0, n, refused = 0, dynamic;
 	struct ring_buffer *rb = NULL;
@@ -600,11 +616,12 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	recorder_read_befores(rc, pid);
 	recorder_open(rc, fd);
 	snprintf(u.how, sizeof(u.how), "# mt-record: attached through uprobes to pid %d, %d "
-	    "functions probed in %s; stacks by frame pointers; what it allocated before is "
+	    "functions probed in %s; what it allocated before is "
 	    "not known", (int)pid, n, real);
 	recorder_comment(rc, "%s", u.how);
 	probe_mapped(&u, p, "when attached");
 	put_proc_read(&u, p, parent_of(pid));
+	stacks_way(&u, p, exe);
 	/* The duration from when the probes are in. */
 	t0 = recorder_now(rc);
 	read_maps(&u, p, t0);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ehframe.h"
 #include "map.h"
 
 /* The BPF programs, by the arguments of the function they are put on. */
@@ -74,18 +75,38 @@ struct probed {
 	char *path;
 };
 
+/* An executable mapping of a process: its file's module (-1: none). */
+struct umap {
+	uint64_t lo, hi, off;
+	int mod;
+};
+
+/* A file some process maps code of, read when a copied stack needs it. */
+#define UMOD_SEGS 16
+struct umod {
+	char *path;
+	int opened;		/* tried: base is NULL when it could not be */
+	uint8_t *base;
+	size_t size;
+	struct eh_image im;	/* its .eh_frame_hdr; hdr NULL when none */
+	struct { uint64_t off, vaddr, size; } segs[UMOD_SEGS];	/* PT_LOAD */
+	size_t nsegs;
+};
+
 /* A process recorded: its probes are its own (the kernel's are per process). */
 struct uproc {
 	pid_t pid;
-	struct { uint64_t lo, hi; } *maps;	/* the executable mappings said */
+	struct umap *maps;	/* the executable mappings said */
 	size_t nmaps, mapcap;
 	uint64_t maps_read_at;
 	int maps_whole;		/* /proc's maps were read last time, not only derived */
+	uint64_t tramp_lo, tramp_hi;	/* [uprobes]: the kernel's uretprobe trampoline */
 	struct probed *probed;	/* the files probed for it */
 	size_t nprobed, probedcap;
 	struct bpf_link *stop;	/* at its program's entry, until it is reached */
 	int stopped;		/* by our BPF program, not yet let go of */
 	int first_exec;		/* the command's exec, which mt-record made: said already */
+	int copies;		/* its stacks are copies (UA_DWARF) */
 	int ended;
 };
 
@@ -109,6 +130,12 @@ struct urec {
 	size_t nlinks, linkcap;
 	int keep_links;		/* their fds left open at the end (let_go_later) */
 	char how[3 * PATH_MAX + 300];	/* the trace's comment on the way it was made */
+	char unwind;		/* --unwind: 'p' fp, 'd' dwarf, 'a' as each program is built */
+	unsigned copy_size;	/* bytes of stack an event copies (dwarf) */
+	struct umod *mods;	/* the files of the copied stacks' frames */
+	size_t nmods, modcap;
+	struct u64map rules;	/* (module, address) -> packed rule */
+	uint64_t by_fp, by_copy;	/* processes whose stacks each way took */
 };
 
 /* ucollect.c: the ring's events into the trace. */
@@ -122,6 +149,21 @@ void put_proc_read(struct urec *u, struct uproc *p, pid_t ppid);
 char *read_small_file(const char *path, size_t *len);
 pid_t parent_of(pid_t pid);
 void put_exit(struct urec *u, struct uproc *p, uint64_t ts, int status);
+
+/* uunwind.c: copied stacks unwound by the files' call frame information. */
+struct ua_regs;
+struct ua_event;
+int umod_of(struct urec *u, const char *path);
+void umods_free(struct urec *u);
+size_t unwind_copy(struct urec *u, struct uproc *p, const struct ua_event *e,
+    const struct ua_regs *g, const uint8_t *copy, int at_return, uint64_t *ips, size_t max,
+    uint64_t ts);
+int keeps_frame_pointers(const char *path);
+void stacks_way(struct urec *u, struct uproc *p, const char *exe);
+void say_stacks_way(struct urec *u, struct uproc *p);
+/* uprobes.c: the BPF program's `traced' value of pid (UA_TRACED, UA_DWARF). */
+int set_traced(struct urec *u, pid_t pid, int flags);
+const struct umap *umap_of(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts);
 
 /* uattach.c: the probes of each process, and its fork, exec, entry and end. */
 struct bpf_program;

@@ -30,6 +30,8 @@ cfi_rule(uintptr_t pc)
 	im.lo = NULL;
 	im.hi = (const uint8_t *)UINTPTR_MAX;
 	im.bias = 0;
+	im.tab = NULL;
+	im.ntab = 0;
 	return eh_rule(&im, pc);
 }
 

@@ -21,11 +21,21 @@ struct {
 	__uint(max_entries, 16 << 20);
 } ring SEC(".maps");
 
+/* The processes recorded, by pid: mt-record names them (UA_TRACED,
+   UA_DWARF). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} traced SEC(".maps");
+
 /* The call a thread is in: what its entry knew, for its return.  A call
    inside another of its heap (memalign in valloc) is not one. */
 struct call {
 	__u64 size, memptr, probe_ip;
 	__u64 sp;		/* the stack pointer at its entry */
+	__u64 ret;		/* where it returns to: [sp] at its entry */
 	__u32 cookie, depth;
 };
 
@@ -63,6 +73,11 @@ arg_of(struct pt_regs *ctx)
 
 /* Set by mt-record before loading: frees with their stacks (--free-stacks). */
 const volatile int free_stacks = 0;
+/* The bytes of user stack an event copies for a process whose stacks are
+   unwound by mt-record (UA_DWARF): a multiple of 4096, or 0. */
+const volatile unsigned int stack_copy = 0;
+/* The pools probed (--alloc-fn): heaps 1 to npools. */
+const volatile unsigned int npools = 0;
 
 /* Events the ring had no room for, per CPU. */
 struct {
@@ -118,6 +133,40 @@ inside(struct pt_regs *ctx, __u64 key)
 }
 
 /*
+ * The thread's calls of ours under way but that of heap `skip' (the one
+ * returning), into the event: the trampoline the kernel put in place of
+ * each's return address is not where it returns.
+ */
+static void
+pending(struct ua_event *e, int skip)
+{
+	__u64 key;
+	struct call *c;
+	__u32 h, k = 0;
+
+	__builtin_memset(e->pend_ret, 0, sizeof(e->pend_ret));
+	__builtin_memset(e->pend_at, 0, sizeof(e->pend_at));
+	for (h = 0; h <= 16 && h <= npools && k < UA_PENDING; h++) {
+		if ((int)h == skip)
+			continue;
+		key = e->tid | (__u64)h << 32;
+		if ((c = bpf_map_lookup_elem(&calls, &key))) {
+			e->pend_ret[k & (UA_PENDING - 1)] = c->ret;
+			e->pend_at[k & (UA_PENDING - 1)] = c->sp;
+			k++;
+		}
+	}
+}
+
+/* The ring's wakeup: when it is a quarter full. */
+static long
+wakeup(void)
+{
+	return bpf_ringbuf_query(&ring, BPF_RB_AVAIL_DATA) > (4 << 20) ?
+	    BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+/*
  * An event into the ring, as long as its frames: mt-record is woken only
  * when the ring is a quarter full, else it reads on its own every few
  * milliseconds (a wakeup an event doubled the cost of a call).
@@ -126,15 +175,75 @@ static void
 send(struct ua_event *e)
 {
 	__u64 n = e->nips, size;
-	long flags;
 
 	if (n > UA_FRAMES)
 		n = UA_FRAMES;
 	size = sizeof(*e) - sizeof(e->ips) + n * sizeof(e->ips[0]);
-	flags = bpf_ringbuf_query(&ring, BPF_RB_AVAIL_DATA) > (4 << 20) ?
-	    BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&ring, e, size, flags))
+	e->copy = 0;
+	if (bpf_ringbuf_output(&ring, e, size, wakeup()))
 		count_lost();
+}
+
+/* Whether the process's stacks are copies (UA_DWARF). */
+static int
+copies_stack(__u32 pid)
+{
+	__u8 *t;
+
+	if (!stack_copy)
+		return 0;
+	t = bpf_map_lookup_elem(&traced, &pid);
+	return t && (*t & UA_DWARF);
+}
+
+/*
+ * The user stack from sp up, at most stack_copy bytes: page by page,
+ * since a read that meets an unmapped page gets nothing (the top of the
+ * main thread's stack); what it has read until then is the copy.
+ */
+static __u64
+copy_stack(char *dst, __u64 sp)
+{
+	__u64 at, off, n = 4096 - (sp & 4095);
+	int i;
+
+	if (bpf_probe_read_user(dst, n, (void *)sp))
+		return 0;
+	at = n;
+	for (i = 0; i < UA_COPY_MAX / 4096; i++) {
+		/* Bounded where it is used: the compiler would otherwise make
+		   dst + at a pointer the verifier cannot bound. */
+		off = at;
+		__asm__ volatile("" : "+r"(off));
+		if (off > stack_copy - 4096)
+			break;
+		if (bpf_probe_read_user(dst + off, 4096, (void *)(sp + off)))
+			break;
+		at = off + 4096;
+	}
+	return at;
+}
+
+/* An event, with a copy of the stack for its frames. */
+static void
+send_copy(struct ua_event *e, __u64 ip, __u64 sp, __u64 bp)
+{
+	char *r = bpf_ringbuf_reserve(&ring, UA_HEAD + sizeof(struct ua_regs) + stack_copy, 0);
+	struct ua_regs *g;
+
+	if (!r) {
+		count_lost();
+		return;
+	}
+	e->nips = 0;
+	e->copy = 1;
+	bpf_probe_read_kernel(r, UA_HEAD, e);
+	g = (struct ua_regs *)(r + UA_HEAD);
+	g->ip = ip;
+	g->sp = sp;
+	g->bp = bp;
+	g->len = copy_stack(r + UA_HEAD + sizeof(*g), sp);
+	bpf_ringbuf_submit(r, wakeup());
 }
 
 /*
@@ -172,6 +281,8 @@ enter(struct pt_regs *ctx, __u64 size, __u64 memptr)
 	n.size = size;
 	n.memptr = memptr;
 	n.sp = PT_REGS_SP(ctx);
+	n.ret = 0;
+	bpf_probe_read_user(&n.ret, sizeof(n.ret), (void *)n.sp);
 	n.probe_ip = PT_REGS_IP(ctx);
 	n.cookie = (__u32)bpf_get_attach_cookie(ctx);
 	n.depth = 1;
@@ -211,8 +322,13 @@ leave(struct pt_regs *ctx, __u64 addr, int ok)
 		e->depth = 0;
 		e->cookie = c->cookie;
 		e->probe_ip = c->probe_ip;
-		take_stack(ctx, e, 0);
-		send(e);
+		pending(e, (int)UA_HEAP(c->cookie));
+		if (copies_stack(e->pid)) {
+			send_copy(e, PT_REGS_IP(ctx), PT_REGS_SP(ctx), PT_REGS_FP(ctx));
+		} else {
+			take_stack(ctx, e, 0);
+			send(e);
+		}
 	}
 	bpf_map_delete_elem(&calls, &key);
 	return 0;
@@ -243,6 +359,12 @@ send_free(struct pt_regs *ctx, __u64 addr)
 	e->cookie = (__u32)bpf_get_attach_cookie(ctx);
 	e->probe_ip = PT_REGS_IP(ctx);
 	e->nips = 0;
+	if (free_stacks)
+		pending(e, -1);
+	if (free_stacks && copies_stack(e->pid)) {
+		send_copy(e, PT_REGS_IP(ctx), PT_REGS_SP(ctx), PT_REGS_FP(ctx));
+		return;
+	}
 	if (free_stacks)
 		take_stack(ctx, e, 1);
 	send(e);
@@ -320,14 +442,6 @@ struct task_struct {
 	int pid, tgid, exit_code;
 	__u64 start_time;	/* CLOCK_MONOTONIC ns, bpf_ktime_get_ns's clock */
 } __attribute__((preserve_access_index));
-
-/* The processes recorded, by pid: mt-record names them. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, __u8);
-} traced SEC(".maps");
 
 /* A thread's call in progress: its arguments, for its return. */
 struct sys_call {
@@ -410,6 +524,19 @@ top_of_user_stack(__u64 *top)
 		__builtin_memset(top, 0, UA_TOP * sizeof(__u64));
 }
 
+/* An event of a system call, with a copy of the stack at the call. */
+static void
+send_copy_user(struct ua_event *e)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	__u64 ip = 0, sp = 0, bp = 0;
+
+	bpf_probe_read_kernel(&ip, sizeof(ip), &PT_REGS_IP(regs));
+	bpf_probe_read_kernel(&sp, sizeof(sp), &PT_REGS_SP(regs));
+	bpf_probe_read_kernel(&bp, sizeof(bp), &PT_REGS_FP(regs));
+	send_copy(e, ip, sp, bp);
+}
+
 /* Its return: what it did, sent if it succeeded. */
 SEC("tracepoint")
 int sys_out(struct sys_exit_rec *ctx)
@@ -463,11 +590,16 @@ int sys_out(struct sys_exit_rec *ctx)
 		}
 		e->nips = 0;
 		__builtin_memset(e->top, 0, sizeof(e->top));
-		if (c->kind != UA_MUNMAP || free_stacks) {
-			take_stack((struct pt_regs *)ctx, e, 0);
-			top_of_user_stack(e->top);
+		pending(e, -1);
+		if ((c->kind != UA_MUNMAP || free_stacks) && copies_stack(e->pid)) {
+			send_copy_user(e);
+		} else {
+			if (c->kind != UA_MUNMAP || free_stacks) {
+				take_stack((struct pt_regs *)ctx, e, 0);
+				top_of_user_stack(e->top);
+			}
+			send(e);
 		}
-		send(e);
 	}
 	bpf_map_delete_elem(&sys_calls, &tid);
 	return 0;
@@ -521,12 +653,16 @@ int fork_out(struct sys_exit_rec *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = (__u32)(id >> 32), ppid;
 	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
-	__u8 one = 1;
+	__u8 *parent, way;
 
 	if (ctx->ret != 0 || pid != (__u32)id || bpf_map_lookup_elem(&traced, &pid))
 		return 0;
 	ppid = (__u32)BPF_CORE_READ(t, real_parent, tgid);
-	if (!bpf_map_lookup_elem(&traced, &ppid) || bpf_map_update_elem(&traced, &pid, &one, BPF_ANY))
+	/* Its stacks taken as its parent's: the same program. */
+	if (!(parent = bpf_map_lookup_elem(&traced, &ppid)))
+		return 0;
+	way = *parent;
+	if (bpf_map_update_elem(&traced, &pid, &way, BPF_ANY))
 		return 0;
 	send_proc(UA_FORK, pid, BPF_CORE_READ(t, start_time), ppid, 0, 1);
 	return 0;

@@ -4,6 +4,13 @@
 
 #define UA_FRAMES 48		/* frames a stack keeps, innermost first */
 #define UA_TOP 16		/* words of the user stack a system call's event keeps */
+#define UA_COPY_MAX 65536	/* the most of the user stack an event copies */
+#define UA_PENDING 4		/* calls of ours under way an event says */
+
+/* The `traced' map's value: the process is recorded; its stacks are
+   copies of the stack, unwound by mt-record, not frame-pointer chains. */
+#define UA_TRACED 1
+#define UA_DWARF 2
 
 /*
  * An event's kind: a block's; a call of the mmap family (a tracepoint's
@@ -35,14 +42,33 @@ struct ua_event {
 	unsigned long long memptr;	/* posix_memalign: where the block goes */
 	unsigned long long old_size;	/* mremap: the old range's length */
 	unsigned long long top[UA_TOP];	/* a system call's: the top of the user stack */
+	/* Calls probed under way in the thread (a brk inside malloc): where
+	   each returns to, which the kernel's uretprobe replaced on the stack
+	   by its trampoline, and that place's address. */
+	unsigned long long pend_ret[UA_PENDING], pend_at[UA_PENDING];
 	unsigned int prot, mflags;	/* mmap's, mprotect's */
 	unsigned int pid, tid;
 	unsigned int kind;
 	unsigned int depth;		/* calls of ours on this thread, nested */
 	unsigned int nips;
 	unsigned int cookie;		/* which probe: the collector's index */
+	unsigned int copy;		/* a ua_regs and the stack's copy follow, not ips */
+	unsigned int pad;
 	unsigned long long probe_ip;	/* where that probe is in the process */
 	unsigned long long ips[UA_FRAMES];
+};
+
+/* An event's fields before its frames: what one with a copy sends of it. */
+#define UA_HEAD (sizeof(struct ua_event) - UA_FRAMES * sizeof(unsigned long long))
+
+/*
+ * After the head of an event whose stack is copied: the user registers
+ * the call frame information needs (at a return, ip is where it returns
+ * to; at an entry or a system call, where the thread is), and how many
+ * bytes from sp the copy holds; the copy follows.
+ */
+struct ua_regs {
+	unsigned long long ip, sp, bp, len;
 };
 
 #endif

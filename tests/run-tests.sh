@@ -51,7 +51,24 @@ fi
 
 echo "== fuzzing"
 if step "build fuzzers" make -s fuzz; then
-	for f in tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace tests/fuzz/fuzz-collector; do
+	# The call frame interpreter's seed: a program's .eh_frame_hdr and
+	# what follows it, with the address of main in the image's terms
+	# (its header seen at 0x1000).
+	mkdir -p "$log/corpus-fuzz-ehframe"
+	hdr=$(readelf -lW tests/progs/unofp | awk '$1 == "GNU_EH_FRAME" { print $2, $3 }')
+	main=$(nm tests/progs/unofp | awk '$3 == "main" { print $1 }')
+	if [ -n "$hdr" ] && [ -n "$main" ]; then
+		set -- $hdr
+		pc=$((0x1000 + 0x$main - $2 + 16))
+		{
+			for i in 0 1 2 3 4 5 6 7; do
+				printf "\\$(printf %03o $(((pc >> (8 * i)) & 255)))"
+			done
+			tail -c +$(($1 + 1)) tests/progs/unofp | head -c 4096
+		} >"$log/corpus-fuzz-ehframe/unofp"
+	fi
+	for f in tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace tests/fuzz/fuzz-collector \
+	    tests/fuzz/fuzz-ehframe; do
 		# The collector says on stderr what each lie was: not wanted here.
 		quiet=
 		[ "$f" = tests/fuzz/fuzz-collector ] && quiet=-close_fd_mask=2

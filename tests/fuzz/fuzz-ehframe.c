@@ -2,8 +2,9 @@
  * libFuzzer: the interpreter of call frame information (lib/ehframe.c)
  * on any bytes, as mt-record's collector runs it on the files a traced
  * process maps (not trusted).  The input: eight bytes of the address
- * asked, then the image, its .eh_frame_hdr at its start.  No read may
- * leave the image, whatever its offsets and lengths say.
+ * asked, then the image, its .eh_frame_hdr at its start; then the same
+ * image as an .eh_frame, indexed.  No read may leave the image, whatever
+ * its offsets and lengths say.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!(copy = malloc(size - 8 ? size - 8 : 1)))
 		return 0;
 	memcpy(copy, data + 8, size - 8);
+	memset(&im, 0, sizeof(im));
 	im.hdr = copy;
 	im.lo = copy;
 	im.hi = copy + (size - 8);
@@ -38,6 +40,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = eh_functions(&im);
 	for (i = 0; i < n && i < 64; i++)
 		(void)eh_rule(&im, eh_function(&im, i) + (pc & 0xff));
+	/* The same bytes as an .eh_frame with no header: indexed. */
+	im.hdr = NULL;
+	n = eh_index(&im, copy, size - 8);
+	for (i = 0; i < n && i < 64; i++)
+		(void)eh_rule(&im, eh_function(&im, i) + (pc & 0xff));
+	(void)eh_rule(&im, (uintptr_t)pc);
+	free(im.tab);
 	free(copy);
 	return 0;
 }

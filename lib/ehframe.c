@@ -74,7 +74,7 @@ encoded(const struct eh_image *im, const uint8_t *p, const uint8_t *end, int enc
 {
 	const uint8_t *at = p;
 	uint64_t u = 0;
-	int64_t s;
+	int64_t s = 0;
 
 	if (enc == 0xff)
 		return NULL;

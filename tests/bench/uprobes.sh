@@ -7,6 +7,9 @@
 #   native    tests/progs/mallocloop N
 #   preload   cmd/mt-record -o p.mtr -- tests/progs/mallocloop N
 #   uprobes   cmd/mt-record --uprobes -o u.mtr -- tests/progs/mallocloop N
+#             (its stacks by frame pointers, as it is built with them)
+#   dwarf     the same with --unwind dwarf: each stack an 8 KiB copy,
+#             unwound by mt-record
 #   memleak   memleak-bpfcc -a -p PID INTERVAL 1 (bpfcc-tools), on
 #             mallocloop N stop, which stops itself before its loop
 #
@@ -90,12 +93,14 @@ floor() {
 # turns N SUFFIX: RUNS turns of the ways, their times in $work/WAY.SUFFIX.
 turns() {
 	local i w
-	for w in native preload uprobes memleak floor; do : >"$work/$w.$2"; done
+	for w in native preload uprobes dwarf memleak floor; do : >"$work/$w.$2"; done
 	for i in $(seq "$RUNS"); do
 		seconds "$prog" "$1" >>"$work/native.$2"
-		rm -f "$work/p.mtr" "$work/u.mtr"
+		rm -f "$work/p.mtr" "$work/u.mtr" "$work/d.mtr"
 		seconds cmd/mt-record -o "$work/p.mtr" -- "$prog" "$1" >>"$work/preload.$2"
 		seconds cmd/mt-record --uprobes -o "$work/u.mtr" -- "$prog" "$1" >>"$work/uprobes.$2"
+		seconds cmd/mt-record --uprobes --unwind dwarf -o "$work/d.mtr" -- "$prog" "$1" \
+		    >>"$work/dwarf.$2"
 		memleak "$1" >>"$work/memleak.$2" || cp "$work/ml.out" "$work/ml.failed"
 		! command -v bpftrace >/dev/null || seconds floor "$1" >>"$work/floor.$2"
 	done
@@ -114,7 +119,7 @@ out_allocs=$(awk '/bytes in [0-9]+ allocations/ { n += $4 } END { print n + 0 }'
 echo "mallocloop $N: $events events; median of $RUNS turns; memleak interval ${INTERVAL:-$((5 + events * 10 / 1000000))} s"
 printf '%-8s %9s %9s %9s %10s %10s  %s\n' way "wall/s" "N=0/s" "ns/event" "net ns/ev" "events" lost
 nat=$(med "$work/native.n") nat0=$(med "$work/native.0")
-for w in native preload uprobes memleak floor; do
+for w in native preload uprobes dwarf memleak floor; do
 	t=$(med "$work/$w.n") t0=$(med "$work/$w.0")
 	if [ -z "$t" ] && [ $w = floor ]; then
 		echo "floor    not measured: no bpftrace"
@@ -129,6 +134,7 @@ for w in native preload uprobes memleak floor; do
 	native) ev=- ls=- ;;
 	preload) ev=$(count "$work/p.mtr") ls=$(lost "$work/p.mtr") ;;
 	uprobes) ev=$(count "$work/u.mtr") ls=$(lost "$work/u.mtr") ;;
+	dwarf) ev=$(count "$work/d.mtr") ls=$(lost "$work/d.mtr") ;;
 	memleak) ev=- ls="not reported; $out_allocs allocations outstanding at the end" ;;
 	floor) ev=- ls="bpftrace, empty programs: the traps alone" ;;
 	esac
@@ -138,6 +144,8 @@ done
 if [ -n "${ns_memleak:-}" ]; then
 	printf 'uprobes/memleak ns/event: %.2f (target at most 0.5); net of N=0: %.2f\n' \
 	    "$(echo "$ns_uprobes / $ns_memleak" | bc -l)" "$(echo "$net_uprobes / $net_memleak" | bc -l)"
+	[ -z "${ns_dwarf:-}" ] || printf 'dwarf/memleak ns/event: %.2f; net of N=0: %.2f\n' \
+	    "$(echo "$ns_dwarf / $ns_memleak" | bc -l)" "$(echo "$net_dwarf / $net_memleak" | bc -l)"
 	[ -z "${net_floor:-}" ] || printf 'the traps alone / memleak, net: %.2f\n' \
 	    "$(echo "$net_floor / $net_memleak" | bc -l)"
 fi

@@ -63,7 +63,6 @@ int record_uprobes(struct recorder *rc, char **argv, const struct args *a);
 int attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a);
 const char *preload_blind(const char *path, char *why, size_t n);
 int uprobes_possible(void);
-int elf_is_go(const char *path);
 int record_kernel(struct recorder *rc, const char *output, struct ktrace_opts *ko,
     uint64_t duration);
 

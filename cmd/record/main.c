@@ -124,8 +124,7 @@ main(int argc, char *argv[])
 		mt_usage(0, synopsis, options);
 	/* Where LD_PRELOAD is blind, uprobes record the command by themselves. */
 	if (!a.uprobes && !a.opts.attach_pid && (path = find_command(argv[0]))) {
-		/* Not a Go program: uprobes on malloc would not see its runtime either. */
-		if (preload_blind(path, why, sizeof(why)) && !elf_is_go(path)) {
+		if (preload_blind(path, why, sizeof(why))) {
 			if (uprobes_possible()) {
 				mt_note("%s: %s, which LD_PRELOAD cannot see into: recorded through "
 				    "uprobes", argv[0], why);

@@ -284,7 +284,7 @@ static int
 load_probes(struct urec *u, struct uproc *p, const char *exe, const struct args *a)
 {
 	const char *libc = libc_path(), *one = NULL;
-	int refused = 0, n = 0, m = 0, dummy;
+	int refused = 0, n = 0, m = 0, dummy, go;
 	char interp[PATH_MAX];
 	size_t i;
 
@@ -311,12 +311,9 @@ load_probes(struct urec *u, struct uproc *p, const char *exe, const struct args 
 			    " (not built with its symbols, or inlined?)");
 			return -1;
 		}
-	if (n + m == 0 && elf_is_go(exe)) {
-		mt_warnx("--uprobes: %s: a Go program: its runtime allocates, not malloc, and "
-		    "mt-record does not record it", exe);
-		return -1;
-	}
-	if (n + m == 0) {
+	/* A Go program's runtime takes its memory by system calls alone. */
+	go = n + m == 0 && elf_is_go(exe);
+	if (n + m == 0 && !go) {
 		mt_warnx("--uprobes: %s: no allocation function to probe: a static program "
 		    "without its symbols (stripped)? Record a build with them", exe);
 		return -1;
@@ -325,11 +322,17 @@ load_probes(struct urec *u, struct uproc *p, const char *exe, const struct args 
 		mt_warnx("--uprobes: the tracepoints were refused: %s", strerror(errno));
 		return -1;
 	}
-	snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes, "
-	    "%d functions probed in %s%s%s%s%s%s%s", n + m, exe,
-	    libc && m ? " and " : "", libc && m ? libc : "",
-	    a->blind ? "; LD_PRELOAD is blind to " : "", a->blind ? exe : "",
-	    a->blind ? ": " : "", a->blind ? a->blind : "");
+	if (go)
+		snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes; %s is a Go "
+		    "program: the mappings its runtime makes (the mmap family, by tracepoint), "
+		    "not the objects it allocates inside them", exe);
+	else
+		snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes, "
+		    "%d functions probed in %s%s%s", n + m, exe, libc && m ? " and " : "",
+		    libc && m ? libc : "");
+	if (a->blind)
+		snprintf(u->how + strlen(u->how), sizeof(u->how) - strlen(u->how),
+		    "; LD_PRELOAD is blind to %s: %s", exe, a->blind);
 	return 0;
 }
 

@@ -196,6 +196,8 @@ tests/progs/ucount-musl: tests/progs/ucount.c
 # --uprobes' copied stacks: a program built as Debian builds its packages.
 tests/progs/unofp: tests/progs/unofp.c
 	$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -fno-builtin -o $@ $< -lpthread
+tests/progs/uswap: tests/progs/uswap.c
+	$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -fno-builtin -o $@ $<
 
 # jemalloc's own API, from the shared library (libjemalloc-dev).
 tests/progs/jemx: tests/progs/jemx.c

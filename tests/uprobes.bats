@@ -503,3 +503,17 @@ main_stacks() {
 	run -2 --separate-stderr mt-record --uprobes --unwind shadow -- true
 	[ "$stderr" = "mt-record: --unwind shadow: not with --uprobes: fp, or dwarf[:SIZE]" ]
 }
+
+@test "--unwind dwarf: a program that puts a FIFO where its executable was: read before, not waited on" {
+	need_uprobes
+	cp "$PROGS/uswap" x
+	run -0 --separate-stderr timeout 60 mt-record --uprobes -o s.mtr -- ./x
+	[ "$output" = swapped ]
+	[ -p x ]
+	mt-decode s.mtr | grep -q '^# mt-record: pid [0-9]*: stacks by --unwind dwarf: '
+	# Its own file was read as it started, through /proc's link to the
+	# file mapped: get's hundred blocks have main and the C library's
+	# start above them (get and main unnamed: the FIFO is no ELF file).
+	mt-symbolize s.mtr 2>/dev/null | mt-lifetime -q | mt-group -F folded 2>/dev/null |
+		grep -q '^x;??+0x[0-9a-f]*;__libc_start_main_impl;__libc_start_call_main;??+0x[0-9a-f]*;??+0x[0-9a-f]* 14950$'
+}

@@ -80,6 +80,9 @@ say_map(struct urec *u, struct uproc *p, uint64_t ts, uint64_t lo, uint64_t hi, 
 			return;
 	p->maps = egrow(p->maps, p->nmaps, &p->mapcap, sizeof(*p->maps));
 	p->maps[p->nmaps++] = (struct umap){ lo, hi, off, umod_of(u, file) };
+	/* Read while the process is there to read it from (a stop, mostly). */
+	if (p->copies && p->maps[p->nmaps - 1].mod >= 0)
+		mod_image(u, p, &p->maps[p->nmaps - 1]);
 	memset(&ev, 0, sizeof(ev));
 	ev.type = MT_MAP;
 	ev.ts = ts;

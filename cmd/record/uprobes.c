@@ -46,7 +46,7 @@ uprog(struct urec *u, int i)
 	return p[i];
 }
 
-
+/* libbpf's messages: none, but with MT_BPF_DEBUG (the verifier's log). */
 static int
 quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {

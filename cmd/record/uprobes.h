@@ -85,8 +85,8 @@ struct umap {
 #define UMOD_SEGS 16
 struct umod {
 	char *path;
-	int opened;		/* tried: base is NULL when it could not be */
-	uint8_t *base;
+	int opened;		/* tried: 1 read, -1 not readable */
+	uint8_t *base;		/* the bytes read of it: its frame information's segment */
 	size_t size;
 	struct eh_image im;	/* its .eh_frame_hdr; hdr NULL when none */
 	struct { uint64_t off, vaddr, size; } segs[UMOD_SEGS];	/* PT_LOAD */
@@ -154,6 +154,7 @@ void put_exit(struct urec *u, struct uproc *p, uint64_t ts, int status);
 struct ua_regs;
 struct ua_event;
 int umod_of(struct urec *u, const char *path);
+struct umod *mod_image(struct urec *u, struct uproc *p, const struct umap *mp);
 void umods_free(struct urec *u);
 size_t unwind_copy(struct urec *u, struct uproc *p, const struct ua_event *e,
     const struct ua_regs *g, const uint8_t *copy, int at_return, uint64_t *ips, size_t max,

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,101 +23,136 @@
 #include "uprobes.h"
 #include "bpf/ualloc.h"
 
+/* The most of a file read for its frame information. */
+#define IMAGE_MAX (256u << 20)
+
+/* n bytes of fd at off, read whole into a new buffer; NULL if it cannot be. */
+static uint8_t *
+read_at(int fd, uint64_t off, uint64_t n)
+{
+	uint8_t *b;
+
+	if (n == 0 || n > IMAGE_MAX || !(b = malloc(n)))
+		return NULL;
+	if (pread(fd, b, n, (off_t)off) != (ssize_t)n) {
+		free(b);
+		return NULL;
+	}
+	return b;
+}
+
 /*
  * A file with no .eh_frame_hdr (a static program): its .eh_frame
- * section, found by name, indexed.
+ * section, found by name, read and indexed.
  */
 static void
-index_eh_frame(struct umod *m, const Elf64_Ehdr *eh)
+index_eh_frame(struct umod *m, int fd, const Elf64_Ehdr *eh)
 {
-	const Elf64_Shdr *sh, *names;
+	Elf64_Shdr *sh;
+	char *names = NULL;
 	uint64_t i;
 
-	if (eh->e_shentsize != sizeof(*sh) || eh->e_shoff > m->size ||
-	    eh->e_shnum > (m->size - eh->e_shoff) / sizeof(*sh) || eh->e_shstrndx >= eh->e_shnum)
+	if (eh->e_shentsize != sizeof(*sh) || eh->e_shnum == 0 || eh->e_shstrndx >= eh->e_shnum ||
+	    !(sh = (Elf64_Shdr *)read_at(fd, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(*sh))))
 		return;
-	sh = (const void *)(m->base + eh->e_shoff);
-	names = &sh[eh->e_shstrndx];
-	for (i = 0; i < eh->e_shnum; i++)
-		if (names->sh_offset < m->size && sh[i].sh_name < m->size - names->sh_offset &&
-		    m->size - names->sh_offset - sh[i].sh_name > sizeof(".eh_frame") - 1 &&
-		    !memcmp(m->base + names->sh_offset + sh[i].sh_name, ".eh_frame",
-		    sizeof(".eh_frame")) && sh[i].sh_type == SHT_PROGBITS &&
-		    sh[i].sh_offset < m->size && sh[i].sh_size <= m->size - sh[i].sh_offset) {
-			m->im.bias = (uintptr_t)sh[i].sh_addr - sh[i].sh_offset - (uintptr_t)m->base;
-			eh_index(&m->im, m->base + sh[i].sh_offset, sh[i].sh_size);
-			return;
+	if (sh[eh->e_shstrndx].sh_size < 65536)
+		names = (char *)read_at(fd, sh[eh->e_shstrndx].sh_offset, sh[eh->e_shstrndx].sh_size);
+	for (i = 0; names && i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_PROGBITS &&
+		    sh[i].sh_name < sh[eh->e_shstrndx].sh_size - sizeof(".eh_frame") + 1 &&
+		    sh[eh->e_shstrndx].sh_size >= sizeof(".eh_frame") &&
+		    !memcmp(names + sh[i].sh_name, ".eh_frame", sizeof(".eh_frame")) &&
+		    (m->base = read_at(fd, sh[i].sh_offset, sh[i].sh_size))) {
+			m->size = sh[i].sh_size;
+			m->im.lo = m->base;
+			m->im.hi = m->base + m->size;
+			m->im.bias = (uintptr_t)sh[i].sh_addr - (uintptr_t)m->base;
+			eh_index(&m->im, m->base, m->size);
+			break;
 		}
+	free(names);
+	free(sh);
 }
 
-/* A file's PT_LOAD segments and its .eh_frame_hdr, read from its mapping. */
-static void
-parse_image(struct umod *m)
-{
-	const Elf64_Ehdr *eh = (const void *)m->base;
-	const Elf64_Phdr *ph;
-	uint64_t i;
-
-	if (m->size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_phentsize != sizeof(*ph) ||
-	    eh->e_phoff > m->size || eh->e_phnum > (m->size - eh->e_phoff) / sizeof(*ph))
-		return;
-	for (i = 0; i < eh->e_phnum; i++) {
-		ph = (const void *)(m->base + eh->e_phoff + i * sizeof(*ph));
-		if (ph->p_type == PT_LOAD && m->nsegs < UMOD_SEGS) {
-			m->segs[m->nsegs].off = ph->p_offset;
-			m->segs[m->nsegs].vaddr = ph->p_vaddr;
-			m->segs[m->nsegs++].size = ph->p_filesz;
-		} else if (ph->p_type == PT_GNU_EH_FRAME && ph->p_offset < m->size) {
-			m->im.hdr = m->base + ph->p_offset;
-			/* A byte at base + o is at vaddr p_vaddr + (o - p_offset). */
-			m->im.bias = (uintptr_t)ph->p_vaddr - ph->p_offset - (uintptr_t)m->base;
-		}
-	}
-	m->im.lo = m->base;
-	m->im.hi = m->base + m->size;
-	if (!m->im.hdr)
-		index_eh_frame(m, eh);
-}
-
-/* path mapped read-only into m, and parsed; -1 when it cannot be. */
+/*
+ * A file's frame information read: its PT_LOAD segments, and the
+ * segment that holds its .eh_frame_hdr (and .eh_frame), copied (a
+ * mapping of a file its owner may truncate would fault).  -1 when it
+ * cannot be read; no frame information is not a failure.
+ */
 static int
 map_file(struct umod *m, const char *path)
 {
-	struct stat st;
-	void *base;
+	Elf64_Ehdr eh;
+	Elf64_Phdr *ph = NULL, *hdr = NULL, *seg = NULL;
+	uint64_t i;
 	int fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	/* Not blocked by a FIFO put where the file was. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (base = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(*ph) || eh.e_phnum == 0 ||
+	    !(ph = (Elf64_Phdr *)read_at(fd, eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(*ph)))) {
 		close(fd);
 		return -1;
 	}
+	for (i = 0; i < eh.e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && m->nsegs < UMOD_SEGS) {
+			m->segs[m->nsegs].off = ph[i].p_offset;
+			m->segs[m->nsegs].vaddr = ph[i].p_vaddr;
+			m->segs[m->nsegs++].size = ph[i].p_filesz;
+		} else if (ph[i].p_type == PT_GNU_EH_FRAME) {
+			hdr = &ph[i];
+		}
+	for (i = 0; hdr && i < eh.e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && hdr->p_offset >= ph[i].p_offset &&
+		    hdr->p_offset - ph[i].p_offset < ph[i].p_filesz)
+			seg = &ph[i];
+	if (seg && (m->base = read_at(fd, seg->p_offset, seg->p_filesz))) {
+		m->size = seg->p_filesz;
+		m->im.lo = m->base;
+		m->im.hi = m->base + m->size;
+		m->im.hdr = m->base + (hdr->p_offset - seg->p_offset);
+		/* A byte at base + o is at the module's address p_vaddr + o. */
+		m->im.bias = (uintptr_t)seg->p_vaddr - (uintptr_t)m->base;
+	} else {
+		index_eh_frame(m, fd, &eh);
+	}
+	free(ph);
 	close(fd);
-	m->base = base;
-	m->size = (size_t)st.st_size;
-	parse_image(m);
 	return 0;
 }
 
 /*
- * A module's image, its file mapped once.  The file is looked for under
- * the process's root first: a container's files are its own.
+ * A module's image, its file read once: through the mapping's own link
+ * in /proc (the very file mapped, in whatever mount namespace, even
+ * deleted: a library upgraded under a running program), else by its
+ * path under the process's root, unless it was deleted (another file
+ * may be there now).
  */
-static struct umod *
-mod_image(struct urec *u, struct uproc *p, int k)
+struct umod *
+mod_image(struct urec *u, struct uproc *p, const struct umap *mp)
 {
-	struct umod *m = &u->mods[k];
+	struct umod *m = &u->mods[mp->mod];
 	char path[PATH_MAX + 64];
+	size_t n;
 
 	if (m->opened)
-		return m->base ? m : NULL;
+		return m->opened > 0 ? m : NULL;
+	m->opened = -1;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", (int)p->pid,
+	    (unsigned long long)mp->lo, (unsigned long long)mp->hi);
+	if (map_file(m, path) < 0) {
+		n = strlen(m->path);
+		if (n > 10 && !strcmp(m->path + n - 10, " (deleted)"))
+			return NULL;
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)p->pid, m->path);
+		if (map_file(m, path) < 0 && map_file(m, m->path) < 0)
+			return NULL;
+	}
 	m->opened = 1;
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)p->pid, m->path);
-	if (map_file(m, path) < 0 && map_file(m, m->path) < 0)
-		return NULL;
 	return m;
 }
 
@@ -145,8 +179,7 @@ umods_free(struct urec *u)
 	size_t i;
 
 	for (i = 0; i < u->nmods; i++) {
-		if (u->mods[i].base)
-			munmap(u->mods[i].base, u->mods[i].size);
+		free(u->mods[i].base);
 		free(u->mods[i].im.tab);
 		free(u->mods[i].path);
 	}
@@ -177,7 +210,7 @@ rule_at(struct urec *u, struct uproc *p, uint64_t pc, uint64_t ts)
 	uint64_t va;
 	void **slot;
 
-	if (!mp || mp->mod < 0 || !(m = mod_image(u, p, mp->mod)) || !eh_functions(&m->im) ||
+	if (!mp || mp->mod < 0 || !(m = mod_image(u, p, mp)) || !eh_functions(&m->im) ||
 	    !(va = vaddr_of(m, pc - mp->lo + mp->off)) || va >> 48)
 		return K_UNSUP;
 	slot = u64map_get(&u->rules, va | (uint64_t)mp->mod << 48, 1);
@@ -265,7 +298,7 @@ keeps_frame_pointers(const char *path)
 		seen++;
 		with += (v & V_CFA_BP) != 0;
 	}
-	munmap(m.base, m.size);
+	free(m.base);
 	free(m.im.tab);
 	return seen == 0 || with * 2 > seen;
 }

@@ -466,15 +466,18 @@ main_stacks() {
 @test "--uprobes, a program built without frame pointers: its stacks copied, each as libunwind's" {
 	need_uprobes
 	run -0 --separate-stderr mt-record --uprobes -o u.mtr -- "$PROGS/unofp" 4
-	[ "$output" = "allocs 31 frees 26" ]
+	[ "$output" = "allocs 32 frees 27" ]
 	mt-decode u.mtr | grep -q '^# mt-record: pid [0-9]*: stacks by --unwind dwarf: 8192 bytes of its stack copied at each event, unwound by the call frame information$'
 	mt-decode u.mtr | grep -q '^# mt-record: stacks taken by --unwind fp in 0 processes, dwarf in 1$'
 	# libunwind, in the preload library: an unwinder of its own.
 	mt-record --unwind libunwind -o p.mtr -- "$PROGS/unofp" 4 >/dev/null 2>&1
 	main_stacks p.mtr >p.txt
-	# main's ten, the thread's twenty (not through main), deep's one.
+	# main's ten, the thread's twenty (not through main), deep's one, the
+	# signal handler's one.
 	[ "$(grep -c ';top;mid;leaf ' p.txt)" -ge 1 ]
 	grep -q ';deep;deep;deep;deep;deep;leaf 7777$' p.txt
+	# Through the kernel's signal frame, to the frame raise was in.
+	grep -q ';main;__GI_raise;.*;on_signal;top;mid;leaf 4010$' p.txt
 	diff p.txt <(main_stacks u.mtr)
 	mt-symbolize u.mtr | mt-lifetime -q | mt-group -M -F folded 2>/dev/null |
 		grep -q '^unofp;\[start-up\];thread_main;top;mid;leaf 60190$'

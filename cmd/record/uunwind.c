@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/stat.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "mt.h"
@@ -230,13 +232,25 @@ word(const struct ua_regs *g, const uint8_t *copy, uint64_t addr, uint64_t *w)
 	return 1;
 }
 
+/* The registers a signal interrupted, from its context at sp (a ucontext_t). */
+static int
+signal_context(const struct ua_regs *g, const uint8_t *copy, uint64_t sp, uint64_t *ip,
+    uint64_t *nsp, uint64_t *bp)
+{
+	uint64_t gregs = sp + offsetof(ucontext_t, uc_mcontext.gregs);
+
+	return word(g, copy, gregs + REG_RIP * 8, ip) && word(g, copy, gregs + REG_RSP * 8, nsp) &&
+	    word(g, copy, gregs + REG_RBP * 8, bp);
+}
+
 /*
  * The frames of e's copied stack, innermost first, into ips; how many.  At
  * a return, ip is where the call returns to, the first frame; at an entry
  * or in a system call's wrapper, ip is in the function called, whose
  * frame is not the program's: the first is where that returns to.  The
- * walk ends where a rule is unknown, a word is past the copy, or a frame
- * would not be above the last (a rule gone wrong).
+ * walk goes through a signal handler's frame to the frame the signal
+ * interrupted, and ends where a rule is unknown, a word is past the copy,
+ * or a frame would not be above the last (a rule gone wrong).
  */
 size_t
 unwind_copy(struct urec *u, struct uproc *p, const struct ua_event *e, const struct ua_regs *g,
@@ -250,6 +264,15 @@ unwind_copy(struct urec *u, struct uproc *p, const struct ua_event *e, const str
 		ips[n++] = ip;
 	while (n < max) {
 		v = rule_at(u, p, ret ? ip - 1 : ip, ts);
+		if ((v & V_KIND) == K_SIGNAL) {
+			/* The handler returns to the kernel's trampoline: the
+			   interrupted context is at sp, its ip no return address. */
+			if (!signal_context(g, copy, sp, &ip, &sp, &bp) || !ip || ip >> 47)
+				break;
+			ips[n++] = ip;
+			ret = 0;
+			continue;
+		}
 		if ((v & V_KIND) != K_NORMAL || ((v & V_CFA_BP) && !bp))
 			break;
 		cfa = ((v & V_CFA_BP) ? bp : sp) + (uint64_t)(int64_t)V_CFA_OFF(v);

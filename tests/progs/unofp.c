@@ -4,10 +4,11 @@
  * its callers, a copy of the stack unwound by call frame information
  * does.  Chains of three functions with frames of their own, in main
  * and in a thread; a recursion N deep (argument 1, default 0) under
- * frames of 512 bytes; the first allocation grows the heap by brk
- * inside malloc.  Prints its own counts.
+ * frames of 512 bytes; an allocation in a signal handler; the first
+ * allocation grows the heap by brk inside malloc.  Prints its own counts.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,15 @@ deep(int depth)
 	return p;
 }
 
+/* A handler that allocates (the test's, not a safe thing to do): its
+   stack goes through the kernel's signal frame to raise and main. */
+static void
+on_signal(int sig)
+{
+	free(top(4000 + (size_t)sig));
+	frees++;
+}
+
 static void *
 thread_main(void *arg)
 {
@@ -90,6 +100,8 @@ main(int argc, char **argv)
 		return 1;
 	if (depth > 0)
 		free(deep(depth)), frees++;
+	signal(SIGUSR1, on_signal);
+	raise(SIGUSR1);
 	for (i = 0; i < 10; i += 2)
 		free(keep[i]), frees++;
 	printf("allocs %d frees %d\n", allocs, frees);

@@ -197,9 +197,11 @@ copies_stack(__u32 pid)
 }
 
 /*
- * The user stack from sp up, at most stack_copy bytes: page by page,
- * since a read that meets an unmapped page gets nothing (the top of the
- * main thread's stack); what it has read until then is the copy.
+ * The user stack from sp up, stack_copy bytes: page by page, since a
+ * read that meets an unmapped page gets nothing (the top of the main
+ * thread's stack); what it has read until then is the copy.  Its last
+ * page may go past stack_copy, into the record's page of slack: a read
+ * of the rest alone is not one the verifier can bound.
  */
 static __u64
 copy_stack(char *dst, __u64 sp)
@@ -215,20 +217,21 @@ copy_stack(char *dst, __u64 sp)
 		   dst + at a pointer the verifier cannot bound. */
 		off = at;
 		__asm__ volatile("" : "+r"(off));
-		if (off > stack_copy - 4096)
+		if (off >= stack_copy)
 			break;
 		if (bpf_probe_read_user(dst + off, 4096, (void *)(sp + off)))
 			break;
 		at = off + 4096;
 	}
-	return at;
+	return at < stack_copy ? at : stack_copy;
 }
 
 /* An event, with a copy of the stack for its frames. */
 static void
 send_copy(struct ua_event *e, __u64 ip, __u64 sp, __u64 bp)
 {
-	char *r = bpf_ringbuf_reserve(&ring, UA_HEAD + sizeof(struct ua_regs) + stack_copy, 0);
+	char *r = bpf_ringbuf_reserve(&ring, UA_HEAD + sizeof(struct ua_regs) + stack_copy + 4096,
+	    0);
 	struct ua_regs *g;
 
 	if (!r) {

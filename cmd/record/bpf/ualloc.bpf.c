@@ -593,7 +593,9 @@ int sys_out(struct sys_exit_rec *ctx)
 		}
 		e->nips = 0;
 		__builtin_memset(e->top, 0, sizeof(e->top));
-		pending(e, -1);
+		/* A munmap has no stack unless frees have theirs (-F). */
+		if (c->kind != UA_MUNMAP || free_stacks)
+			pending(e, -1);
 		if ((c->kind != UA_MUNMAP || free_stacks) && copies_stack(e->pid)) {
 			send_copy_user(e);
 		} else {

@@ -52,7 +52,7 @@ PRELOAD_OBJ := $(patsubst %,%.pic.o,$(basename $(wildcard lib/preload/*.c lib/pr
 	lib/ehframe.pic.o
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/gen-trace.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static \
-	tests/progs/ucount-static tests/progs/ucount-musl
+	tests/progs/ucount-static tests/progs/ucount-musl tests/progs/busy-static
 TESTLIBS = tests/progs/liballoc.so tests/progs/libearly.so tests/progs/libframes-a.so \
 	tests/progs/libframes-b.so
 MANPAGES = man/mt-events.5 man/mt-plot.1 man/mt-record.1 man/mt-decode.1 man/mt-symbolize.1 man/mt-lifetime.1 man/mt-window.1 man/mt-group.1 man/mt-pooldiff.1 man/mt-report.1
@@ -192,6 +192,10 @@ tests/progs/ucount-static: tests/progs/ucount.c
 	$(CC) $(UCOUNT_CFLAGS) -static -o $@ $<
 tests/progs/ucount-musl: tests/progs/ucount.c
 	musl-gcc $(UCOUNT_CFLAGS) -static -o $@ $<
+
+# A collector stalled while a static program allocates as fast as it can.
+tests/progs/busy-static: tests/progs/busy.c
+	$(CC) $(UCOUNT_CFLAGS) -static -o $@ $< -lpthread
 
 # --uprobes' copied stacks: a program built as Debian builds its packages.
 tests/progs/unofp: tests/progs/unofp.c

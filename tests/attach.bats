@@ -27,7 +27,7 @@ need_ptrace() {
 	start_target "$PROGS/attach-target" 500
 	sleep 0.5	# keep_here's 64 blocks all made before
 	run -0 --separate-stderr mt-record -p "$TARGET" -d 1s -o a.mtr
-	has_line "$stderr" '^mt-record: \d+ events, 1 processes, \d+ bytes written to a.mtr$'
+	has_line "$stderr" '^mt-record: \d+ events, 1 process, \d+ bytes written to a.mtr$'
 	wait_target
 	[ "$(cat status.txt)" = 3 ]
 	counted_to 500

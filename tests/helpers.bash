@@ -277,3 +277,25 @@ counted_to() {
 	awk -v n="$1" '$0 != NR - 1 { print "line " NR ": " $0; bad = 1; exit }
 		END { if (!bad && NR != n) { print NR " lines, not " n; bad = 1 }; exit bad }' out.txt
 }
+
+# BPF and uprobes as root; skipped, saying why, where they cannot be.
+# An earlier test's probes are let go of first: while the kernel lets go
+# of another recording's uprobes on the same library it drops some
+# returns (mt-record says how many), which the exact counts here would
+# take for a fault of ours.
+uprobes_let_go() {
+	for _ in $(seq 300); do pgrep -x mt-record >/dev/null || return 0; sleep 0.1; done
+}
+
+need_uprobes() {
+	uprobes_let_go
+	[ "$(id -u)" = 0 ] || skip "needs root for BPF uprobes (id -u: $(id -u))"
+	[ -e /sys/bus/event_source/devices/uprobe/type ] ||
+		skip "this kernel has no uprobes (no /sys/bus/event_source/devices/uprobe)"
+	local err
+	if ! err=$(mt-record --uprobes -o probe.mtr -- "$PROGS/ucount" 2>&1 >/dev/null); then
+		skip "BPF uprobes not permitted here: ${err##*mt-record: }"
+	fi
+	rm -f probe.mtr
+	uprobes_let_go
+}

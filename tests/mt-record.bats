@@ -15,7 +15,7 @@ teardown() {
 
 @test "records the demo: proc, maps with build-ids, stacks, events, exit" {
 	run -0 --separate-stderr mt-record -o demo.mtr -- "$PROGS/demo"
-	has_line "$stderr" '^mt-record: \d+ events, 1 processes, \d+ bytes written to demo.mtr$'
+	has_line "$stderr" '^mt-record: \d+ events, 1 process, \d+ bytes written to demo.mtr$'
 	run -0 mt-decode demo.mtr
 	has_line "${lines[0]}" '^#mt-events\t1\tstart=\d+\thost=\S+\tresolution=100$'
 	has_line "$output" "^proc\t\d+\t\d+\t\d+\t\Q$PROGS/demo\E\t\Q$PROGS/demo\E$"
@@ -251,7 +251,7 @@ free mmap 262144" ]
 
 @test "--no-follow records only the command itself" {
 	run -0 --separate-stderr mt-record --no-follow -o nf.mtr -- "$PROGS/forkexec"
-	has_line "$stderr" ', 1 processes, '
+	has_line "$stderr" ', 1 process, '
 	[ "$(mt-decode nf.mtr | grep -c '^proc')" = 1 ]
 }
 

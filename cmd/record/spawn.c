@@ -138,6 +138,26 @@ die_of(int sig)
 	exit(128 + sig);	/* a signal that does not kill */
 }
 
+/* The environment that has the command load the library and find us. */
+static void
+preload_env(const char *lib, const char *sockname, const struct args *a)
+{
+	char buf[64], *preload, *old;
+
+	old = getenv("LD_PRELOAD");
+	preload = emalloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
+	strcpy(preload, lib);
+	if (old && *old) {
+		strcat(preload, " ");
+		strcat(preload, old);
+	}
+	setenv("LD_PRELOAD", preload, 1);
+	setenv(MT_ENV_SOCKET, sockname, 1);
+	snprintf(buf, sizeof(buf), "%d", a->depth);
+	setenv(MT_ENV_DEPTH, buf, 1);
+	setenv(MT_ENV_FLAGS, a->flags, 1);
+}
+
 /*
  * The command runs in a child, which waits for run_spawned() before it
  * does (the default trace's name holds its pid, and the file must be
@@ -148,7 +168,7 @@ pid_t
 spawn(char **cmd, const char *lib, const char *sockname, const struct args *a,
     int out_is_stdout, int *go_fd)
 {
-	char buf[64], *preload, *old, go = 0;
+	char go = 0;
 	int p[2], e;
 	pid_t pid;
 
@@ -170,18 +190,9 @@ spawn(char **cmd, const char *lib, const char *sockname, const struct args *a,
 		signal(passed_signals[e], given[e].sa_handler == SIG_IGN ? SIG_IGN : SIG_DFL);
 	if (out_is_stdout)
 		dup2(STDERR_FILENO, STDOUT_FILENO);
-	old = getenv("LD_PRELOAD");
-	preload = emalloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
-	strcpy(preload, lib);
-	if (old && *old) {
-		strcat(preload, " ");
-		strcat(preload, old);
-	}
-	setenv("LD_PRELOAD", preload, 1);
-	setenv(MT_ENV_SOCKET, sockname, 1);
-	snprintf(buf, sizeof(buf), "%d", a->depth);
-	setenv(MT_ENV_DEPTH, buf, 1);
-	setenv(MT_ENV_FLAGS, a->flags, 1);
+	/* Without a library (--uprobes): the command as it is, held all the same. */
+	if (lib)
+		preload_env(lib, sockname, a);
 	while (read(p[1], &go, 1) < 0 && errno == EINTR)
 		;
 	if (go != 'y')

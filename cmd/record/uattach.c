@@ -35,6 +35,15 @@ libc_path(void)
 	return NULL;
 }
 
+/* Whether path is a shared C library, whose direct calls of free are its own. */
+static int
+shared_libc(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	return strncmp(base, "libc.so", 7) == 0;
+}
+
 /*
  * The site of a probe at off in path, of heap: its cookie.  A site
  * serves every process probed there (the cookie has 16 bits).
@@ -125,7 +134,8 @@ attach_file(struct urec *u, struct uproc *p, const char *path, struct want *w, s
 		if (j < i)
 			continue;
 		site = site_of(u, path, offs[i], w[i].heap_name, segs, nsegs);
-		o.bpf_cookie = UA_COOKIE(site, (uint64_t)w[i].arg, (uint64_t)w[i].heap);
+		o.bpf_cookie = UA_COOKIE(site, (uint64_t)w[i].arg, (uint64_t)w[i].heap) |
+		    (w[i].in == P_FREE && shared_libc(path) ? UA_OWN : 0);
 		o.retprobe = false;
 		if (!(l = bpf_program__attach_uprobe_opts(uprog(u, w[i].in), p->pid, path, offs[i],
 		    &o)))
@@ -207,11 +217,15 @@ probe_image(struct urec *u, struct uproc *p, const char *exe, int *n, int *m, in
 	return 0;
 }
 
-/* A process stopped by our program goes on. */
+/*
+ * A process stopped by our program goes on: a held one once its stop is
+ * seen (uhold.c), another now.
+ */
 static void
-let_go(struct uproc *p)
+let_go(struct urec *u, struct uproc *p)
 {
-	kill(p->pid, SIGCONT);
+	if (!u->hold && stop_sent(u, p->pid))
+		kill(p->pid, SIGCONT);
 	p->stopped = 0;
 }
 
@@ -227,7 +241,8 @@ at_fork(struct urec *u, struct uproc *parent, pid_t pid, uint64_t ts, uint64_t f
 	put_proc_read(u, p, parent->pid);
 	/* The same program: its stacks taken the same way. */
 	p->copies = parent->copies;
-	if (set_traced(u, pid, UA_TRACED | (p->copies ? UA_DWARF : 0)) < 0)
+	p->ready = 1;
+	if (set_traced(u, p) < 0)
 		p->copies = 0;
 	say_stacks_way(u, p);
 	recorder_fork_outside(u->rc, pid, parent->pid, forked_at);
@@ -236,7 +251,7 @@ at_fork(struct urec *u, struct uproc *parent, pid_t pid, uint64_t ts, uint64_t f
 			mt_warnx("--uprobes: pid %d: %s: a probe was refused: %s", (int)pid,
 			    parent->probed[i].path, strerror(refused));
 	read_maps(u, p, ts);
-	let_go(p);
+	let_go(u, p);
 }
 
 /* A process recorded runs a new program: its probes, before it starts. */
@@ -268,7 +283,7 @@ at_exec(struct urec *u, struct uproc *p, uint64_t ts)
 			    (int)p->pid, exe, n + m);
 	}
 	read_maps(u, p, ts);
-	let_go(p);
+	let_go(u, p);
 }
 
 /*
@@ -282,7 +297,7 @@ void
 on_proc_event(struct urec *u, struct uproc *p, int kind, uint64_t ts, pid_t pid, uint64_t arg)
 {
 	if (!p) {
-		if (kind != UA_EXIT)
+		if (kind != UA_EXIT && !u->hold && stop_sent(u, pid))
 			kill(pid, SIGCONT);
 		return;
 	}
@@ -300,7 +315,7 @@ on_proc_event(struct urec *u, struct uproc *p, int kind, uint64_t ts, pid_t pid,
 		p->stop = NULL;
 		read_maps(u, p, ts);
 		probe_mapped(u, p, "at the program's entry");
-		let_go(p);
+		let_go(u, p);
 		break;
 	case UA_EXIT:
 		/* The command's own end is mt-record's to wait for. */
@@ -321,7 +336,7 @@ let_go_all(struct urec *u)
 
 	for (i = 0; i < u->nprocs; i++)
 		if (u->procs[i]->stopped && !u->procs[i]->ended)
-			let_go(u->procs[i]);
+			let_go(u, u->procs[i]);
 }
 
 /* The command's descendants recorded that have not ended. */

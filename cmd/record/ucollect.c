@@ -264,10 +264,10 @@ parse_event(const void *data, size_t len, struct ua_event *e, struct ua_regs *g,
 		*copy = (const uint8_t *)data + UA_HEAD + sizeof(*g);
 		e->nips = 0;
 	} else {
-		if (len > sizeof(*e))
+		if (len > sizeof(*e) || (UA_IS_CALL(e->kind) && len != sizeof(*e)))
 			return 0;
 		memcpy(e, data, len);
-		if (e->nips > (len - UA_HEAD) / sizeof(e->ips[0]))
+		if (e->nips > (len - UA_HEAD) / sizeof(e->ips[0]) || e->nips > UA_FRAMES)
 			return 0;
 	}
 	return e->kind >= UA_ALLOC && e->kind < UA_NKINDS;
@@ -380,25 +380,31 @@ on_event(void *ctx, void *data, size_t len)
 void
 put_proc(struct urec *u, struct uproc *p, char **argv, const char *exe, pid_t ppid)
 {
-	struct mt_event ev;
 	size_t len = 0, i;
 	char *args;
 
 	for (i = 0; argv[i]; i++)
 		len += strlen(argv[i]) + 1;
 	args = emalloc(len + 1);
-	args[0] = '\0';
-	for (i = 0, len = 0; argv[i]; i++)
-		len += (size_t)sprintf(args + len, "%s%s", i ? " " : "", argv[i]);
-	memset(&ev, 0, sizeof(ev));
-	ev.type = MT_PROC;
-	ev.ts = u->last_ts;
-	ev.pid = p->pid;
-	ev.ppid = ppid;
-	ev.s1 = (struct mt_str){ exe, strlen(exe) };
-	ev.s2 = (struct mt_str){ args, len };
-	put(u, &ev);
+	for (i = 0, len = 0; argv[i]; i++) {
+		memcpy(args + len, argv[i], strlen(argv[i]) + 1);
+		len += strlen(argv[i]) + 1;
+	}
+	recorder_put_proc(u->rc, u->last_ts, p->pid, ppid, exe, args, len);
 	free(args);
+}
+
+/* The last occurrence of needle in s; NULL if none. */
+static const char *
+strrstr(const char *s, const char *needle)
+{
+	const char *last = NULL, *p = s;
+
+	while ((p = strstr(p, needle))) {
+		last = p;
+		p++;
+	}
+	return last;
 }
 
 /* A file of /proc, whole (64 KiB at most), NUL-terminated; NULL if unread. */
@@ -423,43 +429,52 @@ read_small_file(const char *path, size_t *len)
 	return buf;
 }
 
-/* The parent of pid, from /proc/PID/stat ("pid (comm) state ppid ..."); 0 if unknown. */
+/* A number in /proc/PID/FILE, the word after `skip' others that follow
+   the last `after' in it; 0 if unknown. */
+int
+proc_number(pid_t pid, const char *file, const char *after, int skip)
+{
+	char path[64], *s;
+	const char *p;
+	size_t len;
+	long n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	if ((s = read_small_file(path, &len)) && (p = strrstr(s, after))) {
+		for (p += strlen(after); skip-- > 0;) {
+			p += strspn(p, " \t");
+			p += strcspn(p, " \t\n");
+		}
+		n = strtol(p, NULL, 10);
+	}
+	free(s);
+	return n > 0 && n <= INT_MAX ? (int)n : 0;
+}
+
+/* The parent of pid, from /proc/PID/stat ("pid (comm) state ppid ..."). */
 pid_t
 parent_of(pid_t pid)
 {
-	char path[64], *s, *p;
-	size_t len;
-	int ppid = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((s = read_small_file(path, &len)) && (p = strrchr(s, ')')))
-		sscanf(p + 1, " %*c %d", &ppid);
-	free(s);
-	return ppid;
+	return (pid_t)proc_number(pid, "stat", ")", 1);
 }
 
 /* A process's proc line, its program and command line as /proc has them. */
 void
 put_proc_read(struct urec *u, struct uproc *p, pid_t ppid)
 {
-	char path[64], real[PATH_MAX], *cmdline, **argv;
-	size_t len, i, n = 0;
+	char path[64], real[PATH_MAX], *cmdline;
+	size_t len;
 	ssize_t k;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
-	if ((k = readlink(path, real, sizeof(real) - 1)) < 0)
-		k = 0;
+	if ((k = readlink(path, real, sizeof(real) - 1)) <= 0)
+		strcpy(real, "?"), k = 1;
 	real[k] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)p->pid);
-	cmdline = read_small_file(path, &len);
-	argv = ecalloc(len + 2, sizeof(*argv));
-	/* NUL-separated, as argv. */
-	for (i = 0; cmdline && i < len; i += strlen(cmdline + i) + 1)
-		argv[n++] = cmdline + i;
-	if (!n)
-		argv[n++] = real[0] ? real : "?";
-	put_proc(u, p, argv, real[0] ? real : "?", ppid);
-	free(argv);
+	if (!(cmdline = read_small_file(path, &len)) || !len)
+		recorder_put_proc(u->rc, u->last_ts, p->pid, ppid, real, real, strlen(real) + 1);
+	else
+		recorder_put_proc(u->rc, u->last_ts, p->pid, ppid, real, cmdline, len);
 	free(cmdline);
 }
 

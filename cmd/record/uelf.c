@@ -240,25 +240,39 @@ entry_offset(const char *path)
 	return off;
 }
 
-/* Whether path is a Go program (a .go.buildinfo section): its runtime allocates, not malloc. */
-int
-elf_is_go(const char *path)
+/* Whether path has a section named name (or, with type, one of that type). */
+static int
+has_section(const char *path, const char *want, unsigned type)
 {
 	Elf_Scn *scn = NULL;
 	const char *name;
 	size_t shstrndx;
 	GElf_Shdr sh;
-	int fd, go = 0;
+	int fd, found = 0;
 	Elf *elf;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) && elf_getshdrstrndx(elf, &shstrndx) == 0)
-		while (!go && (scn = elf_nextscn(elf, scn)))
-			go = gelf_getshdr(scn, &sh) && (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-			    strcmp(name, ".go.buildinfo") == 0;
+		while (!found && (scn = elf_nextscn(elf, scn)))
+			found = gelf_getshdr(scn, &sh) && (type ? sh.sh_type == type :
+			    (name = elf_strptr(elf, shstrndx, sh.sh_name)) && strcmp(name, want) == 0);
 	if (elf)
 		elf_end(elf);
 	close(fd);
-	return go;
+	return found;
+}
+
+/* Whether path is a Go program (a .go.buildinfo section): its runtime allocates, not malloc. */
+int
+elf_is_go(const char *path)
+{
+	return has_section(path, ".go.buildinfo", 0);
+}
+
+/* Whether path keeps its symbol table (not stripped). */
+int
+elf_has_symtab(const char *path)
+{
+	return has_section(path, NULL, SHT_SYMTAB);
 }

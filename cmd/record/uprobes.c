@@ -9,6 +9,7 @@
  */
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +46,9 @@ uprog(struct urec *u, int i)
 
 	return p[i];
 }
+
+#define RING_HELD	(16u << 20)
+#define RING_ATTACHED	(64u << 20)
 
 /* libbpf's messages: none, but with MT_BPF_DEBUG (the verifier's log). */
 static int
@@ -99,13 +103,50 @@ attach_tp(struct urec *u, struct bpf_program *prog, const char *group, const cha
 }
 
 int
-set_traced(struct urec *u, pid_t pid, int flags)
+set_traced(struct urec *u, struct uproc *p)
 {
-	uint32_t key = (uint32_t)pid;
-	uint8_t v = (uint8_t)flags;
+	uint32_t key = (uint32_t)p->pid;
+	uint8_t v = (uint8_t)(UA_TRACED | (p->copies ? UA_DWARF : 0) | (u->hold ? UA_HOLD : 0));
 
+	if (!p->ready)
+		return 0;
 	return bpf_map__update_elem(u->skel->maps.traced, &key, sizeof(key), &v, sizeof(v),
 	    BPF_ANY);
+}
+
+int
+stop_sent(struct urec *u, pid_t tid)
+{
+	uint32_t key = (uint32_t)tid;
+
+	return bpf_map__delete_elem(u->skel->maps.stops, &key, sizeof(key), 0) == 0;
+}
+
+int
+stops_outstanding(struct urec *u)
+{
+	uint32_t next;
+
+	return bpf_map__get_next_key(u->skel->maps.stops, NULL, &next, sizeof(next)) == 0;
+}
+
+void
+hold_read_ring(struct urec *u)
+{
+	if (u->rb)
+		ring_buffer__consume(u->rb);
+}
+
+/* Nothing recorded any more: the BPF program stops nobody from now. */
+static void
+untrace_all(struct urec *u)
+{
+	uint32_t key, next;
+
+	while (bpf_map__get_next_key(u->skel->maps.traced, NULL, &next, sizeof(next)) == 0) {
+		key = next;
+		bpf_map__delete_elem(u->skel->maps.traced, &key, sizeof(key), 0);
+	}
 }
 
 /*
@@ -116,7 +157,7 @@ set_traced(struct urec *u, pid_t pid, int flags)
  * exec and an end, that its probes follow.  0, or -1 with errno.
  */
 static int
-attach_tps(struct urec *u, pid_t pid, int follow)
+attach_tps(struct urec *u, int follow)
 {
 	static const struct { const char *name; int kind; } calls[] = {
 		{ "mmap", UA_MMAP }, { "munmap", UA_MUNMAP }, { "mremap", UA_MREMAP },
@@ -127,8 +168,6 @@ attach_tps(struct urec *u, pid_t pid, int follow)
 	char tp[64];
 	size_t i;
 
-	if (set_traced(u, pid, UA_TRACED) < 0)
-		return -1;
 	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
 		snprintf(tp, sizeof(tp), "sys_enter_%s", calls[i].name);
 		if (attach_tp(u, s->progs.sys_in, "syscalls", tp, (uint64_t)calls[i].kind) < 0)
@@ -151,14 +190,14 @@ attach_tps(struct urec *u, pid_t pid, int follow)
 
 /* The tracepoints attached, tracefs mounted for it if it is not, and let be after. */
 static int
-trace_calls(struct urec *u, pid_t pid, int follow)
+trace_calls(struct urec *u, int follow)
 {
 	char root[256];
 	int mounted, r, e;
 
 	if (tracefs_find(root, sizeof(root), &mounted) < 0)
 		return -1;
-	r = attach_tps(u, pid, follow);
+	r = attach_tps(u, follow);
 	e = errno;
 	/* Attached, they need it no more. */
 	if (mounted)
@@ -187,34 +226,6 @@ can_probe(void)
 		return -1;
 	}
 	return 0;
-}
-
-/* The command forked, held on a pipe until its probes are in. */
-static pid_t
-fork_held(char **argv, int *go)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -1;
-	if ((pid = fork()) < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(p[1]);
-		/* Nothing read: mt-record gave up; the command is not run. */
-		if (read(p[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		_exit(errno == ENOENT ? 127 : 126);
-	}
-	close(p[0]);
-	*go = p[1];
-	return pid;
 }
 
 /* A per-CPU counter of the BPF program's, summed. */
@@ -251,6 +262,10 @@ open_skel(const struct args *a)
 	s->rodata->free_stacks = a->opts.free_stacks;
 	s->rodata->stack_copy = a->uunwind != 'p' ? a->copy_size : 0;
 	s->rodata->npools = (unsigned)a->npools;
+	/* Attached (-p), nothing holds a thread while the ring is read: room
+	   for a second's stall of the collector at 200,000 events a second. */
+	s->rodata->ring_size = a->opts.attach_pid ? RING_ATTACHED : RING_HELD;
+	bpf_map__set_max_entries(s->maps.ring, (uint32_t)s->rodata->ring_size);
 	if ((e = ualloc__load(s)) != 0) {
 		ualloc__destroy(s);
 		errno = e < 0 ? -e : e;
@@ -284,7 +299,7 @@ static int
 load_probes(struct urec *u, struct uproc *p, const char *exe, const struct args *a)
 {
 	const char *libc = libc_path(), *one = NULL;
-	int refused = 0, n = 0, m = 0, dummy, go;
+	int refused = 0, n = 0, m = 0, dummy;
 	char interp[PATH_MAX];
 	size_t i;
 
@@ -311,25 +326,28 @@ load_probes(struct urec *u, struct uproc *p, const char *exe, const struct args 
 			    " (not built with its symbols, or inlined?)");
 			return -1;
 		}
-	/* A Go program's runtime takes its memory by system calls alone. */
-	go = n + m == 0 && elf_is_go(exe);
-	if (n + m == 0 && !go) {
-		mt_warnx("--uprobes: %s: no allocation function to probe: a static program "
-		    "without its symbols (stripped)? Record a build with them", exe);
-		return -1;
-	}
-	if (trace_calls(u, p->pid, a->flags[1] != 'n') < 0) {
+	if (trace_calls(u, a->flags[1] != 'n') < 0) {
 		mt_warnx("--uprobes: the tracepoints were refused: %s", strerror(errno));
 		return -1;
 	}
-	if (go)
-		snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes; %s is a Go "
-		    "program: the mappings its runtime makes (the mmap family, by tracepoint), "
-		    "not the objects it allocates inside them", exe);
-	else
+	if (n + m)
 		snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes, "
 		    "%d functions probed in %s%s%s", n + m, exe, libc && m ? " and " : "",
 		    libc && m ? libc : "");
+	else if (elf_is_go(exe))
+		/* A Go program's runtime takes its memory by system calls alone. */
+		snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes; %s is a Go "
+		    "program: the mappings its runtime makes (the mmap family, by tracepoint), "
+		    "not the objects it allocates inside them", exe);
+	else {
+		/* Its mappings are seen all the same: those are recorded, and it said. */
+		snprintf(u->how, sizeof(u->how), "# mt-record: recorded through uprobes; %s: no "
+		    "allocation function to probe (%s): the mappings it makes (the mmap family and "
+		    "brk, by tracepoint), not the blocks its allocator cuts from them", exe,
+		    elf_has_symtab(exe) ? "it defines none of malloc's family; --alloc-fn names an "
+		    "allocator of its own" : "stripped of its symbols");
+		mt_note("%s", u->how + strlen("# mt-record: recorded through uprobes; "));
+	}
 	if (a->blind)
 		snprintf(u->how + strlen(u->how), sizeof(u->how) - strlen(u->how),
 		    "; LD_PRELOAD is blind to %s: %s", exe, a->blind);
@@ -357,9 +375,51 @@ open_output(struct recorder *rc, const struct args *a, const char *base, pid_t p
 	return fd;
 }
 
+/*
+ * Descriptors closed by many threads at once: the kernel lets go of each
+ * uprobe after an RCU grace period, some 30 ms, one after another from
+ * one thread; from many, their waits overlap.
+ */
+#define CLOSERS 64
+struct closer {
+	const int *fds;
+	size_t n, step;
+};
+
+static void *
+close_some(void *arg)
+{
+	const struct closer *c = arg;
+	size_t i;
+
+	for (i = 0; i < c->n; i += c->step)
+		close(c->fds[i]);
+	return NULL;
+}
+
+static void
+close_all(const int *fds, size_t n)
+{
+	struct closer c[CLOSERS];
+	pthread_t t[CLOSERS];
+	size_t i, k = n < CLOSERS ? n : CLOSERS, made = 0;
+
+	for (i = 0; i < k; i++) {
+		c[i] = (struct closer){ fds + i, n - i, k };
+		if (pthread_create(&t[i], NULL, close_some, &c[i]) != 0)
+			break;
+		made++;
+	}
+	/* Those no thread was made for: here. */
+	for (i = made; i < k; i++)
+		close_some(&c[i]);
+	for (i = 0; i < made; i++)
+		pthread_join(t[i], NULL);
+}
+
 /* What the recording holds, let go of; the trace unmade when it failed. */
 static void
-release(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int created)
+release(struct urec *u, int fd, const char *name, int created)
 {
 	size_t i;
 
@@ -367,15 +427,21 @@ release(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int cr
 		close(fd);
 		unlink(name);
 	}
-	ring_buffer__free(rb);
+	ring_buffer__free(u->rb);
+	u->rb = NULL;
+	free(u->tracees);
 	for (i = 0; i < u->nprocs; i++)
 		bpf_link__destroy(u->procs[i]->stop);
+	/* Their fds open for the child that lets go of them, or closed now. */
+	u->link_fds = erealloc(u->link_fds, (u->nlinks + 1) * sizeof(*u->link_fds));
 	for (i = 0; i < u->nlinks; i++) {
-		/* Their fds open for the child that lets go of them. */
-		if (u->keep_links)
-			bpf_link__disconnect(u->links[i]);
+		u->link_fds[i] = bpf_link__fd(u->links[i]);
+		bpf_link__disconnect(u->links[i]);
 		bpf_link__destroy(u->links[i]);
 	}
+	u->nlink_fds = u->nlinks;
+	if (!u->keep_links)
+		close_all(u->link_fds, u->nlink_fds);
 	free(u->links);
 	ualloc__destroy(u->skel);
 	u64map_free(&u->stacks, NULL);
@@ -391,13 +457,13 @@ release(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int cr
  * writing it failed.
  */
 static int
-finish(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int status)
+finish(struct urec *u, int fd, const char *name, int status)
 {
 	uint64_t lost, unseen, written;
 	char msg[256];
 
 	/* What the ring still holds came before the exit. */
-	ring_buffer__consume(rb);
+	ring_buffer__consume(u->rb);
 	let_go_all(u);
 	if (status != -2)
 		put_exit(u, u->procs[0], recorder_now(u->rc), status);
@@ -414,13 +480,10 @@ finish(struct urec *u, struct ring_buffer *rb, int fd, const char *name, int sta
 		mt_warnx("%s", msg);
 	}
 	written = recorder_close(u->rc, fd);
-	mt_note("%llu events, %zu process%s, %llu bytes written to %s%s",
-	    (unsigned long long)recorder_events(u->rc), u->nprocs, u->nprocs == 1 ? "" : "es",
-	    (unsigned long long)written, name,
-	    recorder_failed(u->rc) ? " (incomplete)" : "");
+	recorder_say_written(u->rc, u->nprocs, written);
 	if (lost)
 		mt_warnx("%llu events lost: the BPF ring buffer was full", (unsigned long long)lost);
-	release(u, rb, -1, name, 0);
+	release(u, -1, name, 0);
 	return recorder_failed(u->rc) ? 1 : 0;
 }
 
@@ -442,7 +505,7 @@ flush_now(struct urec *u, uint64_t *last_flush)
  * caller does not wait (its output closed, it is waited for by no one).
  */
 static void
-let_go_later(void)
+let_go_later(struct urec *u)
 {
 	int p[2], fd;
 	char c;
@@ -463,6 +526,7 @@ let_go_later(void)
 		/* Until mt-record has exited: the end of the pipe. */
 		while (read(p[0], &c, 1) < 0 && errno == EINTR)
 			;
+		close_all(u->link_fds, u->nlink_fds);
 		_exit(0);
 	default:
 		close(p[0]);
@@ -473,18 +537,102 @@ let_go_later(void)
 	close(p[1]);
 }
 
+/*
+ * Until the command has ended and its descendants too (cmd), or while
+ * `more' says: the ring read, the processes held answered, the trace
+ * flushed now and then.
+ */
+static void
+collect(struct urec *u, pid_t cmd, int *status, int *done, int (*more)(struct urec *, void *),
+    void *arg)
+{
+	struct pollfd pf[2] = { { .fd = ring_buffer__epoll_fd(u->rb), .events = POLLIN },
+	    { .fd = hold_fd(), .events = POLLIN } };
+	uint64_t last_flush = 0;
+
+	while (!stop_signal && more(u, arg)) {
+		if (poll(pf, 2, 50) < 0 && errno != EINTR)
+			break;
+		if (ring_buffer__consume(u->rb) < 0 && errno != EINTR)
+			break;
+		hold_reap(u, cmd, status, done);
+		if (*done)
+			forward_to = 0;
+		flush_now(u, &last_flush);
+	}
+}
+
+struct cmd_wait {
+	int *done;
+};
+
+static int
+command_runs(struct urec *u, void *arg)
+{
+	const struct cmd_wait *w = arg;
+
+	return !*w->done || descendants_left(u);
+}
+
+/*
+ * The processes that run on as we stop: nothing of ours left on them.
+ * Our program stops nobody from now; the stops it sent are seen and
+ * ended (a second at most), then those whose events were lost are let
+ * go of all the same.
+ */
+static void
+leave_running(struct urec *u, pid_t cmd, int *status, int *done)
+{
+	struct pollfd pf[2] = { { .fd = ring_buffer__epoll_fd(u->rb), .events = POLLIN },
+	    { .fd = hold_fd(), .events = POLLIN } };
+	uint64_t until = recorder_now(u->rc) + 1000000000u;
+	uint32_t next;
+
+	untrace_all(u);
+	while (stops_outstanding(u) && recorder_now(u->rc) < until) {
+		ring_buffer__consume(u->rb);
+		hold_reap(u, cmd, status, done);
+		poll(pf, 2, 10);
+	}
+	ring_buffer__consume(u->rb);
+	while (bpf_map__get_next_key(u->skel->maps.stops, NULL, &next, sizeof(next)) == 0) {
+		if (!u->hold)
+			kill((pid_t)next, SIGCONT);
+		stop_sent(u, (pid_t)next);
+	}
+	hold_release(u, cmd, status, done);
+	let_go_all(u);
+}
+
+/* The command started, held before its exec until its probes are in: its pid, or -1 said. */
+static pid_t
+start_command(struct urec *u, char **argv, const struct args *a, int *go)
+{
+	pid_t pid;
+
+	pid = spawn(argv, NULL, NULL, a, a->output && strcmp(a->output, "-") == 0, go);
+	if (pid < 0) {
+		mt_warn("fork");
+		return -1;
+	}
+	if (hold_seize(u, pid) < 0)
+		mt_warnx("--uprobes: ptrace: %s: the stops of its processes while their probes "
+		    "go in are seen by their parents, and events are lost when mt-record falls "
+		    "behind", strerror(errno));
+	return pid;
+}
+
 int
 record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 {
 	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks, .unwind = a->uunwind,
 	    .copy_size = a->copy_size };
-	struct ring_buffer *rb = NULL;
-	char *exe, *defname, *base;
-	int fd, created, go = -1, status = 0, done = 0;
-	uint64_t last_flush = 0;
+	char *exe, *defname = NULL, *base;
+	int fd = -1, created = 0, go = -1, status = 0, done = 0, e;
+	struct cmd_wait cw = { &done };
 	struct uproc *cmd;
 	const char *name;
-	pid_t pid, w;
+	pid_t pid;
 
 	if (!(exe = find_command(argv[0]))) {
 		mt_warnx("%s: command not found", argv[0]);
@@ -496,49 +644,56 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	}
 	u.start = recorder_begin(rc);
 	collector_setup();
-	if ((pid = fork_held(argv, &go)) < 0) {
-		mt_warn("fork");
+	if ((pid = start_command(&u, argv, a, &go)) < 0) {
 		free(exe);
 		return 2;
 	}
+	forward_to = pid;
 	cmd = uproc_add(&u, pid);
 	cmd->first_exec = 1;
 	base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-	fd = open_output(rc, a, base, pid, &defname, &created);
-	name = defname ? defname : a->output && strcmp(a->output, "-") ? a->output : "<stdout>";
-	if (fd < 0 || load_probes(&u, cmd, exe, a) < 0 ||
-	    !(rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL))) {
+	/* The output made only once the recording can start: a refusal leaves it be. */
+	if (load_probes(&u, cmd, exe, a) < 0 ||
+	    !(u.rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL)) ||
+	    (fd = open_output(rc, a, base, pid, &defname, &created)) < 0) {
 		/* The command is not run untraced. */
-		close(go);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		run_spawned(go, 0, &e);
+		forward_to = 0;
+		hold_release(&u, pid, &status, &done);
+		while (!done && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-		release(&u, rb, fd, name, created);
+		release(&u, -1, NULL, 0);
 		free(defname);
 		free(exe);
 		return 2;
 	}
+	name = defname ? defname : a->output && strcmp(a->output, "-") ? a->output : "<stdout>";
+	cmd->ready = 1;
+	set_traced(&u, cmd);
 	recorder_open(rc, fd);
 	recorder_comment(rc, "%s", u.how);
 	put_proc(&u, cmd, argv, exe, getpid());
 	free(exe);
-	if (write(go, "g", 1) != 1)
-		mt_warn("the command");
-	close(go);
-	/* Until the command has ended, and the descendants recorded too. */
-	while (!stop_signal && (!done || descendants_left(&u))) {
-		if (ring_buffer__poll(rb, 50) < 0 && errno != EINTR)
-			break;
-		while (!done && (w = waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR)
+	run_spawned(go, 1, &e);
+	if (e) {
+		/* Found, yet not run: a bad interpreter, a wrong format. */
+		mt_warnx("%s: %s", argv[0], strerror(e));
+		hold_release(&u, pid, &status, &done);
+		while (!done && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-		if (!done && w == pid)
-			done = 1;
-		flush_now(&u, &last_flush);
+		release(&u, fd, name, created);
+		free(defname);
+		return e == ENOENT ? 127 : 126;
 	}
+	collect(&u, pid, &status, &done, command_runs, &cw);
+	if (stop_signal)
+		leave_running(&u, pid, &status, &done);
 	u.keep_links = done && !stop_signal;
-	finish(&u, rb, fd, name, done ? status : -2);
+	finish(&u, fd, name, done ? status : -2);
 	free(defname);
 	if (u.keep_links)
-		let_go_later();
+		let_go_later(&u);
+	free(u.link_fds);
 	if (!done || stop_signal) {
 		mt_note("stopped by %s: %s, untraced", strsignal(stop_signal),
 		    done ? "its children run on" : "the command runs on");
@@ -566,15 +721,31 @@ ended(int pidfd, pid_t pid)
  * libraries it has mapped, until it ends, the duration passes or a signal
  * asks.  What it allocated before is not known.
  */
+struct attach_wait {
+	int pidfd;
+	pid_t pid;
+	uint64_t t0, duration;
+	int *done;
+};
+
+static int
+attached_runs(struct urec *u, void *arg)
+{
+	const struct attach_wait *w = arg;
+
+	if ((*w->done = ended(w->pidfd, w->pid)))
+		return 0;
+	return !w->duration || recorder_now(u->rc) - w->t0 < w->duration;
+}
+
 int
 attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 {
 	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks, .unwind = a->uunwind,
 	    .copy_size = a->copy_size };
-	char exe[64], real[PATH_MAX], comm[64], *defname;
-	int fd, created, pidfd, done = 0, n, refused = 0, dynamic;
-	struct ring_buffer *rb = NULL;
-	uint64_t last_flush = 0, t0;
+	char exe[64], real[PATH_MAX], comm[64], *defname = NULL;
+	int fd = -1, created = 0, done = 0, n, refused = 0, dynamic, status = 0, dummy = 0;
+	struct attach_wait aw = { .pid = pid, .duration = a->duration, .done = &done };
 	const char *name, *base;
 	struct uproc *p;
 	size_t i;
@@ -593,24 +764,25 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	u.start = recorder_begin(rc);
 	collector_setup();
 	p = uproc_add(&u, pid);
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	fd = open_output(rc, a, comm, pid, &defname, &created);
-	name = defname ? defname : a->output && strcmp(a->output, "-") ? a->output : "<stdout>";
+	aw.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	libbpf_set_print(quiet_libbpf);
 	u.w = wants(a, &u.nw);
-	if (fd < 0 || !(u.skel = open_skel(a)) ||
+	/* Every probe in before any fires (it is not traced yet), and the output made last. */
+	if (!(u.skel = open_skel(a)) ||
 	    (n = attach_file(&u, p, exe, u.w, u.nw, &refused, &dynamic)) < 0 ||
-	    (trace_calls(&u, pid, a->flags[1] != 'n') < 0 && (refused = errno)) ||
-	    !(rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL))) {
-		if (fd >= 0)
+	    (trace_calls(&u, a->flags[1] != 'n') < 0 && (refused = errno)) ||
+	    !(u.rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL)) ||
+	    (fd = open_output(rc, a, comm, pid, &defname, &created)) < 0) {
+		if (!u.rb)
 			mt_warnx("pid %d: its probes were refused: %s", (int)pid,
 			    strerror(refused ? refused : errno));
-		release(&u, rb, fd, name, created);
+		release(&u, -1, NULL, 0);
 		free(defname);
-		if (pidfd >= 0)
-			close(pidfd);
+		if (aw.pidfd >= 0)
+			close(aw.pidfd);
 		return 2;
 	}
+	name = defname ? defname : a->output && strcmp(a->output, "-") ? a->output : "<stdout>";
 	for (i = nprobe_fns; i < u.nw; i++)
 		if (!u.w[i].found)
 			mt_warnx("--alloc-fn: %s: no such function in %s: not recorded", u.w[i].name,
@@ -626,20 +798,19 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	put_proc_read(&u, p, parent_of(pid));
 	stacks_way(&u, p, exe);
 	/* The duration from when the probes are in. */
-	t0 = recorder_now(rc);
-	read_maps(&u, p, t0);
-	recorder_put_befores(rc, pid, t0);
-	while (!stop_signal && !(done = ended(pidfd, pid))) {
-		if (a->duration && recorder_now(rc) - t0 >= a->duration)
-			break;
-		if (ring_buffer__poll(rb, 50) < 0 && errno != EINTR)
-			break;
-		flush_now(&u, &last_flush);
-	}
-	n = finish(&u, rb, fd, name, done ? -1 : -2);
+	aw.t0 = recorder_now(rc);
+	read_maps(&u, p, aw.t0);
+	recorder_put_befores(rc, pid, aw.t0);
+	/* Recorded from now: its maps known, every probe in. */
+	p->ready = 1;
+	set_traced(&u, p);
+	collect(&u, 0, &status, &dummy, attached_runs, &aw);
+	leave_running(&u, 0, &status, &dummy);
+	n = finish(&u, fd, name, done ? -1 : -2);
+	free(u.link_fds);
 	free(defname);
-	if (pidfd >= 0)
-		close(pidfd);
+	if (aw.pidfd >= 0)
+		close(aw.pidfd);
 	if (!done)
 		mt_note("pid %d runs on, untraced: its probes are gone", (int)pid);
 	return n;

@@ -44,11 +44,14 @@ size_t exec_segments(const char *path, uint64_t segs[][2], size_t max);
 uint64_t entry_offset(const char *path);
 /* Whether path is a Go program (a .go.buildinfo section). */
 int elf_is_go(const char *path);
+/* Whether path keeps its symbol table (not stripped). */
+int elf_has_symtab(const char *path);
 /* A script's interpreter ("#!/bin/sh -e": /bin/sh) into buf; NULL if not a script. */
 const char *script_interp(const char *path, char *buf, size_t n);
 
 struct ualloc;
 struct bpf_link;
+struct ring_buffer;
 struct recorder;
 struct args;
 
@@ -107,7 +110,13 @@ struct uproc {
 	int stopped;		/* by our BPF program, not yet let go of */
 	int first_exec;		/* the command's exec, which mt-record made: said already */
 	int copies;		/* its stacks are copies (UA_DWARF) */
+	int ready;		/* its probes are in: what it does is recorded */
 	int ended;
+};
+
+/* A thread held through ptrace (uhold.c). */
+struct tracee {
+	pid_t tid, tgid;
 };
 
 /* What the collector keeps while it reads. */
@@ -129,6 +138,8 @@ struct urec {
 	struct bpf_link **links;	/* the probes */
 	size_t nlinks, linkcap;
 	int keep_links;		/* their fds left open at the end (let_go_later) */
+	int *link_fds;		/* their fds, once their links are let go of */
+	size_t nlink_fds;
 	char how[3 * PATH_MAX + 300];	/* the trace's comment on the way it was made */
 	char unwind;		/* --unwind: 'p' fp, 'd' dwarf, 'a' as each program is built */
 	unsigned copy_size;	/* bytes of stack an event copies (dwarf) */
@@ -136,6 +147,11 @@ struct urec {
 	size_t nmods, modcap;
 	struct u64map rules;	/* (module, address) -> packed rule */
 	uint64_t by_fp, by_copy;	/* processes whose stacks each way took */
+	struct ring_buffer *rb;
+	int hold;		/* the processes are held through ptrace */
+	struct tracee *tracees;	/* the threads held */
+	size_t ntracees, tracecap;
+	uint64_t held;		/* stops of ours ended */
 };
 
 /* ucollect.c: the ring's events into the trace. */
@@ -148,6 +164,7 @@ void put_proc(struct urec *u, struct uproc *p, char **argv, const char *exe, pid
 void put_proc_read(struct urec *u, struct uproc *p, pid_t ppid);
 char *read_small_file(const char *path, size_t *len);
 pid_t parent_of(pid_t pid);
+int proc_number(pid_t pid, const char *file, const char *after, int skip);
 void put_exit(struct urec *u, struct uproc *p, uint64_t ts, int status);
 
 /* uunwind.c: copied stacks unwound by the files' call frame information. */
@@ -162,8 +179,19 @@ size_t unwind_copy(struct urec *u, struct uproc *p, const struct ua_event *e,
 int keeps_frame_pointers(const char *path);
 void stacks_way(struct urec *u, struct uproc *p, const char *exe);
 void say_stacks_way(struct urec *u, struct uproc *p);
-/* uprobes.c: the BPF program's `traced' value of pid (UA_TRACED, UA_DWARF). */
-int set_traced(struct urec *u, pid_t pid, int flags);
+/* uprobes.c: the BPF program's `traced' value of p (UA_TRACED, UA_DWARF,
+   UA_HOLD; 0 until it is ready); whether our program sent a stop to tid
+   (forgotten then); whether any it sent is not seen yet; the ring read. */
+int set_traced(struct urec *u, struct uproc *p);
+int stop_sent(struct urec *u, pid_t tid);
+int stops_outstanding(struct urec *u);
+void hold_read_ring(struct urec *u);
+
+/* uhold.c: the processes held through ptrace. */
+int hold_fd(void);
+int hold_seize(struct urec *u, pid_t pid);
+void hold_reap(struct urec *u, pid_t cmd, int *status, int *done);
+void hold_release(struct urec *u, pid_t cmd, int *status, int *done);
 const struct umap *umap_of(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts);
 
 /* uattach.c: the probes of each process, and its fork, exec, entry and end. */

@@ -335,7 +335,7 @@ void
 stacks_way(struct urec *u, struct uproc *p, const char *exe)
 {
 	p->copies = u->unwind == 'd' || (u->unwind == 'a' && !keeps_frame_pointers(exe));
-	if (set_traced(u, p->pid, UA_TRACED | (p->copies ? UA_DWARF : 0)) < 0)
+	if (set_traced(u, p) < 0)
 		p->copies = 0;
 	say_stacks_way(u, p);
 }

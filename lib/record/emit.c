@@ -70,32 +70,44 @@ argv_quote(const char *args, size_t n, size_t *len)
 }
 
 void
+recorder_put_proc(struct recorder *rc, uint64_t ts, pid_t pid, pid_t ppid, const char *exe,
+    const char *args, size_t n)
+{
+	size_t elen = strlen(exe), qlen;
+	char *quoted = argv_quote(args, n, &qlen), *buf = emalloc((elen + qlen) * 4 + 2);
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_PROC;
+	ev.ts = ts;
+	ev.pid = pid;
+	ev.ppid = ppid;
+	ev.s1.s = buf;
+	ev.s1.len = str_escape(buf, exe, elen);
+	ev.s2.s = buf + ev.s1.len;
+	ev.s2.len = str_escape(buf + ev.s1.len, quoted, qlen);
+	put_event(rc, &ev);
+	free(buf);
+	free(quoted);
+}
+
+void
 emit_control(struct recorder *rc, struct rec *r, struct proc *p)
 {
 	struct mt_event ev;
-	char *buf, *exe, *args, *quoted;
-	size_t elen, n, qlen;
+	char *buf, *exe, *args;
+	size_t elen, n;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.ts = r->ts;
 	ev.pid = r->pid;
 	switch (r->kind) {
 	case CTL_PROC:
-		ev.type = MT_PROC;
-		ev.ppid = p ? p->ppid : 0;
 		exe = r->data;
 		elen = strnlen(exe, r->len);
 		args = exe + elen + (elen < r->len);
-		n = r->len - (size_t)(args - exe);
-		quoted = argv_quote(args, n, &qlen);
-		buf = emalloc((elen + qlen) * 4 + 2);
-		ev.s1.s = buf;
-		ev.s1.len = str_escape(buf, exe, elen);
-		ev.s2.s = buf + ev.s1.len;
-		ev.s2.len = str_escape(buf + ev.s1.len, quoted, qlen);
-		put_event(rc, &ev);
-		free(buf);
-		free(quoted);
+		recorder_put_proc(rc, r->ts, r->pid, p ? p->ppid : 0, exe,
+		    args, r->len - (size_t)(args - exe));
 		if (p && p->nspid) {
 			char line[96];
 			memset(&ev, 0, sizeof(ev));

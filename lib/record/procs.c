@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "recorder.h"
 
@@ -192,6 +193,34 @@ proc_done(const struct proc *p, uint64_t t)
 	    (p->exited || p->replaced || !p->said_hello) && t - p->gone_at > PROC_GRACE_NS;
 }
 
+/*
+ * A process whose connection ended while it runs on, and no new image of
+ * it has said hello: it may have run a program the library cannot go
+ * into, looked at at once (a short one is soon gone).  A set-user-ID or
+ * set-group-ID one is said (the dynamic linker ignores
+ * LD_PRELOAD for it), not left out silently.
+ */
+static void
+say_unfollowed(struct recorder *rc, struct proc *p)
+{
+	char path[64], exe[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (p->exec_checked || p->fd >= 0 || !p->said_hello || p->replaced || p->exited ||
+	    !proc_alive(p->pid))
+		return;
+	p->exec_checked = 1;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
+	if (stat(path, &st) < 0 || !(st.st_mode & (S_ISUID | S_ISGID)) ||
+	    (n = readlink(path, exe, sizeof(exe) - 1)) <= 0)
+		return;
+	exe[n] = '\0';
+	comment_and_say(rc, "pid %d runs %s, which is set-user-ID or set-group-ID: the dynamic "
+	    "linker ignores LD_PRELOAD for it, so it is not recorded (as root, mt-record -u "
+	    "records it through uprobes)", (int)p->pid, exe);
+}
+
 /* Lets go of rings and tables nobody will write to again. */
 void
 recorder_release(struct recorder *rc)
@@ -257,6 +286,7 @@ recorder_release(struct recorder *rc)
 	t = now_rel(rc);
 	for (i = j = 0; i < rc->nprocs; i++) {
 		p = rc->procs[i];
+		say_unfollowed(rc, p);
 		if (proc_done(p, t)) {
 			add_counts(&rc->counts_gone, &p->counts);
 			proc_free(p);

@@ -71,6 +71,10 @@ void recorder_set_name(struct recorder *rc, const char *name);
 void recorder_open(struct recorder *rc, int fd);
 void recorder_set_writer(struct recorder *rc, struct trace_writer *w);
 void recorder_put(struct recorder *rc, struct mt_event *ev);
+/* A proc line: args as /proc/PID/cmdline has them (each ended by a NUL),
+   written as a shell would read them back. */
+void recorder_put_proc(struct recorder *rc, uint64_t ts, pid_t pid, pid_t ppid, const char *exe,
+    const char *args, size_t n);
 void recorder_comment(struct recorder *rc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void recorder_flush(struct recorder *rc);
@@ -78,6 +82,8 @@ uint64_t recorder_close(struct recorder *rc, int fd);	/* the bytes written */
 void recorder_say_bound(struct recorder *rc);
 uint64_t recorder_events(const struct recorder *rc);
 int recorder_failed(const struct recorder *rc);	/* errno of a write that failed */
+/* What was written, said: events, processes, bytes and where. */
+void recorder_say_written(struct recorder *rc, uint64_t nprocs, uint64_t written);
 /* The end: the summary, the trace closed, and what was written said. */
 void recorder_end(struct recorder *rc, int fd);
 

@@ -91,6 +91,7 @@ struct proc {
 	struct mt_stack_table *head;	/* attached (-p): its table's head, ours to write */
 	int runs_on;		/* attached, and alive when we detached */
 	int outside;		/* recorded from outside (--uprobes): its stack ids are the trace's */
+	int exec_checked;	/* its connection gone while it runs: what it runs, looked at */
 };
 
 struct ring {

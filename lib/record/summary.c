@@ -92,17 +92,22 @@ recorder_finish(struct recorder *rc)
 
 /* The trace ended and closed, and said. */
 void
+recorder_say_written(struct recorder *rc, uint64_t nprocs, uint64_t written)
+{
+	mt_note("%llu events, %llu process%s, %llu bytes written to %s%s",
+	    (unsigned long long)trace_writer_events(rc->writer), (unsigned long long)nprocs,
+	    nprocs == 1 ? "" : "es", (unsigned long long)written, rc->out_name,
+	    rc->write_failed ? " (incomplete)" : "");
+}
+
+void
 recorder_end(struct recorder *rc, int fd)
 {
 	uint64_t written;
 
 	recorder_finish(rc);
 	written = recorder_close(rc, fd);
-	mt_note("%llu events, %llu processes, %llu bytes written to %s%s",
-	    (unsigned long long)trace_writer_events(rc->writer),
-	    (unsigned long long)rc->nprocs_traced,
-	    (unsigned long long)written, rc->out_name,
-	    rc->write_failed ? " (incomplete)" : "");
+	recorder_say_written(rc, rc->nprocs_traced, written);
 	if (rc->dropped)
 		mt_warnx("%llu events were not written", (unsigned long long)rc->dropped);
 	if (rc->lost)

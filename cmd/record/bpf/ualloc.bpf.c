@@ -30,6 +30,18 @@ struct {
 	__type(value, __u8);
 } traced SEC(".maps");
 
+/*
+ * The threads and processes our program has sent a SIGSTOP to, not yet
+ * seen stopped by mt-record: under ptrace (UA_HOLD) the stop is reported
+ * to mt-record alone, which tells its own from the program's by this.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+} stops SEC(".maps");
+
 /* The call a thread is in: what its entry knew, for its return.  A call
    inside another of its heap (memalign in valloc) is not one. */
 struct call {
@@ -69,6 +81,17 @@ arg_of(struct pt_regs *ctx)
 	case 6: return a6;	/* r9: this libbpf has no PT_REGS_PARM6 */
 	default: return a1;
 	}
+}
+
+/* The flags of a process recorded (UA_TRACED...); 0 when it is not, or
+   not yet: the probes of a process attached to are all in before any
+   fires, so that no allocation is seen without its free's probe. */
+static __u8
+traced_flags(__u32 pid)
+{
+	__u8 *t = bpf_map_lookup_elem(&traced, &pid);
+
+	return t ? *t : 0;
 }
 
 /* Set by mt-record before loading: frees with their stacks (--free-stacks). */
@@ -120,8 +143,20 @@ count_lost(void)
 }
 
 /*
+ * Whether this probe's call is inside c: deeper in the stack, or at its
+ * depth in another function, a tail call (realloc of NULL jumps to
+ * malloc).  The same function at the same depth is a new call, the
+ * other's return not seen (a longjmp out of it).
+ */
+static int
+nested(struct pt_regs *ctx, struct call *c)
+{
+	return PT_REGS_SP(ctx) < c->sp || (PT_REGS_SP(ctx) == c->sp && PT_REGS_IP(ctx) != c->probe_ip);
+}
+
+/*
  * The call of its heap the thread is in, if this one is inside it: deeper
- * in the stack.  One at or above it has returned, its return unseen (a
+ * in the stack (nested).  One at or above it has returned, its return unseen (a
  * longjmp out of it, or a uretprobe the kernel dropped), and is over.
  */
 static struct call *
@@ -129,7 +164,7 @@ inside(struct pt_regs *ctx, __u64 key)
 {
 	struct call *c = bpf_map_lookup_elem(&calls, &key);
 
-	return c && PT_REGS_SP(ctx) < c->sp ? c : NULL;
+	return c && nested(ctx, c) ? c : NULL;
 }
 
 /*
@@ -158,12 +193,33 @@ pending(struct ua_event *e, int skip)
 	}
 }
 
+/* The ring's size, set by mt-record before loading. */
+const volatile __u64 ring_size = 16 << 20;
+
 /* The ring's wakeup: when it is a quarter full. */
 static long
 wakeup(void)
 {
-	return bpf_ringbuf_query(&ring, BPF_RB_AVAIL_DATA) > (4 << 20) ?
+	return bpf_ringbuf_query(&ring, BPF_RB_AVAIL_DATA) > ring_size / 4 ?
 	    BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+/*
+ * A thread of a process held by ptrace (UA_HOLD) whose event left the
+ * ring half full stops as it returns to its program, until mt-record
+ * has read the ring: no event is lost to a collector that falls behind,
+ * and nobody but mt-record sees the stop.
+ */
+static void
+hold_if_full(__u32 pid, __u32 tid)
+{
+	__u8 one = 1;
+
+	if (!(traced_flags(pid) & UA_HOLD) ||
+	    bpf_ringbuf_query(&ring, BPF_RB_AVAIL_DATA) < ring_size / 2)
+		return;
+	if (bpf_map_update_elem(&stops, &tid, &one, BPF_ANY) == 0)
+		bpf_send_signal_thread(19);	/* SIGSTOP */
 }
 
 /*
@@ -178,10 +234,12 @@ send(struct ua_event *e)
 
 	if (n > UA_FRAMES)
 		n = UA_FRAMES;
-	size = sizeof(*e) - sizeof(e->ips) + n * sizeof(e->ips[0]);
+	size = UA_IS_CALL(e->kind) ? sizeof(*e) : UA_HEAD + n * sizeof(e->ips[0]);
 	e->copy = 0;
 	if (bpf_ringbuf_output(&ring, e, size, wakeup()))
 		count_lost();
+	else
+		hold_if_full(e->pid, e->tid);
 }
 
 /* Whether the process's stacks are copies (UA_DWARF). */
@@ -247,6 +305,7 @@ send_copy(struct ua_event *e, __u64 ip, __u64 sp, __u64 bp)
 	g->bp = bp;
 	g->len = copy_stack(r + UA_HEAD + sizeof(*g), sp);
 	bpf_ringbuf_submit(r, wakeup());
+	hold_if_full(e->pid, e->tid);
 }
 
 /*
@@ -275,7 +334,10 @@ enter(struct pt_regs *ctx, __u64 size, __u64 memptr)
 	__u64 key = call_key(ctx);
 	struct call *c = bpf_map_lookup_elem(&calls, &key), n;
 
-	if (c && PT_REGS_SP(ctx) < c->sp) {
+	if (!traced_flags((__u32)(bpf_get_current_pid_tgid() >> 32)))
+		return 0;
+
+	if (c && nested(ctx, c)) {
 		c->depth++;
 		return 0;
 	}
@@ -337,6 +399,29 @@ leave(struct pt_regs *ctx, __u64 addr, int ok)
 	return 0;
 }
 
+/*
+ * Whether a free is the C library's own business: a direct call from
+ * inside the shared library that defines it (UA_OWN in the cookie), as
+ * glibc's tcache_thread_shutdown frees at a thread's end the cache it
+ * allocated by its internal _int_malloc, which no probe sees.  The
+ * program's calls, and the library's on the program's behalf, come
+ * through the PLT, and the preload library sees just those.
+ */
+static int
+own_call(struct pt_regs *ctx)
+{
+	__u64 ret = 0;
+	int rel = 0;
+	__u8 op = 0;
+
+	if (!(bpf_get_attach_cookie(ctx) & UA_OWN) ||
+	    bpf_probe_read_user(&ret, sizeof(ret), (void *)PT_REGS_SP(ctx)) ||
+	    bpf_probe_read_user(&op, 1, (void *)(ret - 5)) ||
+	    bpf_probe_read_user(&rel, 4, (void *)(ret - 4)))
+		return 0;
+	return op == 0xe8 && ret + (__s64)rel == PT_REGS_IP(ctx);
+}
+
 /* A block freed: sent at once, so that no allocation of its address by
    another thread can come before it (realloc's old block too). */
 static void
@@ -346,7 +431,8 @@ send_free(struct pt_regs *ctx, __u64 addr)
 	struct ua_event *e;
 	__u32 z = 0;
 
-	if (!(e = bpf_map_lookup_elem(&scratch, &z)))
+	if (!traced_flags((__u32)(id >> 32)) || own_call(ctx) ||
+	    !(e = bpf_map_lookup_elem(&scratch, &z)))
 		return;
 	e->ts = bpf_ktime_get_ns();
 	e->addr = addr;
@@ -620,20 +706,21 @@ static void
 send_proc(int kind, __u32 pid, __u64 ts, __u64 old, __u64 size, int stop)
 {
 	struct ua_event *e = bpf_ringbuf_reserve(&ring, sizeof(*e), 0);
+	__u8 one = 1;
 
 	if (!e) {
 		count_lost();
 		return;
 	}
-	__builtin_memset(e, 0, sizeof(*e) - sizeof(e->ips));
+	__builtin_memset(e, 0, UA_HEAD);
 	e->ts = ts;
 	e->pid = e->tid = pid;
 	e->kind = kind;
 	e->old = old;
 	e->size = size;
-	if (stop)
-		bpf_send_signal(19);	/* SIGSTOP */
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	if (stop && bpf_map_update_elem(&stops, &pid, &one, BPF_ANY) == 0)
+		bpf_send_signal(19);	/* SIGSTOP */
 }
 
 /*
@@ -679,8 +766,17 @@ int exec_done(void *ctx)
 {
 	__u32 pid = (__u32)(bpf_get_current_pid_tgid() >> 32);
 
-	if (bpf_map_lookup_elem(&traced, &pid))
-		send_proc(UA_EXEC, pid, bpf_ktime_get_ns(), 0, 0, 1);
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), h;
+	__u64 key;
+
+	if (!bpf_map_lookup_elem(&traced, &pid))
+		return 0;
+	/* The calls under way in the old program never return. */
+	for (h = 0; h <= 16 && h <= npools; h++) {
+		key = tid | (__u64)h << 32;
+		bpf_map_delete_elem(&calls, &key);
+	}
+	send_proc(UA_EXEC, pid, bpf_ktime_get_ns(), 0, 0, 1);
 	return 0;
 }
 

@@ -11,6 +11,9 @@
    copies of the stack, unwound by mt-record, not frame-pointer chains. */
 #define UA_TRACED 1
 #define UA_DWARF 2
+/* Held by mt-record's ptrace: a stop of ours is seen by mt-record alone,
+   so a thread may stop while the ring is read. */
+#define UA_HOLD 4
 
 /*
  * An event's kind: a block's; a call of the mmap family (a tracepoint's
@@ -31,6 +34,8 @@ enum { UA_ALLOC = 1, UA_FREE, UA_MMAP, UA_MUNMAP, UA_MREMAP, UA_MPROTECT, UA_BRK
 #define UA_SITE(c)	((c) & 0xffff)
 #define UA_ARG(c)	(((c) >> 16) & 0xf)
 #define UA_HEAP(c)	(((c) >> 24) & 0xff)
+/* The probe's file is a shared C library: its direct calls of free are its own. */
+#define UA_OWN		(1u << 20)
 #define UA_COOKIE(site, arg, heap)	((site) | ((arg) << 16) | ((unsigned long long)(heap) << 24))
 
 /* One call's event, as the ring carries it. */
@@ -41,7 +46,6 @@ struct ua_event {
 	unsigned long long old;		/* mremap's old range; brk's old end */
 	unsigned long long memptr;	/* posix_memalign: where the block goes */
 	unsigned long long old_size;	/* mremap: the old range's length */
-	unsigned long long top[UA_TOP];	/* a system call's: the top of the user stack */
 	/* Calls probed under way in the thread (a brk inside malloc): where
 	   each returns to, which the kernel's uretprobe replaced on the stack
 	   by its trampoline, and that place's address. */
@@ -56,10 +60,15 @@ struct ua_event {
 	unsigned int pad;
 	unsigned long long probe_ip;	/* where that probe is in the process */
 	unsigned long long ips[UA_FRAMES];
+	/* A system call's alone (its event is whole, the others end with
+	   their frames): the top of the user stack. */
+	unsigned long long top[UA_TOP];
 };
 
 /* An event's fields before its frames: what one with a copy sends of it. */
-#define UA_HEAD (sizeof(struct ua_event) - UA_FRAMES * sizeof(unsigned long long))
+#define UA_HEAD (sizeof(struct ua_event) - (UA_FRAMES + UA_TOP) * sizeof(unsigned long long))
+/* Whether an event's kind is a system call's, whose event is whole. */
+#define UA_IS_CALL(k)	((k) >= UA_MMAP && (k) <= UA_BRK)
 
 /*
  * After the head of an event whose stack is copied: the user registers

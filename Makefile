@@ -63,7 +63,7 @@ APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils gnuplot-nox bc \
 	libjemalloc2 libtcmalloc-minimal4 node-d3 chromium zlib1g-dev golang-go \
 	libbpf-dev bpftool musl-tools libjemalloc-dev libmimalloc-dev \
-	time zstd
+	time zstd eslint
 
 # What ships; `make tests` builds the test programs, and check does both.
 all: $(PROGS) $(PRELOAD)
@@ -107,8 +107,8 @@ lib/mt-suppress.h: share/mt-suppress
 # where lib/report_page.c writes the data.  A script put in a page must not
 # hold "</script" or "<!--", which would end it early.
 D3_JS ?= /usr/share/nodejs/d3/dist/d3.min.js
-REPORT_JS = $(addprefix share/report/,page-data.js page-state.js page-table.js \
-	page-lifetimes.js page-graph.js page-flame.js page-start.js)
+REPORT_JS = $(addprefix share/report/,page-dom.js page-units.js page-data.js page-state.js \
+	page-table.js page-lifetimes.js page-graph.js page-flame.js page-start.js)
 REPORT_PAGE = share/report/page.html share/report/page.css $(REPORT_JS)
 REPORT_MARKS = page.css $(notdir $(REPORT_JS)) d3.min.js mt-data
 REPORT_INLINE = sed -e '/^@page.css@$$/{r share/report/page.css' -e 'd;}' \

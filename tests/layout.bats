@@ -44,3 +44,32 @@ PRINTS='stderr|fprintf\(stdout|, stdout\)|mt_progname|(^|[^a-z_])(printf|puts|pu
 	run -0 grep -cE "$PRINTS" "$BATS_TEST_TMPDIR/p.c"
 	[ "$output" = 4 ]
 }
+
+# Debian's eslint, with the page's config alone, on a file of this
+# folder (eslint 6 fails on a path that leaves it).  It loads its modules
+# from /usr/share/nodejs, where Debian's node looks and another node
+# (NodeSource's) does not: NODE_PATH says it to both.
+page_eslint() {
+	NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs" \
+		eslint --no-eslintrc -c "$TESTS/../share/report/.eslintrc.json" "$@"
+}
+
+@test "the page's scripts are modules: eslint rejects a name one leaks or takes unsaid" {
+	command -v eslint >/dev/null || skip "eslint is not installed (Debian's package eslint)"
+	cp share/report/page-table.js "$BATS_TEST_TMPDIR/"
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr page_eslint page-table.js
+	[ -z "$stderr" ]
+	# A name used that no module gave: a global, read or made.
+	sed -i 's/^\tfunction valueAt(e, key) {$/&\n\t\tlastKey = key;/' page-table.js
+	run -1 --separate-stderr page_eslint page-table.js
+	[ -z "$stderr" ]
+	has_line "$output" "^ +[0-9]+:3 +error +'lastKey' is not defined +no-undef$"
+	# A name put at the top, beside the module's one const.
+	cp "$TESTS/../share/report/page-table.js" .
+	echo 'var lastKey = null;' >>page-table.js
+	run -1 --separate-stderr page_eslint page-table.js
+	[ -z "$stderr" ]
+	has_line "$output" "^ +[0-9]+:5 +error +Implicit global variable, assign as global property instead +no-implicit-globals$"
+	has_line "$output" "error +A page script holds one module"
+}

@@ -1,7 +1,8 @@
 #!/bin/sh
-# Every test of mt: the bats suites, the man page lint, the same suites
-# against an ASan+UBSan build, and a short fuzzing run of the decoder, the
-# parsers and mt-record's collector.  The last line is "N passed, N failed".
+# Every test of mt: the bats suites, the man page lint, eslint on the
+# report page's scripts, the same suites against an ASan+UBSan build, and
+# a short fuzzing run of the decoder, the parsers and mt-record's
+# collector.  The last line is "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -30,6 +31,11 @@ step() {	# one check that passes or fails as a whole
 	fi
 }
 
+skipped() {	# a check this machine cannot make: said with its reason, not passed
+	skip=$((skip + 1))
+	echo "ok - $1 # skip $2"
+}
+
 echo "== bats"
 bats --tap tests/*.bats >"$log/bats.tap" 2>&1
 count_tap "$log/bats.tap"
@@ -39,6 +45,16 @@ echo "== man pages"
 for m in man/*.[0-9]; do
 	step "mandoc -Tlint $m" sh -c "out=\$(mandoc -Tlint -Wwarning '$m' 2>&1); [ -z \"\$out\" ] || { echo \"\$out\"; exit 1; }"
 done
+
+echo "== eslint"
+# Debian's eslint loads its modules from /usr/share/nodejs, where Debian's
+# node looks and another node (NodeSource's) does not: NODE_PATH says it.
+if command -v eslint >/dev/null; then
+	step "eslint share/report/*.js" env NODE_PATH="${NODE_PATH:+$NODE_PATH:}/usr/share/nodejs" \
+		eslint share/report/*.js
+else
+	skipped "eslint share/report/*.js" "eslint is not installed (Debian's package eslint)"
+fi
 
 echo "== ASan+UBSan build"
 san=$log/san

@@ -1,10 +1,14 @@
-	/*
-	 * The report's data (report-schema.md, schema 1), typed once so that
-	 * a window's sums are one pass over flat arrays: equal strings one
-	 * index, the key columns, frames and stacks, the cells.
-	 */
+/*
+ * The report's data (report-schema.md, schema 1), typed once so that
+ * a window's sums are one pass over flat arrays: equal strings one
+ * index, the key columns, frames and stacks, the cells.  null when the
+ * page holds no data it reads, which it says.
+ */
+/* exported mtData */
+const mtData = function (dom) {
+	'use strict';
+	const { byId, problem } = dom;
 	var started = performance.now();
-	var body = document.body;
 
 	var KEYNAMES = ['process', 'pid', 'heap', 'type', 'function', 'line', 'file',
 		'module', 'stack', 'size-class', 'task'];
@@ -21,14 +25,14 @@
 
 	var data;
 	try {
-		data = JSON.parse($('mt-data').textContent);
+		data = JSON.parse(byId('mt-data').textContent);
 	} catch (e) {
 		problem('The report\'s data does not parse: ' + e.message);
-		return;
+		return null;
 	}
 	if (data.schema !== 1) {
 		problem('The report\'s data is schema ' + data.schema + '; this page reads schema 1.');
-		return;
+		return null;
 	}
 	var parsedMs = performance.now() - started;
 
@@ -36,14 +40,14 @@
 	 * Strings: equal strings get one index, so that a group is an index
 	 * and grouping never compares text.
 	 */
-	var STR = data.strings.slice();
+	var strings = data.strings.slice();
 	var canonIndex = new Map();
-	var canonOf = new Int32Array(STR.length);
+	var canonOf = new Int32Array(strings.length);
 	(function () {
-		for (var i = 0; i < STR.length; i++) {
-			var c = canonIndex.get(STR[i]);
+		for (var i = 0; i < strings.length; i++) {
+			var c = canonIndex.get(strings[i]);
 			if (c === undefined) {
-				canonIndex.set(STR[i], i);
+				canonIndex.set(strings[i], i);
 				c = i;
 			}
 			canonOf[i] = c;
@@ -52,30 +56,30 @@
 	function intern(s) {
 		var c = canonIndex.get(s);
 		if (c === undefined) {
-			c = STR.length;
-			STR.push(s);
+			c = strings.length;
+			strings.push(s);
 			canonIndex.set(s, c);
 		}
 		return c;
 	}
-	var TYPE_STR = TYPE_NAMES.map(intern);
+	var typeString = TYPE_NAMES.map(intern);
 	var DASH = intern('-');
 
 	/* Key columns, typed, once. */
-	var K = data.keys.process.length;
+	var keyCount = data.keys.process.length;
 	var keyCol = {};
 	KEYNAMES.forEach(function (name) {
 		if (name === 'type')
 			return;
-		var src = data.keys[name], a = new Int32Array(K);
-		for (var i = 0; i < K; i++)
+		var src = data.keys[name], a = new Int32Array(keyCount);
+		for (var i = 0; i < keyCount; i++)
 			a[i] = src && src[i] != null && src[i] >= 0 ? canonOf[src[i]] : DASH;
 		keyCol[name] = a;
 	});
-	var keyFrames = new Int32Array(K);
+	var keyFrames = new Int32Array(keyCount);
 	(function () {
 		var src = data.keys.frames || [];
-		for (var i = 0; i < K; i++)
+		for (var i = 0; i < keyCount; i++)
 			keyFrames[i] = src[i] == null ? -1 : src[i];
 	})();
 	/*
@@ -86,7 +90,7 @@
 	(function () {
 		var src = data.keys.stack || [], cut = new Set(data.stackcut || []);
 		var fr = data.frames || [], folded = new Map();
-		for (var i = 0; i < K; i++) {
+		for (var i = 0; i < keyCount; i++) {
 			var st = keyFrames[i];
 			if (src[i] !== -1 || st < 0 || !data.stacks || !data.stacks[st])
 				continue;
@@ -94,7 +98,7 @@
 			if (c === undefined) {
 				var parts = cut.has(st) ? ['[...]'] : [];
 				data.stacks[st].forEach(function (f) {
-					parts.push(STR[fr[f][0]].replace(/[;\\]/g, '\\$&'));
+					parts.push(strings[fr[f][0]].replace(/[;\\]/g, '\\$&'));
 				});
 				c = intern(parts.join(';'));
 				folded.set(st, c);
@@ -124,7 +128,7 @@
 			frameCanon[i] = c;
 		}
 	})();
-	var STACKS = (data.stacks || []).map(function (s) {
+	var stacks = (data.stacks || []).map(function (s) {
 		var a = new Int32Array(s.length);
 		for (var i = 0; i < s.length; i++)
 			a[i] = frameCanon[s[i]];
@@ -132,9 +136,9 @@
 	});
 
 	/* The cells, typed.  a and f are Float64: with u = 1 they pass 2^31. */
-	var U = data.cells.u || 1;
-	var EXACT = !!data.cells.exact;
-	var NC = data.cells.k.length;
+	var cellUnit = data.cells.u || 1;
+	var exact = !!data.cells.exact;
+	var cellCount = data.cells.k.length;
 	var cK = new Int32Array(data.cells.k);
 	var cA = new Float64Array(data.cells.a);
 	var cF = new Float64Array(data.cells.f);
@@ -144,24 +148,24 @@
 	var cS = new Float64Array(data.cells.s);
 	data.cells = null;
 
-	var LT = data.lifetimes || { k: [], ta: [], tf: [], size: [], fate: [], cut: false };
-	var END = data.info.end;
-	/* No selection: [0, the first multiple of u past the end). */
-	var TEND = (Math.floor(END / U) + 1) * U;
+	var lifetimes = data.lifetimes || { k: [], ta: [], tf: [], size: [], fate: [], cut: false };
+	var traceEnd = data.info.end;
+	/* The whole trace: [0, the first multiple of u past the end). */
+	var wholeEnd = (Math.floor(traceEnd / cellUnit) + 1) * cellUnit;
 
 	/* ---- The window's sums: one pass over the cells ---- */
 
-	var accCount = new Float64Array(K * 4), accSize = new Float64Array(K * 4),
-	    accImpact = new Float64Array(K * 4);
+	var accCount = new Float64Array(keyCount * 4), accSize = new Float64Array(keyCount * 4),
+	    accImpact = new Float64Array(keyCount * 4);
 	/* The window's entries: (key, type) with lifetimes in the window. */
-	var E = { n: 0, j: null, count: null, size: null, impact: null };
+	var entries = { n: 0, keyType: null, count: null, size: null, impact: null };
 
 	function computeWindow(A, B) {
-		var a0 = A / U, b0 = B / U, i;
+		var a0 = A / cellUnit, b0 = B / cellUnit, i;
 		accCount.fill(0);
 		accSize.fill(0);
 		accImpact.fill(0);
-		for (i = 0; i < NC; i++) {
+		for (i = 0; i < cellCount; i++) {
 			var a = cA[i], f = cF[i];
 			if (a !== -1 && a >= b0)
 				continue;
@@ -179,22 +183,32 @@
 				accImpact[j] -= s;
 			}
 		}
-		var n = 0, m = K * 4;
+		var n = 0, m = keyCount * 4;
 		for (i = 0; i < m; i++)
 			if (accCount[i] > 0)
 				n++;
-		E.n = n;
-		E.j = new Int32Array(n);
-		E.count = new Float64Array(n);
-		E.size = new Float64Array(n);
-		E.impact = new Float64Array(n);
+		entries.n = n;
+		entries.keyType = new Int32Array(n);
+		entries.count = new Float64Array(n);
+		entries.size = new Float64Array(n);
+		entries.impact = new Float64Array(n);
 		for (i = 0, n = 0; i < m; i++) {
 			if (accCount[i] > 0) {
-				E.j[n] = i;
-				E.count[n] = accCount[i];
-				E.size[n] = accSize[i];
-				E.impact[n] = accImpact[i];
+				entries.keyType[n] = i;
+				entries.count[n] = accCount[i];
+				entries.size[n] = accSize[i];
+				entries.impact[n] = accImpact[i];
 				n++;
 			}
 		}
 	}
+
+	return {
+		KEYNAMES, DEFAULT_BY, TYPE_NAMES, NUMCOLS, ROWS_PER_LEVEL, NO_STACK, SELF, DASH,
+		info: data.info, series: data.series, parsedMs,
+		strings, canonOf, typeString, keyCount, keyCol, keyFrames,
+		frameFn, frameLine, frameMod, stacks,
+		cellUnit, exact, cellCount, lifetimes, traceEnd, wholeEnd,
+		entries, computeWindow
+	};
+};

@@ -1,3 +1,13 @@
+/* exported mtFlame */
+const mtFlame = function (dom, units, data, pageState) {
+	'use strict';
+	const { byId } = dom;
+	const { human, cmpStr } = units;
+	const {
+		strings, keyCount, keyCol, keyFrames, frameFn, frameLine, frameMod, stacks, entries
+	} = data;
+	const { state, writeFragment } = pageState;
+
 	/* ---- The flame graph (an icicle: callers on top) ---- */
 
 	/*
@@ -9,7 +19,8 @@
 	 * Memory a window freed (a negative Impacting Size) has a tower of its
 	 * own, [freed], as in mt-group's folded stacks.
 	 */
-	var FL = { row: 18, focus: null, trie: null, weight: null };
+	var ROW_HEIGHT = 18;
+	var icicle = { focus: null, trie: null, weight: null };
 	var FREED = -1;
 
 	function flameNode(parent, name, frame, level) {
@@ -18,12 +29,12 @@
 	}
 
 	function buildTrie() {
-		var weight = new Float64Array(K), i, byImpact = state.flame === 'impact';
-		for (i = 0; i < E.n; i++)
-			weight[E.j[i] >> 2] += byImpact ? E.impact[i] : E.size[i];
-		FL.weight = weight;
+		var weight = new Float64Array(keyCount), i, byImpact = state.flame === 'impact';
+		for (i = 0; i < entries.n; i++)
+			weight[entries.keyType[i] >> 2] += byImpact ? entries.impact[i] : entries.size[i];
+		icicle.weight = weight;
 		var top = flameNode(null, 'all', -1, 'root');
-		for (var k = 0; k < K; k++) {
+		for (var k = 0; k < keyCount; k++) {
 			if (weight[k]) {
 				top.keys.push(k);
 				top.value += Math.abs(weight[k]);
@@ -42,7 +53,7 @@
 			return node.kids.filter(function (g) { return g.value >= minv; });
 		if (node.level === 'nostack')
 			return (node.kids = []);
-		var m = new Map(), keys = node.keys, w = FL.weight;
+		var m = new Map(), keys = node.keys, w = icicle.weight;
 		for (var i = 0; i < keys.length; i++) {
 			var k = keys[i], v = Math.abs(w[k]), g, key, fr = -1, name, level;
 			if (node.level === 'root' && w[k] < 0) {
@@ -51,22 +62,22 @@
 				level = 'freed';
 			} else if (node.level === 'root' || node.level === 'freed') {
 				key = keyCol.process[k];
-				name = STR[key];
+				name = strings[key];
 				level = 'process';
 			} else {
 				var fd = node.level === 'process' ? 0 : node.level + 1, st = keyFrames[k];
-				if (st < 0 || st >= STACKS.length) {
+				if (st < 0 || st >= stacks.length) {
 					if (fd)
 						continue;
 					key = -2;
 					name = '[no stack]';
 					level = 'nostack';
 				} else {
-					if (fd >= STACKS[st].length)
+					if (fd >= stacks[st].length)
 						continue;
-					fr = STACKS[st][fd];
+					fr = stacks[st][fd];
 					key = frameFn[fr];
-					name = STR[key];
+					name = strings[key];
 					level = fd;
 				}
 			}
@@ -86,16 +97,16 @@
 
 	function drawFlame() {
 		var t = performance.now();
-		FL.trie = buildTrie();
-		FL.focus = FL.trie;
+		icicle.trie = buildTrie();
+		icicle.focus = icicle.trie;
 		renderFlame();
 		var ms = performance.now() - t;
-		$('flame-note').textContent = (state.flame === 'impact' ? 'Impacting Size' : 'Size') +
-		    ' of the selection: ' + human(FL.trie.value) + ', drawn in ' + ms.toFixed(1) + ' ms' +
+		byId('flame-note').textContent = (state.flame === 'impact' ? 'Impacting Size' : 'Size') +
+		    ' of the selection: ' + human(icicle.trie.value) + ', drawn in ' + ms.toFixed(1) + ' ms' +
 		    (state.flame === 'impact' ? '; memory the window freed stands under [freed].' : '.');
 		d3.select('#flame-size').classed('on', state.flame === 'size');
 		d3.select('#flame-impact').classed('on', state.flame === 'impact');
-		body.setAttribute('data-flame-ms', ms.toFixed(1));
+		document.body.setAttribute('data-flame-ms', ms.toFixed(1));
 	}
 
 	function hashHue(s) {
@@ -117,8 +128,8 @@
 	}
 
 	function renderFlame() {
-		var host = $('flame'), W = Math.max(480, host.clientWidth || 1200);
-		var focus = FL.focus, total = FL.trie.value;
+		var host = byId('flame'), W = Math.max(480, host.clientWidth || 1200);
+		var focus = icicle.focus, total = icicle.trie.value;
 		host.textContent = '';
 		if (!total) {
 			host.textContent = 'Nothing to draw: the selection\'s ' +
@@ -148,31 +159,35 @@
 			if (d.row > maxRow)
 				maxRow = d.row;
 		});
-		var svg = d3.select(host).append('svg').attr('width', W).attr('height', (maxRow + 1) * FL.row);
+		var svg = d3.select(host).append('svg').attr('width', W)
+		    .attr('height', (maxRow + 1) * ROW_HEIGHT);
 		var g = svg.selectAll('g').data(nodes).enter().append('g')
-		    .attr('transform', function (d) { return 'translate(' + x(d.x0) + ',' + d.row * FL.row + ')'; });
+		    .attr('transform', function (d) {
+			return 'translate(' + x(d.x0) + ',' + d.row * ROW_HEIGHT + ')';
+		});
 		g.append('rect')
 		    .attr('width', function (d) { return Math.max(0.5, x(d.x1) - x(d.x0)); })
-		    .attr('height', FL.row - 1)
+		    .attr('height', ROW_HEIGHT - 1)
 		    .attr('fill', function (d) { return flameColor(d.data); })
 		    .attr('fill-opacity', function (d) { return d.row < focus.depth ? 0.6 : 1; })
 		    .on('click', function (d) {
-			FL.focus = d.data === focus && focus.parent ? focus.parent : d.data;
+			icicle.focus = d.data === focus && focus.parent ? focus.parent : d.data;
 			renderFlame();
 		})
 		    .on('mousemove', function (d) {
-			var tip = $('tip'), n = d.data, fr = n.frame;
+			var tip = byId('tip'), n = d.data, fr = n.frame;
 			tip.hidden = false;
 			tip.textContent = n.name + (fr >= 0 ? '\n' + (n.lines > 1 ? 'several lines, as ' : '') +
-			    STR[frameLine[fr]] + '  ' + STR[frameMod[fr]] : '') + '\n' + human(n.value) + ' (' +
-			    n.value + ' B), ' + (100 * n.value / total).toFixed(1) + '% of the selection';
+			    strings[frameLine[fr]] + '  ' + strings[frameMod[fr]] : '') + '\n' +
+			    human(n.value) + ' (' + n.value + ' B), ' + (100 * n.value / total).toFixed(1) +
+			    '% of the selection';
 			tip.style.left = Math.max(0, Math.min(d3.event.clientX + 12,
 			    window.innerWidth - tip.offsetWidth - 8)) + 'px';
 			tip.style.top = (d3.event.clientY + 14) + 'px';
 		})
-		    .on('mouseleave', function () { $('tip').hidden = true; });
+		    .on('mouseleave', function () { byId('tip').hidden = true; });
 		g.filter(function (d) { return x(d.x1) - x(d.x0) > 24; })
-		    .append('text').attr('x', 3).attr('y', FL.row - 6)
+		    .append('text').attr('x', 3).attr('y', ROW_HEIGHT - 6)
 		    .text(function (d) {
 			var chars = Math.floor((x(d.x1) - x(d.x0) - 6) / 6.2);
 			var name = d.row === 0 ? 'all: ' + human(d.value) : d.data.name;
@@ -180,13 +195,18 @@
 		});
 	}
 
-	$('flame-size').addEventListener('click', function () {
+	byId('flame-size').addEventListener('click', function () {
 		state.flame = 'size';
 		drawFlame();
 		writeFragment();
 	});
-	$('flame-impact').addEventListener('click', function () {
+	byId('flame-impact').addEventListener('click', function () {
 		state.flame = 'impact';
 		drawFlame();
 		writeFragment();
 	});
+
+	function drawn() { return icicle.trie !== null; }
+
+	return { drawFlame, renderFlame, drawn };
+};

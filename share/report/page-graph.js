@@ -1,7 +1,21 @@
+/*
+ * The graph of outstanding memory, a band a process and heap, and the
+ * time range the user drags on it.  hooks.drawRange(range, live) says a
+ * range being dragged, hooks.windowChanged() the range chosen.
+ */
+/* exported mtGraph */
+const mtGraph = function (dom, units, data, pageState, hooks) {
+	'use strict';
+	const { byId } = dom;
+	const { BYTE_UNITS, human, secsUnit, cmpStr } = units;
+	const { series, strings, canonOf, cellUnit, wholeEnd } = data;
+	const { state } = pageState;
+	const { drawRange, windowChanged } = hooks;
+
 	/* ---- The graph ---- */
 
-	var G = { margin: { l: 64, r: 16, t: 8, b: 24 }, height: 260 };
-	var series = data.series, SW = series.w, SN = series.n;
+	var MARGIN = { l: 64, r: 16, t: 8, b: 24 }, HEIGHT = 260;
+	var bucketWidth = series.w, bucketCount = series.n;
 	var lines = series.lines.map(function (l, i) {
 		var peak = 0;
 		for (var b = 0; b < l.max.length; b++)
@@ -9,7 +23,7 @@
 				peak = l.max[b];
 		return {
 			i: i, max: l.max, min: l.min, peak: peak, on: true,
-			label: STR[canonOf[l.process]] + ' ' + l.pid + ' ' + STR[canonOf[l.heap]]
+			label: strings[canonOf[l.process]] + ' ' + l.pid + ' ' + strings[canonOf[l.heap]]
 		};
 	});
 	lines.sort(function (a, b) { return b.peak - a.peak || cmpStr(a.label, b.label); });
@@ -37,7 +51,7 @@
 		var sc = d3.scaleLinear().domain([0, max / unit]).nice(5), top = sc.domain()[1] * unit;
 		var values = sc.ticks(5).map(function (v) { return v * unit; }).filter(Number.isInteger);
 		return { top: top, values: values, fmt: function (v) {
-			return u ? +(v / unit).toFixed(2) + ' ' + HUNITS[u] : v + ' B';
+			return u ? +(v / unit).toFixed(2) + ' ' + BYTE_UNITS[u] : v + ' B';
 		} };
 	}
 
@@ -48,17 +62,17 @@
 	 * to fill without a GPU (0.4 s to 1 s).
 	 */
 	function drawGraphFrame() {
-		var host = $('graph'), W = Math.max(480, host.clientWidth || 1200);
+		var host = byId('graph'), W = Math.max(480, host.clientWidth || 1200);
 		var ratio = window.devicePixelRatio || 1;
-		gwidth = W - G.margin.l - G.margin.r;
-		gheight = G.height - G.margin.t - G.margin.b;
+		gwidth = W - MARGIN.l - MARGIN.r;
+		gheight = HEIGHT - MARGIN.t - MARGIN.b;
 		gcanvas = d3.select(host).append('canvas')
 		    .attr('width', Math.round(gwidth * ratio)).attr('height', Math.round(gheight * ratio))
-		    .style('position', 'absolute').style('left', G.margin.l + 'px').style('top', G.margin.t + 'px')
+		    .style('position', 'absolute').style('left', MARGIN.l + 'px').style('top', MARGIN.t + 'px')
 		    .style('width', gwidth + 'px').style('height', gheight + 'px').node();
-		gsvg = d3.select(host).append('svg').attr('width', W).attr('height', G.height)
+		gsvg = d3.select(host).append('svg').attr('width', W).attr('height', HEIGHT)
 		    .style('position', 'relative');
-		gplot = gsvg.append('g').attr('transform', 'translate(' + G.margin.l + ',' + G.margin.t + ')');
+		gplot = gsvg.append('g').attr('transform', 'translate(' + MARGIN.l + ',' + MARGIN.t + ')');
 		gaxisX = gplot.append('g').attr('class', 'axis').attr('transform', 'translate(0,' + gheight + ')');
 		gaxisY = gplot.append('g').attr('class', 'axis');
 		gx = d3.scaleLinear().range([0, gwidth]);
@@ -69,7 +83,7 @@
 		gsvg.on('wheel', wheel);
 		gbrushG.on('mousemove.cursor', function () {
 			var t = gx.invert(d3.mouse(this)[0]);
-			$('cursor').textContent = secsUnit(Math.max(0, Math.round(t)));
+			byId('cursor').textContent = secsUnit(Math.max(0, Math.round(t)));
 		});
 		drawLegend();
 	}
@@ -108,8 +122,8 @@
 		});
 		for (c = 0; c < W; c++) {
 			var t0 = gx.invert(c / ratio), t1 = gx.invert((c + 1) / ratio);
-			cb0[c] = Math.max(b0, Math.floor(t0 / SW));
-			cb1[c] = Math.min(b1, Math.max(cb0[c] + 1, Math.ceil(t1 / SW)));
+			cb0[c] = Math.max(b0, Math.floor(t0 / bucketWidth));
+			cb1[c] = Math.min(b1, Math.max(cb0[c] + 1, Math.ceil(t1 / bucketWidth)));
 		}
 		var ys = H / (gy.domain()[1] || 1), thick = Math.max(2, Math.round(1.5 * ratio));
 		for (var li = 0; li < lines.length; li++) {
@@ -148,7 +162,8 @@
 	function drawGraph() {
 		var v0 = state.view[0], v1 = state.view[1];
 		gx.domain([v0, v1]);
-		var b0 = Math.max(0, Math.floor(v0 / SW)), b1 = Math.min(SN, Math.ceil(v1 / SW));
+		var b0 = Math.max(0, Math.floor(v0 / bucketWidth));
+		var b1 = Math.min(bucketCount, Math.ceil(v1 / bucketWidth));
 		var ymax = 0;
 		lines.forEach(function (l) {
 			if (!l.on)
@@ -164,9 +179,9 @@
 		    .tickFormat(timeTick(v1 - v0)));
 		gaxisY.call(d3.axisLeft(gy).tickValues(ticks.values).tickFormat(ticks.fmt));
 		drawBrush();
-		$('zoom-sel').disabled = !state.sel;
-		$('zoom-reset').disabled = v0 === 0 && v1 === TEND;
-		$('sel-clear').disabled = !state.sel;
+		byId('zoom-sel').disabled = !state.sel;
+		byId('zoom-reset').disabled = v0 === 0 && v1 === wholeEnd;
+		byId('sel-clear').disabled = !state.sel;
 	}
 
 	/*
@@ -203,16 +218,16 @@
 			nice *= 5;
 		else if (nice * 2 <= span)
 			nice *= 2;
-		return Math.max(U, Math.ceil(nice / U) * U);
+		return Math.max(cellUnit, Math.ceil(nice / cellUnit) * cellUnit);
 	}
 
 	function brushRange(px) {
 		var step = snapStep();
 		var A = Math.round(gx.invert(px[0]) / step) * step, B = Math.round(gx.invert(px[1]) / step) * step;
-		A = Math.max(0, Math.min(A, TEND));
-		B = Math.max(0, Math.min(B, TEND));
+		A = Math.max(0, Math.min(A, wholeEnd));
+		B = Math.max(0, Math.min(B, wholeEnd));
 		if (B <= A)
-			B = Math.min(TEND, A + step);
+			B = Math.min(wholeEnd, A + step);
 		if (B <= A)
 			A = B - step;
 		return [A, B];
@@ -229,7 +244,7 @@
 			return;
 		var s = d3.event.selection;
 		state.sel = s ? brushRange(s) : null;
-		if (state.sel && state.sel[0] === 0 && state.sel[1] === TEND)
+		if (state.sel && state.sel[0] === 0 && state.sel[1] === wholeEnd)
 			state.sel = null;
 		windowChanged();
 		drawGraph();
@@ -242,7 +257,7 @@
 		var tc = gx.invert(Math.max(0, Math.min(gwidth, m)));
 		var k = Math.exp((ev.deltaY || 0) * (ev.deltaMode ? 0.05 : 0.002));
 		var n0 = tc - (tc - v0) * k, n1 = tc + (v1 - tc) * k;
-		var minw = Math.max(10 * U, 1000, 4 * SW / 100);
+		var minw = Math.max(10 * cellUnit, 1000, 4 * bucketWidth / 100);
 		if (n1 - n0 < minw) {
 			n0 = tc - minw / 2;
 			n1 = tc + minw / 2;
@@ -252,29 +267,40 @@
 
 	function setView(n0, n1) {
 		var w = n1 - n0;
-		if (w >= TEND) {
+		if (w >= wholeEnd) {
 			n0 = 0;
-			n1 = TEND;
+			n1 = wholeEnd;
 		} else if (n0 < 0) {
 			n0 = 0;
 			n1 = w;
-		} else if (n1 > TEND) {
-			n1 = TEND;
-			n0 = TEND - w;
+		} else if (n1 > wholeEnd) {
+			n1 = wholeEnd;
+			n0 = wholeEnd - w;
 		}
 		state.view = [n0, n1];
 		drawGraph();
 	}
 
-	$('zoom-sel').addEventListener('click', function () {
+	byId('zoom-sel').addEventListener('click', function () {
 		if (state.sel) {
 			var pad = (state.sel[1] - state.sel[0]) * 0.05;
 			setView(state.sel[0] - pad, state.sel[1] + pad);
 		}
 	});
-	$('zoom-reset').addEventListener('click', function () { setView(0, TEND); });
-	$('sel-clear').addEventListener('click', function () {
+	byId('zoom-reset').addEventListener('click', function () { setView(0, wholeEnd); });
+	byId('sel-clear').addEventListener('click', function () {
 		state.sel = null;
 		windowChanged();
 		drawGraph();
 	});
+
+	/* The graph again, at the page's new width. */
+	function resize() {
+		byId('graph').textContent = '';
+		d3.select('#legend').selectAll('*').remove();
+		drawGraphFrame();
+		drawGraph();
+	}
+
+	return { drawGraphFrame, drawGraph, drawBrush, resize };
+};

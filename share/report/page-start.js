@@ -1,3 +1,41 @@
+/*
+ * mt-report's page: WPA's view of one trace, from the data mt-report
+ * embedded in the page (report-schema.md, schema 1).  The graph of
+ * outstanding memory with a time selection, the table of that window
+ * grouped by keys the user orders (mt-window | mt-group, computed here
+ * from the cells), the row's biggest lifetimes and a flame graph.
+ * Hand-written on d3 v5 (scales, axes, brush, partition); no network.
+ *
+ * Each of its scripts but this one is a module: one const, a function
+ * of the modules it uses that returns what it gives.  This one, the
+ * last, calls them, each after those it uses, once the data is read: a
+ * page whose data cannot be read says so and does nothing more.
+ */
+(function () {
+	'use strict';
+	var started = performance.now();
+	var body = document.body;
+	const dom = mtDom();
+	const units = mtUnits();
+	const data = mtData(dom);
+	if (!data)
+		return;
+	const pageState = mtState(dom, units, data);
+	/*
+	 * The table and the lifetimes need each other: the lifetimes show
+	 * the row the user selects, named by the table's path.
+	 */
+	const table = mtTable(dom, units, data, pageState, function (row) {
+		lifetimes.drawLifetimes(row);
+	});
+	const lifetimes = mtLifetimes(dom, units, data, pageState, table);
+	const graph = mtGraph(dom, units, data, pageState, { drawRange, windowChanged });
+	const flame = mtFlame(dom, units, data, pageState);
+	const { byId, el } = dom;
+	const { secsUnit, dur } = units;
+	const { info, series, parsedMs, keyCol, cellUnit, exact, traceEnd, wholeEnd } = data;
+	const { state, readFragment, writeFragment, onFragmentChange } = pageState;
+
 	/* ---- The header ---- */
 
 	function fact(dl, name, value, title) {
@@ -9,11 +47,11 @@
 	}
 
 	function drawHeader() {
-		var info = data.info, dl = $('facts');
-		$('title').textContent = info.trace || 'trace';
+		var dl = byId('facts');
+		byId('title').textContent = info.trace || 'trace';
 		document.title = (info.trace || 'trace') + ' — mt-report';
-		$('subtitle').textContent = 'memory allocations as WPA shows them';
-		fact(dl, 'Duration', secsUnit(END), END + ' ns');
+		byId('subtitle').textContent = 'memory allocations as WPA shows them';
+		fact(dl, 'Duration', secsUnit(traceEnd), traceEnd + ' ns');
 		fact(dl, 'Host', info.host == null ? '-' : info.host);
 		if (info.start_unix_ns != null) {
 			var d = new Date(info.start_unix_ns / 1e6);
@@ -23,20 +61,20 @@
 		if (info.events)
 			fact(dl, 'Events', String(info.events));
 		fact(dl, 'Processes', String(new Set(Array.from(keyCol.pid)).size));
-		fact(dl, 'Graph buckets', dur(data.series.w) + ' × ' + data.series.n,
+		fact(dl, 'Graph buckets', dur(series.w) + ' × ' + series.n,
 		    'each point of the graph is the most and least outstanding in a bucket of this width');
-		fact(dl, 'Table times', EXACT ? 'exact (to the ns)' :
-		    'in cells of ' + dur(U) + ' (u = ' + U + ' ns): a selection snaps to them',
-		    'cells.u = ' + U + ' ns');
+		fact(dl, 'Table times', exact ? 'exact (to the ns)' :
+		    'in cells of ' + dur(cellUnit) + ' (u = ' + cellUnit + ' ns): a selection snaps to them',
+		    'cells.u = ' + cellUnit + ' ns');
 		if (info.capped != null) {
-			$('capped').hidden = false;
-			$('capped').textContent = 'Capped: ' + info.capped;
+			byId('capped').hidden = false;
+			byId('capped').textContent = 'Capped: ' + info.capped;
 		}
 	}
 
 	function drawRange(sel, live) {
-		var w = sel || [0, TEND];
-		$('range-text').textContent = (sel ? '' : 'the whole trace, ') + secsUnit(w[0]) + ' – ' +
+		var w = sel || [0, wholeEnd];
+		byId('range-text').textContent = (sel ? '' : 'the whole trace, ') + secsUnit(w[0]) + ' – ' +
 		    secsUnit(w[1]) + ' (' + dur(w[1] - w[0]) + ')' + (live ? ' …' : '');
 	}
 
@@ -44,36 +82,32 @@
 
 	function windowChanged() {
 		drawRange(state.sel);
-		refreshTable();
-		drawFlame();
-		drawBrush();
+		table.refreshTable();
+		flame.drawFlame();
+		graph.drawBrush();
 		writeFragment();
 	}
 
 	function applyFragment() {
 		readFragment();
-		expanded.clear();
-		selectedPath = null;
-		drawKeys();
+		table.reset();
+		table.drawKeys();
 		drawRange(state.sel);
-		refreshTable();
-		drawLifetimes(null);
-		drawFlame();
-		drawGraph();
+		table.refreshTable();
+		lifetimes.drawLifetimes(null);
+		flame.drawFlame();
+		graph.drawGraph();
 	}
 
-	window.addEventListener('hashchange', function () {
-		if (!writingFragment)
-			applyFragment();
-	});
+	onFragmentChange(applyFragment);
 
 	var setupMs = performance.now() - started;
 	drawHeader();
 	readFragment();
 	drawRange(state.sel);
 	var tg = performance.now();
-	drawGraphFrame();
-	drawGraph();
+	graph.drawGraphFrame();
+	graph.drawGraph();
 	body.setAttribute('data-graph-ms', (performance.now() - tg).toFixed(1));
 	body.setAttribute('data-setup-ms', setupMs.toFixed(1));
 	/*
@@ -83,11 +117,11 @@
 	 */
 	body.setAttribute('data-parse-ms', parsedMs.toFixed(1));
 	body.setAttribute('data-paint-ms', performance.now().toFixed(1));
-	drawKeys();
-	refreshTable();
+	table.drawKeys();
+	table.refreshTable();
 	body.setAttribute('data-ready-ms', performance.now().toFixed(1));
-	body.setAttribute('data-rows', String($('groups').tBodies[0].rows.length));
-	drawFlame();
+	body.setAttribute('data-rows', String(byId('groups').tBodies[0].rows.length));
+	flame.drawFlame();
 	writeFragment();
 	body.setAttribute('data-done-ms', performance.now().toFixed(1));
 	body.setAttribute('data-script-ms', (performance.now() - started).toFixed(1));
@@ -104,15 +138,14 @@
 			/* no paint timing here */
 		}
 	}
+	var resizing;
 	window.addEventListener('resize', function () {
-		clearTimeout(FL.resize);
-		FL.resize = setTimeout(function () {
-			if (!FL.trie)
+		clearTimeout(resizing);
+		resizing = setTimeout(function () {
+			if (!flame.drawn())
 				return;
-			$('graph').textContent = '';
-			d3.select('#legend').selectAll('*').remove();
-			drawGraphFrame();
-			drawGraph();
-			renderFlame();
+			graph.resize();
+			flame.renderFlame();
 		}, 200);
 	});
+})();

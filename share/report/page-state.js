@@ -1,11 +1,4 @@
 /*
- * mt-report's page: WPA's view of one trace, from the data mt-report
- * embedded in the page (report-schema.md, schema 1).  The graph of
- * outstanding memory with a time selection, the table of that window
- * grouped by keys the user orders (mt-window | mt-group, computed here
- * from the cells), the row's biggest lifetimes and a flame graph.
- * Hand-written on d3 v5 (scales, axes, brush, partition); no network.
- *
  * The state is the address's fragment, read on load and on a change of
  * it, written when the user changes the view:
  *   from=T, to=T     the window [from, to): a time as mt-window's --from
@@ -22,119 +15,18 @@
  * data-done-ms (the flame graph too), data-fcp-ms (the browser's first
  * contentful paint, when it says it); data-compute-ms, the last table.
  */
-
-	function $(id) { return document.getElementById(id); }
-
-	function el(tag, cls, text, parent) {
-		var e = document.createElement(tag);
-		if (cls)
-			e.className = cls;
-		if (text != null)
-			e.textContent = text;
-		if (parent)
-			parent.appendChild(e);
-		return e;
-	}
-
-	function button(text, title, parent, onclick) {
-		var b = el('button', '', text, parent);
-		b.type = 'button';
-		b.title = title;
-		b.addEventListener('click', onclick);
-		return b;
-	}
-
-	function problem(text) {
-		var p = $('problem');
-		p.hidden = false;
-		p.textContent = (p.textContent ? p.textContent + ' ' : '') + text;
-	}
-
-	/* ---- Numbers and times as people read them ---- */
-
-	/*
-	 * mt_human of lib/units.c, digit for digit: 1024-based, one decimal
-	 * rounded as printf rounds the exact quotient (a tie to even).
-	 */
-	var HUNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
-	function human(v) {
-		var neg = v < 0, d = Math.abs(v), u = 0;
-		while (d >= 1024 && u < 6) {
-			d /= 1024;
-			u++;
-		}
-		if (u === 0)
-			return (neg ? '-' : '') + Math.abs(v) + ' B';
-		if (!Number.isSafeInteger(v))	/* past 2^53: not exact anyway */
-			return (neg ? '-' : '') + d.toFixed(1) + ' ' + HUNITS[u];
-		var big = BigInt(Math.abs(v)) * 10n, div = 1n << BigInt(10 * u);
-		var q = big / div, r2 = (big % div) * 2n;
-		if (r2 > div || (r2 === div && q % 2n === 1n))
-			q += 1n;
-		var s = (q / 10n).toString() + '.' + (q % 10n).toString();
-		return (neg ? '-' : '') + s + ' ' + HUNITS[u];
-	}
-
-	/* Seconds, exact to the nanosecond, at least three decimals: "2.500 s". */
-	function secs(ns, min) {
-		if (min === undefined)
-			min = 3;
-		var neg = ns < 0;
-		ns = Math.abs(Math.round(ns));
-		var whole = Math.floor(ns / 1e9), frac = String(ns - whole * 1e9);
-		frac = '000000000'.slice(frac.length) + frac;
-		var keep = 9;
-		while (keep > min && frac[keep - 1] === '0')
-			keep--;
-		return (neg ? '-' : '') + whole + (keep ? '.' + frac.slice(0, keep) : '');
-	}
-	function secsUnit(ns) { return secs(ns) + ' s'; }
-
-	/* A duration for people, in the unit that suits it. */
-	function dur(ns) {
-		var a = Math.abs(ns);
-		if (a >= 1e9)
-			return secs(ns) + ' s';
-		if (a >= 1e6)
-			return +(ns / 1e6).toFixed(3) + ' ms';
-		if (a >= 1e3)
-			return +(ns / 1e3).toFixed(3) + ' µs';
-		return ns + ' ns';
-	}
-
-	/* A time for the fragment: "2.5s", "0.0850603s", "0". */
-	function fragTime(ns) {
-		return ns === 0 ? '0' : secs(ns, 0) + 's';
-	}
-
-	/*
-	 * parse_duration of lib/units.c: a number (digits, '.', an exponent)
-	 * and a unit; a bare number only when it is 0.  null when bad.
-	 */
-	var TIME_UNITS = { ns: 1, us: 1e3, ms: 1e6, s: 1e9, m: 60e9, min: 60e9, h: 3600e9 };
-	function parseDuration(s) {
-		var m = /^([0-9.][0-9.]*(?:[eE][-+]?[0-9]+)?)([a-z]*)$/.exec(s);
-		if (!m)
-			return null;
-		var v = Number(m[1]);
-		if (!isFinite(v) || v < 0 || isNaN(v))
-			return null;
-		if (m[2] === '')
-			return v === 0 ? 0 : null;
-		if (!Object.prototype.hasOwnProperty.call(TIME_UNITS, m[2]))
-			return null;
-		/* nearbyint: a half to even. */
-		var x = v * TIME_UNITS[m[2]], r = Math.round(x);
-		return r - x === 0.5 && r % 2 ? r - 1 : r;
-	}
-
-	function cmpStr(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+/* exported mtState */
+const mtState = function (dom, units, data) {
+	'use strict';
+	const { byId, problem } = dom;
+	const { secsUnit, dur, fragTime, parseDuration } = units;
+	const { KEYNAMES, DEFAULT_BY, NUMCOLS, ROWS_PER_LEVEL, cellUnit, wholeEnd } = data;
 
 	/* ---- State, and the URL fragment that holds it ---- */
 
 	var state = {
-		sel: null,		/* [A, B) in ns, multiples of U, or null: the whole trace */
-		view: [0, TEND],	/* the graph's time axis */
+		sel: null,		/* [A, B) in ns, multiples of u, or null: the whole trace */
+		view: [0, wholeEnd],	/* the graph's time axis */
 		by: DEFAULT_BY.slice(),
 		sort: { col: 'impact', dir: -1 },
 		flame: 'size',
@@ -142,8 +34,8 @@
 		expand: 0
 	};
 
-	function snapDown(ns) { return Math.floor(ns / U) * U; }
-	function snapUp(ns) { return Math.ceil(ns / U) * U; }
+	function snapDown(ns) { return Math.floor(ns / cellUnit) * cellUnit; }
+	function snapUp(ns) { return Math.ceil(ns / cellUnit) * cellUnit; }
 
 	/* A time of the fragment: its nanoseconds, or null when absent or bad (said). */
 	function fragmentTime(p, name) {
@@ -157,8 +49,8 @@
 
 	function readFragment() {
 		var h = location.hash.replace(/^#/, ''), p = {};
-		$('problem').hidden = true;
-		$('problem').textContent = '';
+		byId('problem').hidden = true;
+		byId('problem').textContent = '';
 		h.split('&').forEach(function (kv) {
 			if (!kv)
 				return;
@@ -175,12 +67,12 @@
 		if (from === null)
 			from = 0;
 		if (to === null)
-			to = TEND;
+			to = wholeEnd;
 		state.sel = null;
 		if (ranged) {
-			var A = Math.min(snapDown(from), TEND), B = Math.min(snapUp(to), TEND);
-			if (A !== from || (B !== to && to <= TEND))
-				problem('The range is taken to the table\'s cells of ' + dur(U) + ': ' +
+			var A = Math.min(snapDown(from), wholeEnd), B = Math.min(snapUp(to), wholeEnd);
+			if (A !== from || (B !== to && to <= wholeEnd))
+				problem('The range is taken to the table\'s cells of ' + dur(cellUnit) + ': ' +
 				    secsUnit(A) + ' – ' + secsUnit(B) + '.');
 			if (B <= A)
 				problem('from is not before to: the whole trace is shown.');
@@ -245,4 +137,15 @@
 		}
 	}
 
-	function windowNow() { return state.sel || [0, TEND]; }
+	/* A change of the fragment by the user, not by writeFragment, calls changed. */
+	function onFragmentChange(changed) {
+		window.addEventListener('hashchange', function () {
+			if (!writingFragment)
+				changed();
+		});
+	}
+
+	function windowNow() { return state.sel || [0, wholeEnd]; }
+
+	return { state, readFragment, writeFragment, onFragmentChange, windowNow };
+};

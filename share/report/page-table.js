@@ -1,16 +1,33 @@
+/*
+ * The table: the window's entries grouped key by key in the user's
+ * order, then by the frames of their stacks, as mt-group groups them;
+ * and the bar of keys the user orders.  showSelected(row) shows a row
+ * the user selected (null: none) elsewhere.
+ */
+/* exported mtTable */
+const mtTable = function (dom, units, data, pageState, showSelected) {
+	'use strict';
+	const { byId, el, button } = dom;
+	const { human, cmpStr } = units;
+	const {
+		KEYNAMES, NUMCOLS, NO_STACK, SELF, DASH, strings, typeString, keyCount, keyCol, keyFrames,
+		frameFn, frameLine, frameMod, stacks, cellCount, entries, computeWindow
+	} = data;
+	const { state, writeFragment, windowNow } = pageState;
+
 	/* ---- The tree: groups of entries, key by key, then frames ---- */
 
 	function valueAt(e, key) {
-		var j = E.j[e];
-		return key === 'type' ? TYPE_STR[j & 3] : keyCol[key][j >> 2];
+		var j = entries.keyType[e];
+		return key === 'type' ? typeString[j & 3] : keyCol[key][j >> 2];
 	}
 
 	/* The frame at depth fd of the entry's stack, outermost first. */
 	function frameAt(e, fd) {
-		var fr = keyFrames[E.j[e] >> 2];
-		if (fr < 0 || fr >= STACKS.length)
+		var fr = keyFrames[entries.keyType[e] >> 2];
+		if (fr < 0 || fr >= stacks.length)
 			return fd === 0 ? NO_STACK : SELF;
-		var st = STACKS[fr];
+		var st = stacks[fr];
 		return fd < st.length ? st[fd] : SELF;
 	}
 
@@ -33,9 +50,9 @@
 				m.set(v, g);
 			}
 			g.idx.push(e);
-			g.count += E.count[e];
-			g.size += E.size[e];
-			g.impact += E.impact[e];
+			g.count += entries.count[e];
+			g.size += entries.size[e];
+			g.impact += entries.impact[e];
 		}
 		var kids = Array.from(m.values());
 		kids.forEach(function (g) {
@@ -53,12 +70,12 @@
 
 	function nodeName(g) {
 		if (!g.frame)
-			return STR[g.val];
+			return strings[g.val];
 		if (g.val === NO_STACK)
 			return '[no stack]';
 		if (g.val === SELF)
 			return '[self]';
-		return STR[frameFn[g.val]];
+		return strings[frameFn[g.val]];
 	}
 
 	function sortKids(kids) {
@@ -88,8 +105,8 @@
 	var selectedPath = null;
 
 	function buildRoot() {
-		var all = new Array(E.n);
-		for (var i = 0; i < E.n; i++)
+		var all = new Array(entries.n);
+		for (var i = 0; i < entries.n; i++)
 			all[i] = i;
 		root = { depth: -1, path: '', idx: all, kids: null, shown: state.top, open: true };
 		root.kids = sortKids(childrenOf(root));
@@ -139,14 +156,14 @@
 	function rowFor(g, nk) {
 		var tr = el('tr'), depth = g.depth, vals = pathValues(g);
 		tr.setAttribute('data-depth', String(depth));
-		tr.setAttribute('data-key', g.frame ? g.name : STR[g.val]);
+		tr.setAttribute('data-key', g.frame ? g.name : strings[g.val]);
 		tr.className = 'lvl' + Math.min(depth, 9) + (g.frame ? ' frame' : '') +
 		    (g.expandable ? '' : ' leaf') + (g.path === selectedPath ? ' selected' : '');
 		tr._node = g;
 		for (var k = 0; k < nk; k++) {
 			var c = td(tr, 'key' + (k === nk - 1 ? ' gold' : ''), state.by[k]);
 			if (vals[k] !== undefined)
-				c.setAttribute('data-key', STR[vals[k]]);
+				c.setAttribute('data-key', strings[vals[k]]);
 			var here = g.frame ? k === nk - 1 : k === depth;
 			if (!here)
 				continue;
@@ -156,8 +173,9 @@
 			el('span', 'name', !g.frame && state.by[k] === 'stack' ? shortStack(g.name) : g.name, c);
 			if (g.frame && g.val >= 0) {
 				if (frameLine[g.val] !== DASH)
-					el('span', 'fileline', STR[frameLine[g.val]], c);
-				c.title = g.name + '\n' + STR[frameLine[g.val]] + '\n' + STR[frameMod[g.val]];
+					el('span', 'fileline', strings[frameLine[g.val]], c);
+				c.title = g.name + '\n' + strings[frameLine[g.val]] + '\n' +
+				    strings[frameMod[g.val]];
 			} else {
 				c.title = g.name;
 			}
@@ -204,7 +222,7 @@
 
 	var rowsDrawn = 0;
 	function drawHead() {
-		var thead = $('groups').tHead, tr = el('tr');
+		var thead = byId('groups').tHead, tr = el('tr');
 		var cols = state.by.map(function (k, i) {
 			return { col: k, head: k, key: true, last: i === state.by.length - 1 };
 		}).concat(NUMCOLS);
@@ -237,7 +255,7 @@
 	}
 
 	function drawTable() {
-		var t = performance.now(), nk = state.by.length, tbody = $('groups').tBodies[0];
+		var t = performance.now(), nk = state.by.length, tbody = byId('groups').tBodies[0];
 		drawHead();
 		rowsDrawn = 0;
 		var frag = document.createDocumentFragment();
@@ -250,7 +268,7 @@
 		return performance.now() - t;
 	}
 
-	$('groups').tBodies[0].addEventListener('click', function (ev) {
+	byId('groups').tBodies[0].addEventListener('click', function (ev) {
 		var tr = ev.target.closest('tr');
 		if (!tr)
 			return;
@@ -271,9 +289,9 @@
 			r.classList.remove('selected');
 		});
 		tr.classList.add('selected');
-		drawLifetimes(g);
+		showSelected(g);
 	});
-	$('groups').tBodies[0].addEventListener('dblclick', function (ev) {
+	byId('groups').tBodies[0].addEventListener('dblclick', function (ev) {
 		var tr = ev.target.closest('tr');
 		if (tr && tr._node && tr._node.expandable)
 			toggle(tr._node);
@@ -306,7 +324,7 @@
 	/* ---- The keys the user orders ---- */
 
 	function drawKeys() {
-		var bar = $('keys');
+		var bar = byId('keys');
 		bar.textContent = '';
 		el('span', 'label', 'Group by:', bar);
 		var order = el('span', 'order', null, bar);
@@ -352,14 +370,19 @@
 		keysChanged();
 	}
 
-	function keysChanged() {
+	/* No row open, none selected. */
+	function reset() {
 		expanded.clear();
 		selectedPath = null;
+	}
+
+	function keysChanged() {
+		reset();
 		if (KEYNAMES.indexOf(state.sort.col) >= 0 && state.by.indexOf(state.sort.col) < 0)
 			state.sort = { col: 'impact', dir: -1 };
 		drawKeys();
 		refreshTable();
-		drawLifetimes(null);
+		showSelected(null);
 		writeFragment();
 	}
 
@@ -372,13 +395,16 @@
 		var tc = performance.now() - t;
 		var td_ = drawTable();
 		var total = performance.now() - t;
-		$('computed').textContent = 'Computed in ' + total.toFixed(1) + ' ms (' +
-		    tc.toFixed(1) + ' ms the sums of ' + NC + ' cells, ' + td_.toFixed(1) +
+		byId('computed').textContent = 'Computed in ' + total.toFixed(1) + ' ms (' +
+		    tc.toFixed(1) + ' ms the sums of ' + cellCount + ' cells, ' + td_.toFixed(1) +
 		    ' ms the ' + rowsDrawn + ' rows drawn); ' + root.kids.length + ' groups at the first level, ' +
-		    K + ' keys.';
-		body.setAttribute('data-compute-ms', total.toFixed(1));
+		    keyCount + ' keys.';
+		document.body.setAttribute('data-compute-ms', total.toFixed(1));
 		if (selectedPath) {
 			var g = findPath(root, selectedPath);
-			drawLifetimes(g);
+			showSelected(g);
 		}
 	}
+
+	return { drawKeys, refreshTable, reset, pathValues };
+};

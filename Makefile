@@ -311,7 +311,7 @@ FUZZ_CFLAGS = -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Ilib \
 FUZZ_OBJ = $(patsubst lib/%.c,tests/fuzz/obj/%.o,$(LIBSRC))
 FUZZ_LIBS = $(DEPS_LIBS) $(LIBS_mt-window) $(ZLIB_LIBS) -lpthread -lm
 
-fuzz: tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace tests/fuzz/fuzz-collector tests/fuzz/fuzz-ehframe
+fuzz: tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace tests/fuzz/fuzz-collector tests/fuzz/fuzz-ehframe tests/fuzz/fuzz-procmap
 
 tests/fuzz/obj/%.o: lib/%.c | lib/report-page.h lib/mt-suppress.h
 	@mkdir -p $(dir $@)

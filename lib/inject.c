@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "mt.h"
+#include "procfs.h"
 
 #if defined(__x86_64__)
 
@@ -256,20 +257,21 @@ static int not_permitted(const struct target *t, char *why, size_t wlen, int e);
 static int
 read_maps(struct target *t, char *why, size_t wlen)
 {
-	char path[64], line[PATH_MAX + 128], perms[8], *file;
+	char path[64], line[PATH_MAX + 128];
 	unsigned long lo, hi, off;
+	struct procmap m;
+	const char *file;
 	FILE *f;
-	int n, fd;
+	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
 	if (!(f = fopen(path, "re")))
 		return errno == EACCES || errno == EPERM ? not_permitted(t, why, wlen, errno) :
 		    say(why, wlen, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &lo, &hi, perms, &off, &n) < 4)
+		if (procmap_parse(line, &m) < 0)
 			continue;
-		file = line + n;
+		lo = m.lo, hi = m.hi, off = m.off, file = m.path;
 		if (*file != '/')
 			continue;
 		const char *b = base_name(file);
@@ -283,7 +285,7 @@ read_maps(struct target *t, char *why, size_t wlen)
 			if (off == 0)
 				t->libc_at0 = lo;
 		}
-		if (perms[2] != 'x')
+		if (m.perms[2] != 'x')
 			continue;
 		/* Code that may hold the loader's or an allocator's lock. */
 		if (strncmp(b, "libc.so", 7) == 0 || strncmp(b, "libc-", 5) == 0 ||

@@ -84,7 +84,7 @@ if step "build fuzzers" make -s fuzz; then
 		} >"$log/corpus-fuzz-ehframe/unofp"
 	fi
 	for f in tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace tests/fuzz/fuzz-collector \
-	    tests/fuzz/fuzz-ehframe; do
+	    tests/fuzz/fuzz-ehframe tests/fuzz/fuzz-procmap; do
 		# The collector says on stderr what each lie was: not wanted here.
 		quiet=
 		[ "$f" = tests/fuzz/fuzz-collector ] && quiet=-close_fd_mask=2

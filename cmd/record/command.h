@@ -52,6 +52,8 @@ int start_collector(struct recorder *rc, char *sockname, size_t cap, const char 
     int *lfd, int *pfd_path, int *created);
 int open_default(struct recorder *rc, const char *base, pid_t pid, char **defname,
     int *created);
+int open_output(struct recorder *rc, const char *output, const char *base, pid_t pid,
+    char **defname, int *created);
 void unlink_path(void);
 void end_trace(struct recorder *rc, int fd, char *defname);
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -48,27 +49,6 @@ parse_events(const char *s, unsigned *events)
 	return *events ? 0 : -1;
 }
 
-/* The trace's file: -o's, stdout, or mt.kernel.PID.mtr made anew; -1, said. */
-static int
-open_output(struct recorder *rc, const char **output, char *name, size_t len)
-{
-	int fd, created;
-
-	if (*output && strcmp(*output, "-") == 0) {
-		recorder_set_name(rc, "<stdout>");
-		return STDOUT_FILENO;
-	}
-	if (!*output) {
-		snprintf(name, len, "mt.kernel.%d.mtr", (int)getpid());
-		*output = name;
-	}
-	fd = open_trace(*output, *output == name, &created);
-	recorder_set_name(rc, *output);
-	if (fd < 0)
-		mt_warnx("%s: %s", *output, open_error(errno));
-	return fd;
-}
-
 static void
 catch_stop(void)
 {
@@ -90,12 +70,14 @@ record_kernel(struct recorder *rc, const char *output, struct ktrace_opts *ko,
 	struct mt_event ev;
 	struct ktrace *k;
 	struct pollfd pfd;
-	char err[600], name[64];
+	char err[600], *defname;
 	uint64_t t, last_flush = 0, written;
-	int fd;
+	int fd, created;
 
-	if ((fd = open_output(rc, &output, name, sizeof(name))) < 0)
+	if ((fd = open_output(rc, output, "kernel", getpid(), &defname, &created)) < 0)
 		return 2;
+	if (defname)
+		output = defname;
 	if (!ko->events)
 		ko->events = KT_KMALLOC | KT_CACHE;
 	ko->start_ns = recorder_begin(rc);
@@ -104,8 +86,10 @@ record_kernel(struct recorder *rc, const char *output, struct ktrace_opts *ko,
 		mt_warnx("%s", err);
 		if (fd != STDOUT_FILENO) {
 			close(fd);
-			unlink(output);
+			if (created)
+				unlink(output);
 		}
+		free(defname);
 		return 2;
 	}
 	recorder_open(rc, fd);
@@ -144,6 +128,7 @@ record_kernel(struct recorder *rc, const char *output, struct ktrace_opts *ko,
 		mt_warnx("%llu events lost: the kernel's buffer overran",
 		    (unsigned long long)ktrace_lost(k));
 	ktrace_free(k);
+	free(defname);
 	recorder_say_bound(rc);
 	return recorder_failed(rc) ? 1 : 0;
 }

@@ -139,6 +139,30 @@ open_default(struct recorder *rc, const char *base, pid_t pid, char **defname, i
 	return fd;
 }
 
+/*
+ * The trace's file: output (-o), stdout for "-", or mt.BASE.PID.mtr made
+ * anew; -1, said.  *created says whether it is ours to remove.
+ */
+int
+open_output(struct recorder *rc, const char *output, const char *base, pid_t pid,
+    char **defname, int *created)
+{
+	int fd;
+
+	*created = 0;
+	*defname = NULL;
+	if (output && strcmp(output, "-") == 0) {
+		recorder_set_name(rc, "<stdout>");
+		return STDOUT_FILENO;
+	}
+	if (!output)
+		return open_default(rc, base, pid, defname, created);
+	recorder_set_name(rc, output);
+	if ((fd = open_trace(output, 0, created)) < 0)
+		mt_warnx("%s: %s", output, open_error(errno));
+	return fd;
+}
+
 /* The trace ended and closed, and said. */
 void
 end_trace(struct recorder *rc, int fd, char *defname)

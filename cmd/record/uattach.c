@@ -168,22 +168,22 @@ refused:
 void
 probe_mapped(struct urec *u, struct uproc *p, const char *when)
 {
-	char path[64], line[4096], perms[8], file[4096];
+	char path[64], line[4096];
 	int refused, dynamic, n;
+	struct procmap m;
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
 	if (!(fp = fopen(path, "re")))
 		return;
 	while (fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "%*x-%*x %7s %*x %*s %*s %4095[^\n]", perms, file) != 2 ||
-		    perms[2] != 'x' || file[0] != '/')
+		if (procmap_parse(line, &m) < 0 || m.perms[2] != 'x' || m.path[0] != '/')
 			continue;
-		if ((n = attach_file(u, p, file, u->w, nprobe_fns, &refused, &dynamic)) < 0)
-			mt_warnx("--uprobes: %s: a probe was refused: %s", file, strerror(refused));
+		if ((n = attach_file(u, p, m.path, u->w, nprobe_fns, &refused, &dynamic)) < 0)
+			mt_warnx("--uprobes: %s: a probe was refused: %s", m.path, strerror(refused));
 		else if (n > 0)
 			recorder_comment(u->rc, "# mt-record: %s, %d functions probed in %s of pid %d",
-			    when, n, file, (int)p->pid);
+			    when, n, m.path, (int)p->pid);
 	}
 	fclose(fp);
 }
@@ -271,7 +271,7 @@ at_exec(struct urec *u, struct uproc *p, uint64_t ts)
 		exe[k] = '\0';
 		if (!p->first_exec) {
 			recorder_exec_outside(u->rc, p->pid);
-			put_proc_read(u, p, parent_of(p->pid));
+			put_proc_read(u, p, proc_ppid(p->pid));
 		}
 		p->first_exec = 0;
 		stacks_way(u, p, exe);

@@ -99,8 +99,8 @@ say_map(struct urec *u, struct uproc *p, uint64_t ts, uint64_t lo, uint64_t hi, 
 void
 read_maps(struct urec *u, struct uproc *p, uint64_t ts)
 {
-	char path[64], line[4096], perms[8], file[4096];
-	unsigned long long lo, hi, off;
+	char path[64], line[4096];
+	struct procmap m;
 	FILE *fp;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
@@ -108,19 +108,17 @@ read_maps(struct urec *u, struct uproc *p, uint64_t ts)
 	if (!(fp = fopen(path, "re")))
 		return;
 	while (fgets(line, sizeof(line), fp)) {
-		file[0] = '\0';
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &lo, &hi, perms, &off,
-		    file) < 4 || perms[2] != 'x')
+		if (procmap_parse(line, &m) < 0 || m.perms[2] != 'x')
 			continue;
 		p->maps_whole = 1;
-		if (!strcmp(file, "[uprobes]")) {
-			p->tramp_lo = lo;
-			p->tramp_hi = hi;
+		if (!strcmp(m.path, "[uprobes]")) {
+			p->tramp_lo = m.lo;
+			p->tramp_hi = m.hi;
 		}
 		/* [uprobes] (the kernel's), [vsyscall]: no code of the program's. */
-		if (file[0] == '[' && strcmp(file, "[vdso]"))
+		if (m.path[0] == '[' && strcmp(m.path, "[vdso]"))
 			continue;
-		say_map(u, p, ts, lo, hi, off, file[0] ? file : "[anon:exec]");
+		say_map(u, p, ts, m.lo, m.hi, m.off, m.path[0] ? m.path : "[anon:exec]");
 	}
 	fclose(fp);
 }
@@ -394,19 +392,6 @@ put_proc(struct urec *u, struct uproc *p, char **argv, const char *exe, pid_t pp
 	free(args);
 }
 
-/* The last occurrence of needle in s; NULL if none. */
-static const char *
-strrstr(const char *s, const char *needle)
-{
-	const char *last = NULL, *p = s;
-
-	while ((p = strstr(p, needle))) {
-		last = p;
-		p++;
-	}
-	return last;
-}
-
 /* A file of /proc, whole (64 KiB at most), NUL-terminated; NULL if unread. */
 char *
 read_small_file(const char *path, size_t *len)
@@ -427,35 +412,6 @@ read_small_file(const char *path, size_t *len)
 	buf[n] = '\0';
 	*len = (size_t)n;
 	return buf;
-}
-
-/* A number in /proc/PID/FILE, the word after `skip' others that follow
-   the last `after' in it; 0 if unknown. */
-int
-proc_number(pid_t pid, const char *file, const char *after, int skip)
-{
-	char path[64], *s;
-	const char *p;
-	size_t len;
-	long n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
-	if ((s = read_small_file(path, &len)) && (p = strrstr(s, after))) {
-		for (p += strlen(after); skip-- > 0;) {
-			p += strspn(p, " \t");
-			p += strcspn(p, " \t\n");
-		}
-		n = strtol(p, NULL, 10);
-	}
-	free(s);
-	return n > 0 && n <= INT_MAX ? (int)n : 0;
-}
-
-/* The parent of pid, from /proc/PID/stat ("pid (comm) state ppid ..."). */
-pid_t
-parent_of(pid_t pid)
-{
-	return (pid_t)proc_number(pid, "stat", ")", 1);
 }
 
 /* A process's proc line, its program and command line as /proc has them. */

@@ -103,11 +103,11 @@ tracee_remove(struct urec *u, pid_t tid)
 		*t = u->tracees[--u->ntracees];
 }
 
-/* The thread group of tid, from /proc; tid itself when not known. */
+/* The thread group of tid; tid itself when not known. */
 static pid_t
 tgid_of(pid_t tid)
 {
-	pid_t tgid = (pid_t)proc_number(tid, "status", "\nTgid:", 0);
+	pid_t tgid = proc_tgid(tid);
 
 	return tgid > 0 ? tgid : tid;
 }

@@ -354,27 +354,6 @@ load_probes(struct urec *u, struct uproc *p, const char *exe, const struct args 
 	return 0;
 }
 
-/* The trace's file: -o's, stdout, or mt.BASE.PID.mtr made anew; -1, said. */
-static int
-open_output(struct recorder *rc, const struct args *a, const char *base, pid_t pid,
-    char **defname, int *created)
-{
-	int fd;
-
-	*created = 0;
-	*defname = NULL;
-	if (a->output && strcmp(a->output, "-") == 0) {
-		recorder_set_name(rc, "<stdout>");
-		return STDOUT_FILENO;
-	}
-	if (!a->output)
-		return open_default(rc, base, pid, defname, created);
-	recorder_set_name(rc, a->output);
-	if ((fd = open_trace(a->output, 0, created)) < 0)
-		mt_warnx("%s: %s", a->output, open_error(errno));
-	return fd;
-}
-
 /*
  * Descriptors closed by many threads at once: the kernel lets go of each
  * uprobe after an RCU grace period, some 30 ms, one after another from
@@ -655,7 +634,7 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	/* The output made only once the recording can start: a refusal leaves it be. */
 	if (load_probes(&u, cmd, exe, a) < 0 ||
 	    !(u.rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL)) ||
-	    (fd = open_output(rc, a, base, pid, &defname, &created)) < 0) {
+	    (fd = open_output(rc, a->output, base, pid, &defname, &created)) < 0) {
 		/* The command is not run untraced. */
 		run_spawned(go, 0, &e);
 		forward_to = 0;
@@ -772,7 +751,7 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	    (n = attach_file(&u, p, exe, u.w, u.nw, &refused, &dynamic)) < 0 ||
 	    (trace_calls(&u, a->flags[1] != 'n') < 0 && (refused = errno)) ||
 	    !(u.rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL)) ||
-	    (fd = open_output(rc, a, comm, pid, &defname, &created)) < 0) {
+	    (fd = open_output(rc, a->output, comm, pid, &defname, &created)) < 0) {
 		if (!u.rb)
 			mt_warnx("pid %d: its probes were refused: %s", (int)pid,
 			    strerror(refused ? refused : errno));
@@ -795,7 +774,7 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	    "not known", (int)pid, n, real);
 	recorder_comment(rc, "%s", u.how);
 	probe_mapped(&u, p, "when attached");
-	put_proc_read(&u, p, parent_of(pid));
+	put_proc_read(&u, p, proc_ppid(pid));
 	stacks_way(&u, p, exe);
 	/* The duration from when the probes are in. */
 	aw.t0 = recorder_now(rc);

@@ -9,6 +9,7 @@
 
 #include "ehframe.h"
 #include "map.h"
+#include "procfs.h"
 
 /* The BPF programs, by the arguments of the function they are put on. */
 enum { P_MALLOC, P_CALLOC, P_REALLOC, P_MEMALIGN, P_POSIX_MEMALIGN, P_FREE, P_POOL,
@@ -163,8 +164,6 @@ int on_event(void *ctx, void *data, size_t len);
 void put_proc(struct urec *u, struct uproc *p, char **argv, const char *exe, pid_t ppid);
 void put_proc_read(struct urec *u, struct uproc *p, pid_t ppid);
 char *read_small_file(const char *path, size_t *len);
-pid_t parent_of(pid_t pid);
-int proc_number(pid_t pid, const char *file, const char *after, int skip);
 void put_exit(struct urec *u, struct uproc *p, uint64_t ts, int status);
 
 /* uunwind.c: copied stacks unwound by the files' call frame information. */

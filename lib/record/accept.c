@@ -40,16 +40,13 @@ recorder_listen(struct recorder *rc, char *name, size_t cap)
 static int
 descendant_of(pid_t pid, pid_t self)
 {
-	char buf[512], *s;
-	pid_t at;
-	long ppid;
+	pid_t at, ppid;
 	int hops, tries;
 
 	/* An ancestor gone while we walk: its children are ours now. */
 	for (tries = 0; tries < 4; tries++) {
 		for (at = pid, hops = 0; hops < 4096 && at > 1; hops++) {
-			if (!(s = proc_stat(at, buf, sizeof(buf))) ||
-			    sscanf(s, " %*c %ld", &ppid) != 1)
+			if (!(ppid = proc_ppid(at)))
 				break;
 			if ((pid_t)ppid == self)
 				return 1;

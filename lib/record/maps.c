@@ -120,25 +120,22 @@ region_add(struct recorder *rc, struct proc *p, struct rec *r, uint64_t lo, uint
 void
 recorder_read_befores(struct recorder *rc, pid_t pid)
 {
-	char path[64], line[512], perms[8];
-	unsigned long lo, hi, off, ino;
+	char path[64], line[512];
+	struct procmap m;
 	size_t cap = 0;
 	FILE *f;
-	int n;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	if (!(f = fopen(path, "re")))
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		n = 0;
-		if (sscanf(line, "%lx-%lx %7s %lx %*s %lu %n", &lo, &hi, perms, &off, &ino, &n) < 5 ||
-		    !n || ino != 0 || perms[3] != 'p' || (line[n] && line[n] != '\n'))
+		if (procmap_parse(line, &m) < 0 || m.inode || m.perms[3] != 'p' || m.path[0])
 			continue;	/* a file, shared, or named: [heap], [stack], [vdso] */
-		if (perms[1] != 'w' && strcmp(perms, "---p") != 0)
+		if (m.perms[1] != 'w' && strcmp(m.perms, "---p") != 0)
 			continue;	/* neither committed nor reserved */
 		rc->befores = egrow(rc->befores, rc->nbefores, &cap, sizeof(*rc->befores));
-		rc->befores[rc->nbefores++] = (struct mt_range){ lo, hi,
-		    (uint8_t)(perms[1] == 'w' ? RAW_HEAP_MMAP : RAW_HEAP_RESERVE) };
+		rc->befores[rc->nbefores++] = (struct mt_range){ m.lo, m.hi,
+		    (uint8_t)(m.perms[1] == 'w' ? RAW_HEAP_MMAP : RAW_HEAP_RESERVE) };
 	}
 	fclose(f);
 }

@@ -122,8 +122,7 @@ peer_pids(struct recorder *rc, int fd, struct mt_msg *m, pid_t *nspid)
 {
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
-	char buf[512], *s;
-	long ppid;
+	pid_t ppid;
 	pid_t nsppid;
 	size_t i;
 
@@ -141,7 +140,7 @@ peer_pids(struct recorder *rc, int fd, struct mt_msg *m, pid_t *nspid)
 			m->ppid = rc->procs[i]->pid;
 			break;
 		}
-	if ((s = proc_stat(cr.pid, buf, sizeof(buf))) && sscanf(s, " %*c %ld", &ppid) == 1)
+	if ((ppid = proc_ppid(cr.pid)))
 		m->ppid = (int32_t)ppid;
 }
 

@@ -82,28 +82,6 @@ add_exit(struct queue *q, pid_t pid, int status, uint64_t ts)
 	r->status = status;
 }
 
-/*
- * A process's /proc stat, from just after its name: " state ppid ...".
- * The name may hold anything, so the last ')' ends it.  NULL if gone.
- */
-char *
-proc_stat(pid_t pid, char *buf, size_t len)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return NULL;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return (buf = strrchr(buf, ')')) ? buf + 1 : NULL;
-}
-
 /* Alive, not a zombie waiting to be reaped. */
 int
 still_running(pid_t pid)

@@ -18,6 +18,7 @@
 #include "mt.h"
 #include "proto.h"
 #include "record/record.h"
+#include "procfs.h"
 
 /* An event waiting to be merged. */
 struct rec {
@@ -293,7 +294,6 @@ void keep_early_exit(struct recorder *rc, pid_t pid, pid_t nspid, pid_t ppid, in
 void take_early_exit(struct recorder *rc, struct proc *p, uint64_t ts);
 struct proc *proc_by_pid(struct recorder *rc, pid_t pid);
 void add_exit(struct queue *q, pid_t pid, int status, uint64_t ts);
-char *proc_stat(pid_t pid, char *buf, size_t len);
 int still_running(pid_t pid);
 pid_t child_pid(struct recorder *rc, const struct proc *parent, pid_t nspid);
 struct proc *add_proc(struct recorder *rc, int fd);

@@ -1,0 +1,23 @@
+/* procfs: what mt reads of /proc about a process, parsed in one place. */
+#ifndef MT_PROCFS_H
+#define MT_PROCFS_H
+
+#include <sys/types.h>
+
+/* One line of /proc/PID/maps. */
+struct procmap {
+	unsigned long lo, hi, off, inode;
+	char perms[5];		/* "r-xp" */
+	const char *path;	/* into the line: "" for an anonymous mapping */
+};
+
+/* line (its newline cut here) into m: 0, or -1 when it is not a mapping. */
+int procmap_parse(char *line, struct procmap *m);
+/* A process's /proc/PID/stat from just after its name (" state ppid ..."),
+   in buf; NULL when it is gone.  The name may hold anything: the last ')' ends it. */
+char *proc_stat(pid_t pid, char *buf, size_t len);
+/* Its parent's pid, its thread group's (a thread's process); 0 if unknown. */
+pid_t proc_ppid(pid_t pid);
+pid_t proc_tgid(pid_t tid);
+
+#endif

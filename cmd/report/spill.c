@@ -1,5 +1,5 @@
 /*
- * report_spill.c: the changes of life lines, which come in the order of
+ * spill.c: the changes of life lines, which come in the order of
  * their frees, replayed in time order in bounded memory: sorted in runs
  * of REPORT_RUN, written to a temporary file when there is more than
  * one, and the runs merged at the end.  The order of changes at one

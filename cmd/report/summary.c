@@ -1,5 +1,5 @@
 /*
- * report_summary.c: mt-report's first screen.  What heaptrack_print's
+ * summary.c: mt-report's first screen.  What heaptrack_print's
  * summary says (calls, temporary allocations, peak, leaks), per process
  * and heap, and what only mt knows (mappings, the peak's instant, what
  * leaked at exit and what was live at the end); each part with the

@@ -60,7 +60,7 @@ extern struct mt_sat sat[SAT_NCOLUMNS];
 extern const char *const key_names[K_NKEYS];
 const char *key_heading(enum key k);
 void parse_keys(const char *s);
-void header_resolution(const struct mt_str *line);
+void header_resolution(const struct mt_header *h);
 uint32_t startup_of(struct mt_stackinfo *si);
 void folded(struct mt_stackinfo *si, char **p, size_t *len, size_t *cap);
 const char *key_value(enum key k, const struct mt_event *ev, struct mt_stackinfo *si,

@@ -220,8 +220,8 @@ group_file(const char *path)
 	while (reader_next(r, &ev)) {
 		if (pprof)
 			pprof_event(pprof, &ev);
-		if (ev.type == MT_COMMENT)
-			header_resolution(&ev.s1);
+		if (ev.header)
+			header_resolution(ev.header);
 		if (ev.type == MT_PROC && ev.pid == 0 && ev.s1.len == 8 &&
 		    !memcmp(ev.s1.s, "[kernel]", 8))
 			kernel_procs++;

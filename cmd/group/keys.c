@@ -82,17 +82,10 @@ folded(struct mt_stackinfo *si, char **p, size_t *len, size_t *cap)
 static uint64_t resolution = 1;
 
 void
-header_resolution(const struct mt_str *line)
+header_resolution(const struct mt_header *h)
 {
-	const char *p = memmem(line->s, line->len, "\tresolution=", 12);
-	uint64_t r = 0;
-
-	if (line->len < 10 || memcmp(line->s, "#mt-events", 10) || !p)
-		return;
-	for (p += 12; p < line->s + line->len && *p >= '0' && *p <= '9' && r < UINT64_C(1) << 40; p++)
-		r = r * 10 + (uint64_t)(*p - '0');
-	if (r > resolution)	/* files of several resolutions: the coarsest */
-		resolution = r;
+	if (h->resolution > resolution)	/* files of several resolutions: the coarsest */
+		resolution = h->resolution;
 }
 
 /* A time in seconds, to the digits the resolution has: 100 ns, 7 digits. */

@@ -260,13 +260,21 @@ events_begin(const char *skip_pattern)
 	pairer = pairer_new(pair_emit, NULL);
 }
 
+/* The first header's start, as a time that fits a snapshot's, and host. */
+static void
+trace_header(const struct mt_header *h)
+{
+	if (trace_start == NONE && h->start > 0 && h->start <= INT64_MAX)
+		trace_start = (int64_t)h->start;
+	if (!trace_host && h->host.len)
+		trace_host = estrndup(h->host.s, h->host.len);
+}
+
 int
 read_input(const char *path)
 {
 	struct mt_reader *r;
 	struct mt_event ev;
-	const char *p;
-	int64_t v;
 	int added;
 
 	if (!(r = reader_open(path)))
@@ -286,13 +294,8 @@ read_input(const char *path)
 				char *line = estrndup(ev.s1.s + 8, ev.s1.len - 8);
 				log_header(reader_name(r), reader_lineno(r), line);
 				free(line);
-			} else if (ev.s1.len > 10 && !memcmp(ev.s1.s, "#mt-events", 10) &&
-			    (p = strstr(ev.s1.s, "start=")) && p < ev.s1.s + ev.s1.len &&
-			    trace_start == NONE) {
-				v = strtoll(p + 6, NULL, 10);
-				trace_start = v > 0 ? v : NONE;
-				if ((p = strstr(ev.s1.s, "host=")) && !trace_host)
-					trace_host = estrndup(p + 5, strcspn(p + 5, "\t \n"));
+			} else if (ev.header) {
+				trace_header(ev.header);
 			}
 			break;
 		case MT_UNKNOWN:

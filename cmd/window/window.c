@@ -331,7 +331,7 @@ window(const char *path, int peaks)
 	while (reader_next(r, &ev)) {
 		if (first && !step && !peaks) {
 			first = 0;
-			if (ev.type == MT_COMMENT && ev.s1.len >= 10 && !memcmp(ev.s1.s, "#mt-events", 10)) {
+			if (ev.header) {
 				sink_pass(&out, r, &ev);
 				put_window();
 				continue;

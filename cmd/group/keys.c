@@ -93,16 +93,11 @@ static size_t
 seconds(uint64_t ns, char *buf, size_t size)
 {
 	uint64_t unit = 1000000000;
-	int digits = 0, n;
+	int digits = 0;
 
 	while (unit > resolution && unit > 1)
 		unit /= 10, digits++;
-	if (!digits)
-		n = snprintf(buf, size, "%" PRIu64, ns / 1000000000);
-	else
-		n = snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64, ns / 1000000000, digits,
-		    ns % 1000000000 / unit);
-	return (size_t)n < size ? (size_t)n : size - 1;
+	return strlen(mt_seconds(ns, digits, "", buf, size));
 }
 
 /*

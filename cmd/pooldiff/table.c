@@ -180,8 +180,8 @@ print_table(void)
 		printf("#mt-pooldiff time=%s host=%s snapshots=%zu changes-since=%s%s", when,
 		    snaps[nsnaps - 1].host, nsnaps, before, since_first ? " against=first" : "");
 		if (last_interval)
-			printf(" last-interval=%" PRIu64 ".%03us", last_interval / 1000000000,
-			    (unsigned)(last_interval % 1000000000 / 1000000));
+			printf(" last-interval=%s", mt_seconds(last_interval, 3, "s", before,
+			    sizeof(before)));
 		putchar('\n');
 	} else {
 		printf("#mt-pooldiff time=%s host=%s snapshots=1\n", when, snaps[nsnaps - 1].host);

@@ -174,7 +174,7 @@ read_into(struct mt_dict *d, struct mt_out *o, const char *name)
 		if (out_flush(o))
 			mt_warnx("the stacks' names: %s", strerror(o->error));
 	} else if ((fd = memfd_create("mt-report", MFD_CLOEXEC)) >= 0 &&
-	    o->len && write(fd, o->buf, o->len) != (ssize_t)o->len) {
+	    writeall(fd, o->buf, o->len) != o->len) {
 		close(fd);
 		fd = -1;
 	}

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "idxtab.h"
+
 #define REP_NONE UINT64_MAX
 
 /* A process and heap: its bytes outstanding over time. */
@@ -84,16 +86,13 @@ struct report {
 	size_t nseries, seriescap;
 	struct rep_site *sites;
 	size_t nsites, sitecap;
-	uint32_t *sitehash;
-	size_t sitehcap;
+	struct idxtab sitetab;
 	struct rep_key *keys;
 	size_t nkeys, keycap;
-	uint32_t *keyhash;
-	size_t keyhcap;
+	struct idxtab keytab;
 	struct rep_cell *cells;
-	size_t ncells, cellcap;
-	uint32_t *cellhash;
-	size_t cellhcap, cell_limit;
+	size_t ncells, cellcap, cell_limit;
+	struct idxtab celltab;
 	uint64_t u;		/* the cells' unit of time, ns: 1, 5, 10, 50, ... */
 	uint64_t w;		/* the graph's bucket width, ns */
 	size_t gcap;		/* graph buckets a series holds */

@@ -103,8 +103,7 @@ rows_free(struct rows *rs)
 static const char *
 secs(uint64_t ns, char *buf, size_t n)
 {
-	snprintf(buf, n, "%" PRIu64 ".%03" PRIu64 " s", ns / 1000000000, ns % 1000000000 / 1000000);
-	return buf;
+	return mt_seconds(ns, 3, " s", buf, n);
 }
 
 /* "mt-group ARGS", with -A 'REGEX' when given (its quotes escaped). */

@@ -17,13 +17,7 @@ static uint64_t nkept, input_end;
 void
 format_time(char *buf, size_t len, uint64_t ns)
 {
-	int n = snprintf(buf, len, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
-
-	while (n > 0 && buf[n - 1] == '0')
-		n--;
-	if (n > 0 && buf[n - 1] == '.')
-		n--;
-	snprintf(buf + n, len - (size_t)n, "s");
+	mt_seconds(ns, -1, "s", buf, len);
 }
 
 /* A window past the trace, or with nothing in it: a warning, not an error. */

@@ -104,7 +104,7 @@ lib/mt-suppress.h: share/mt-suppress
 # scripts and Debian's d3 (node-d3) put in its marker lines (@page.css@,
 # @page-data.js@...: each file once, in the order page.html gives), as two
 # strings, report_page_head and report_page_tail, around the line @mt-data@
-# where lib/report_page.c writes the data.  A script put in a page must not
+# where cmd/report/page.c writes the data.  A script put in a page must not
 # hold "</script" or "<!--", which would end it early.
 D3_JS ?= /usr/share/nodejs/d3/dist/d3.min.js
 REPORT_JS = $(addprefix share/report/,page-dom.js page-units.js page-data.js page-state.js \
@@ -114,8 +114,8 @@ REPORT_MARKS = page.css $(notdir $(REPORT_JS)) d3.min.js mt-data
 REPORT_INLINE = sed -e '/^@page.css@$$/{r share/report/page.css' -e 'd;}' \
 	$(foreach f,$(REPORT_JS),-e '/^@$(notdir $(f))@$$/{r $(f)' -e 'd;}') \
 	-e '/^@d3.min.js@$$/{r $(D3_JS)' -e 'd;}' share/report/page.html
-lib/report_page.o: lib/report-page.h
-lib/report-page.h: $(REPORT_PAGE) $(D3_JS)
+cmd/report/page.o: cmd/report/report-page.h
+cmd/report/report-page.h: $(REPORT_PAGE) $(D3_JS)
 	@for m in $(REPORT_MARKS); do \
 		test "$$(grep -cxF "@$$m@" share/report/page.html)" = 1 || \
 		{ echo "mt: share/report/page.html: not one line @$$m@" >&2; exit 1; }; done
@@ -285,7 +285,7 @@ uninstall:
 clean:
 	rm -f lib/*.o lib/*/*.o lib/*.d lib/*/*.d cmd/*.o cmd/*/*.o cmd/*.d cmd/*/*.d tests/fuzz/obj/*.[od] \
 		tests/fuzz/libmt-fuzz.a lib/libmt.a $(PROGS) $(PRELOAD) $(TESTPROGS) tests/progs/mtr-encode tests/progs/gen-trace tests/progs/ktrace-text tests/progs/collector-early-exit $(TESTLIBS) demo.mtr demo-wpa.mtr demo-wpa.png demo-wpa.html demo-pool.mtr lib/mt-suppress.h \
-		lib/report-page.h cmd/record/ualloc.skel.h cmd/record/bpf/ualloc.bpf.o
+		cmd/report/report-page.h cmd/record/ualloc.skel.h cmd/record/bpf/ualloc.bpf.o
 
 .PHONY: all tests deps print-packages need-deps demo check lint-man install uninstall clean \
 	preload-portable
@@ -313,7 +313,7 @@ FUZZ_LIBS = $(DEPS_LIBS) $(LIBS_mt-window) $(ZLIB_LIBS) -lpthread -lm
 
 fuzz: tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace tests/fuzz/fuzz-collector tests/fuzz/fuzz-ehframe tests/fuzz/fuzz-procmap
 
-tests/fuzz/obj/%.o: lib/%.c | lib/report-page.h lib/mt-suppress.h
+tests/fuzz/obj/%.o: lib/%.c | lib/mt-suppress.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS:-fsanitize=fuzzer,%=-fsanitize=fuzzer-no-link,%) $(DEPFLAGS) -c -o $@ $<
 

@@ -52,6 +52,18 @@ enum mt_type {
 #define MT_STATUS_ISSIG(s)	((s) >= 0x100)
 
 /*
+ * The header, a trace's first line: "#mt-events\t1\tstart=NS\thost=NAME
+ * \tresolution=NS" and maybe more key=value fields (mt-events(5)).  The
+ * parser reads it once for every program; a bad one is a bad line.
+ */
+struct mt_header {
+	int version;		/* MT_EVENTS_VERSION: another is refused */
+	uint64_t start;		/* start=: the Unix time of time 0, in ns; 0: none */
+	struct mt_str host;	/* host=; len 0: none */
+	uint64_t resolution;	/* resolution=: times are multiples of it, ns; 1: none */
+};
+
+/*
  * One record of the event format, text or binary.  Which fields mean
  * something depends on type; mt-events(5) is the authority.
  */
@@ -73,6 +85,7 @@ struct mt_event {
 					   lost reason; life class; pool type; comment/unknown whole line */
 	size_t nips;
 	uint64_t *ips;		/* stack frames, innermost first */
+	const struct mt_header *header;	/* comment: the header, parsed; else NULL */
 };
 
 /*
@@ -109,6 +122,7 @@ struct mt_parser {
 	const char *what;	/* after a failed parse: what is wrong */
 	const char *tok;	/* and the offending token */
 	size_t toklen;
+	struct mt_header header;	/* the last header parsed, its host in its line */
 };
 void parser_init(struct mt_parser *p);
 void parser_free(struct mt_parser *p);

@@ -1,4 +1,9 @@
-/* WPA's lifetime classes: their names and types (WPA-SEMANTICS.md). */
+/*
+ * WPA's lifetime classes: their names and types (WPA-SEMANTICS.md), and
+ * the life record of a lifetime of the pairer.
+ */
+#include <string.h>
+
 #include "mt.h"
 
 const char *const life_class_names[4] = { "aifi", "aifo", "aofi", "aofo" };
@@ -23,4 +28,33 @@ life_type(int cls, int exited)
 	if (cls == LC_AOFO)
 		return "outstanding";
 	return "impacting";
+}
+
+/* The pairer's lifetime as a life event, class cls (0-3). */
+void
+life_event(const struct mt_life *l, unsigned cls, int64_t impact, struct mt_event *ev)
+{
+	event_clear(ev);
+	ev->type = MT_LIFE;
+	ev->ts = l->ta;
+	ev->ts2 = l->tf;
+	ev->pid = l->pid;
+	ev->tid = l->tid;
+	ev->heap = l->heap;
+	ev->addr = l->addr;
+	ev->size = l->size;
+	ev->stack = l->stack;
+	ev->impact = impact;
+	ev->flags = (l->ta == UINT64_MAX ? EV_TS_NONE : 0) | (l->tf == UINT64_MAX ? EV_TS2_NONE : 0) |
+	    (l->tid < 0 ? EV_TID_NONE : 0) | (l->size == UINT64_MAX ? EV_SIZE_NONE : 0) |
+	    (l->stack == UINT64_MAX ? EV_STACK_NONE : 0);
+	ev->s1 = (struct mt_str){ life_class_names[cls & 3], 4 };
+	if (l->fate)
+		ev->s2 = (struct mt_str){ l->fate, strlen(l->fate) };
+	if (l->free_stack != UINT64_MAX) {
+		ev->stack2 = l->free_stack;
+		ev->flags |= EV_STACK2;
+	}
+	if (l->temporary)
+		ev->flags |= EV_TEMP;
 }

@@ -1,7 +1,8 @@
 /*
  * lifeclass: WPA's lifetime classes, the one place their rules live.  A
  * lifetime is allocated inside a window or outside it (before), freed
- * inside or outside (after, or never): aifi, aifo, aofi, aofo.
+ * inside or outside (after, or never): aifi, aifo, aofi, aofo.  And the
+ * life record a lifetime of the pairer makes.
  */
 #ifndef MT_LIFECLASS_H
 #define MT_LIFECLASS_H
@@ -34,5 +35,9 @@ int life_class_parse(const char *s, size_t len);
  * because its process exited without freeing it.  cls -1: not known.
  */
 const char *life_type(int cls, int exited);
+/* The pairer's lifetime as a life event, class cls (0-3). */
+struct mt_life;
+struct mt_event;
+void life_event(const struct mt_life *l, unsigned cls, int64_t impact, struct mt_event *ev);
 
 #endif

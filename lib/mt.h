@@ -8,6 +8,9 @@
 
 #include "diag.h"
 #include "units.h"
+#include "seconds.h"
+#include "writeall.h"
+#include "idxtab.h"
 #include "event.h"
 #include "out.h"
 #include "json.h"

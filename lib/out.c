@@ -38,20 +38,15 @@ out_init(struct mt_out *o, int fd, size_t cap)
 int
 out_flush(struct mt_out *o)
 {
-	size_t off = 0;
+	size_t n;
 
 	if (o->len)
 		mt_status_yield(o->fd);
-	while (off < o->len && !o->error) {
-		ssize_t n = write(o->fd, o->buf + off, o->len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
+	if (o->len && !o->error) {
+		n = writeall(o->fd, o->buf, o->len);
+		o->written += n;
+		if (n < o->len)
 			o->error = errno;
-			break;
-		}
-		off += (size_t)n;
-		o->written += (uint64_t)n;
 	}
 	o->len = 0;
 	return o->error;

@@ -152,7 +152,7 @@ int
 reader_spool(int fd)
 {
 	uint8_t buf[1 << 16];
-	ssize_t n = read_head(STDIN_FILENO, buf, MT_TRACE_MAGIC_LEN), w;
+	ssize_t n = read_head(STDIN_FILENO, buf, MT_TRACE_MAGIC_LEN);
 
 	if (n >= 0 && !head_ok("<stdin>", buf, (size_t)n))
 		return 1;
@@ -165,9 +165,7 @@ reader_spool(int fd)
 			mt_warn("<stdin>");
 			return 2;
 		}
-		if ((w = write(fd, buf, (size_t)n)) != n) {
-			if (w >= 0)
-				errno = ENOSPC;
+		if (writeall(fd, buf, (size_t)n) != (size_t)n) {
 			mt_warn("spooling stdin");
 			return 2;
 		}

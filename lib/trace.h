@@ -41,7 +41,6 @@ void trace_writer_prefetch(const struct trace_writer *w, uint64_t addr);
 /* The pairer's lifetime, class cls (0-3: aifi aifo aofi aofo), as trace_write would. */
 struct mt_life;
 void trace_write_life(struct trace_writer *w, const struct mt_life *l, unsigned cls, int64_t impact);
-void life_event(const struct mt_life *l, unsigned cls, int64_t impact, struct mt_event *ev);
 /* Ends the current frame and writes it out; 0 or an errno. */
 int trace_flush(struct trace_writer *w);
 /* Writes the end record and flushes: the trace is whole.  0 or an errno. */

@@ -270,6 +270,20 @@ bounded() {
 	[ -z "$(ls -A spool)" ]
 }
 
+@test "a header whose start or resolution is no number: said with file:line, skipped, the rest read, exit 1" {
+	printf '#mt-events\t1\tstart=12x\thost=h\nlife\t1\t5\t10\t10\tmalloc\t0x10\t8\t-\taifi\t0\n#mt-events\t1\tresolution=0\n#mt-events\t1\tresolution=1000000001\n#mt-events\t1\tstart=18446744073709551616\n#mt-events\t1\tstart=\n#mt-events\t1\tstart=18446744073709551615\thost=\tresolution=1000000000\tother=x\n' >h.txt
+	for p in mt-decode mt-symbolize mt-lifetime mt-window mt-group; do
+		run -1 --separate-stderr "$p" h.txt
+		[ "$(printf '%s\n' "${stderr_lines[@]:0:5}")" = "$p: h.txt:1: bad start '12x'
+$p: h.txt:3: bad resolution '0'
+$p: h.txt:4: bad resolution '1000000001'
+$p: h.txt:5: bad start '18446744073709551616'
+$p: h.txt:6: bad start ''" ]
+	done
+	run -1 --separate-stderr mt-decode h.txt
+	[ "$output" = "$(sed -n '2p;7p' h.txt)" ]
+}
+
 @test "text that is not the format: another version, a name that is no word, a free before its allocation, a line cut short -- said with file:line, the rest read, exit 1" {
 	printf '#mt-events\t2\tstart=0\thost=h\nalloc\t1\t10\t10\tmalloc\t0x10\t8\t-\nroot:x:0:0:root:/root:/bin/bash\nnewer_record-2\tpasses\nfree\t5\t10\t10\tmalloc\t0x10\t-\nexit\t9\t10\t0' >ev.txt
 	good=$(printf 'alloc\t1\t10\t10\tmalloc\t0x10\t8\t-\nnewer_record-2\tpasses\nfree\t5\t10\t10\tmalloc\t0x10\t-')

@@ -261,6 +261,14 @@ mt-pooldiff: no snapshots in the input" ]
 	has_line "$output" '^foo +slab +2/2 +800 +2800 +\+2000 +\+11.7KiB$'
 }
 
+@test "the header's start and host: its own fields, not a key that ends in start= or host=" {
+	cd "$BATS_TEST_TMPDIR"
+	printf '#mt-events\t1\tx=start=7\tstart=1795305600000000000\tnote=host=no\thost=h\n' >p.txt
+	printf 'alloc\t%s\t10\t10\tmalloc\t0x%x\t8\t-\n' 1000000 16 2000000000 32 >>p.txt
+	run -0 --separate-stderr mt-pooldiff --interval 1s p.txt
+	[ "${lines[0]}" = "#mt-pooldiff time=2026-11-22T00:00:02Z host=h snapshots=2 changes-since=2026-11-22T00:00:01Z last-interval=1.000s" ]
+}
+
 @test "a snapshot without rows (a source that failed) is left out, said: --growth judges the others" {
 	make_log 12
 	log=$BATS_TEST_TMPDIR/pool.log

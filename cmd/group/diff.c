@@ -30,11 +30,11 @@ tsv_num(const char *f, int sign, uint64_t *v)
  * vanished.  1 when a row is bad (said, the rest read).
  */
 int
-read_old(const char *path)
+read_old(const struct group_opts *o, const char *path)
 {
 	FILE *fp = fopen(path, "r");
 	char *line = NULL, *f[K_NKEYS + 4], want[512];
-	size_t cap = 0, n, k, lineno = 0, wlen = 0, cols = nkeys + 4;
+	size_t cap = 0, n, k, lineno = 0, wlen = 0, cols = o->nkeys + 4;
 	ssize_t len;
 	int bad = 0;
 
@@ -42,8 +42,8 @@ read_old(const char *path)
 		mt_warn("%s", mt_shown(path, strlen(path)));
 		return 2;
 	}
-	for (k = 0; k < nkeys; k++)
-		wlen += (size_t)snprintf(want + wlen, sizeof(want) - wlen, "%s\t", key_names[keys[k]]);
+	for (k = 0; k < o->nkeys; k++)
+		wlen += (size_t)snprintf(want + wlen, sizeof(want) - wlen, "%s\t", key_names[o->keys[k]]);
 	snprintf(want + wlen, sizeof(want) - wlen, "count\tsize\timpact\tper-alloc");
 	while ((len = getline(&line, &cap, fp)) > 0) {
 		struct group *g;
@@ -57,7 +57,7 @@ read_old(const char *path)
 		if (lineno == 1) {
 			/* Per Alloc is derived, and an older run's has none. */
 			if (!strncmp(line, want, wlen + 17) && !line[wlen + 17])
-				cols = nkeys + 3;
+				cols = o->nkeys + 3;
 			else if (strcmp(line, want)) {
 				char *had = estrdup(mt_shown(line, (size_t)len));
 				mt_warnx("%s:1: the columns are not those of --by: '%s' (want '%s')",
@@ -74,15 +74,15 @@ read_old(const char *path)
 			continue;
 		}
 		n = split(line, f, cols);
-		if (n != cols || !tsv_num(f[nkeys], 0, &c) || !tsv_num(f[nkeys + 1], 0, &sz) ||
-		    !tsv_num(f[nkeys + 2], 1, &im)) {
+		if (n != cols || !tsv_num(f[o->nkeys], 0, &c) || !tsv_num(f[o->nkeys + 1], 0, &sz) ||
+		    !tsv_num(f[o->nkeys + 2], 1, &im)) {
 			mt_warn_at(path, lineno, n != cols ? "bad row: fields" : "bad number",
-			    n != cols ? f[0] : f[nkeys], strlen(n != cols ? f[0] : f[nkeys]));
+			    n != cols ? f[0] : f[o->nkeys], strlen(n != cols ? f[0] : f[o->nkeys]));
 			bad = 1;
 			continue;
 		}
 		/* The key: the fields rejoined. */
-		for (k = 1; k < nkeys; k++)
+		for (k = 1; k < o->nkeys; k++)
 			f[k][-1] = '\t';
 		g = group_of(f[0], strlen(f[0]));
 		g->in |= 2;
@@ -96,18 +96,20 @@ read_old(const char *path)
 }
 
 static mt_wide
-sums_key(const struct sums *s)
+sums_key(const struct group_opts *o, const struct sums *s)
 {
-	return sort_by == S_COUNT ? s->count : sort_by == S_SIZE ? s->size : s->impact;
+	return o->sort_by == S_COUNT ? s->count : o->sort_by == S_SIZE ? s->size : s->impact;
 }
 
 /* The change first by the --sort key, biggest growth first, then by name. */
 static int
-by_change(const void *a, const void *b)
+by_change(const void *a, const void *b, void *arg)
 {
+	const struct group_opts *o = arg;
 	const struct group *x = *(const struct group *const *)a;
 	const struct group *y = *(const struct group *const *)b;
-	mt_wide dx = sums_key(&x->s) - sums_key(&x->old), dy = sums_key(&y->s) - sums_key(&y->old);
+	mt_wide dx = sums_key(o, &x->s) - sums_key(o, &x->old);
+	mt_wide dy = sums_key(o, &y->s) - sums_key(o, &y->old);
 
 	if (dx != dy)
 		return dx < dy ? 1 : -1;
@@ -140,7 +142,7 @@ change(mt_wide d, int column, char *buf, size_t size)
  * 1 when one changed, as diff(1) says it.
  */
 int
-write_diff(void)
+write_diff(const struct group_opts *o)
 {
 	struct group **v = emalloc((nall ? nall : 1) * sizeof(*v));
 	size_t i, k, n = 0, nnew = 0, ngone = 0, nsame = 0, w[K_NKEYS] = { 0 };
@@ -156,26 +158,26 @@ write_diff(void)
 		ngone += g->in == 2;
 		v[n++] = g;
 	}
-	n = sort_top(v, n, by_change);
-	if (format == F_TSV) {
-		tsv_header("count\tsize\timpact\told-count\told-size\told-impact\tstate");
-	} else if (format == F_JSON) {
+	n = sort_top(o, v, n, by_change);
+	if (o->format == F_TSV) {
+		tsv_header(o, "count\tsize\timpact\told-count\told-size\told-impact\tstate");
+	} else if (o->format == F_JSON) {
 		printf("[");
 	} else {
-		for (k = 0; k < nkeys; k++)
-			w[k] = strlen(key_heading(keys[k]));
+		for (k = 0; k < o->nkeys; k++)
+			w[k] = strlen(key_heading(o->keys[k]));
 		for (i = 0; i < n; i++) {
 			copy = estrdup(v[i]->key);
 			split(copy, f, K_NKEYS);
-			for (k = 0; k < nkeys; k++) {
-				char *e = shown_name(f[k]);
+			for (k = 0; k < o->nkeys; k++) {
+				char *e = shown_name(o, f[k]);
 				w[k] = strlen(e) > w[k] ? (strlen(e) < 60 ? strlen(e) : 60) : w[k];
 				free(e);
 			}
 			free(copy);
 		}
-		for (k = 0; k < nkeys; k++)
-			printf("%-*s  ", (int)w[k], key_heading(keys[k]));
+		for (k = 0; k < o->nkeys; k++)
+			printf("%-*s  ", (int)w[k], key_heading(o->keys[k]));
 		printf("%8s %8s  %10s %11s  %14s %11s\n", "Count", "change", "Size", "change",
 		    "Impacting Size", "change");
 	}
@@ -183,15 +185,15 @@ write_diff(void)
 		const struct group *g = v[i];
 		copy = estrdup(g->key);
 		split(copy, f, K_NKEYS);
-		if (format == F_TSV) {
+		if (o->format == F_TSV) {
 			printf("%s\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64 "\t%" PRId64
 			    "\t%" PRId64 "\t%s\n", g->key, sum_shown(g->s.count, SAT_COUNT),
 			    sum_shown(g->s.size, SAT_SIZE), sum_shown(g->s.impact, SAT_IMPACT),
 			    sum_shown(g->old.count, SAT_COUNT), sum_shown(g->old.size, SAT_SIZE),
 			    sum_shown(g->old.impact, SAT_IMPACT), diff_state(g));
-		} else if (format == F_JSON) {
+		} else if (o->format == F_JSON) {
 			printf("%s\n  {", i ? "," : "");
-			json_keys(f);
+			json_keys(o, f);
 			printf("\"count\": %" PRId64 ", \"size\": %" PRId64 ", \"impact\": %" PRId64
 			    ", \"old-count\": %" PRId64 ", \"old-size\": %" PRId64 ", \"old-impact\": %"
 			    PRId64 ", \"state\": \"%s\"}", sum_shown(g->s.count, SAT_COUNT),
@@ -199,9 +201,9 @@ write_diff(void)
 			    sum_shown(g->old.count, SAT_COUNT), sum_shown(g->old.size, SAT_SIZE),
 			    sum_shown(g->old.impact, SAT_IMPACT), diff_state(g));
 		} else {
-			for (k = 0; k < nkeys; k++) {
-				char *e = shown_name(f[k]);
-				put_cell(e, w[k], keys[k] != K_STACK && keys[k] != K_FREE_STACK);
+			for (k = 0; k < o->nkeys; k++) {
+				char *e = shown_name(o, f[k]);
+				put_cell(e, w[k], o->keys[k] != K_STACK && o->keys[k] != K_FREE_STACK);
 				printf("  ");
 				free(e);
 			}
@@ -216,7 +218,7 @@ write_diff(void)
 		}
 		free(copy);
 	}
-	if (format == F_JSON)
+	if (o->format == F_JSON)
 		printf("%s]\n", n ? "\n" : "");
 	mt_note("%zu groups changed (%zu new, %zu gone), %zu the same", nall - nsame, nnew,
 	    ngone, nsame);

@@ -98,7 +98,7 @@ account(struct sums *g, const struct mt_event *ev)
 }
 
 void
-sums_add(struct sums *to, const struct sums *s)
+sums_add(const struct group_opts *o, struct sums *to, const struct sums *s)
 {
 	to->count += s->count;
 	to->size += s->size;
@@ -107,7 +107,7 @@ sums_add(struct sums *to, const struct sums *s)
 
 /* The group of a lifetime, by its key made afresh. */
 static struct group *
-group_by_key(const struct mt_event *ev)
+group_by_key(const struct group_opts *o, const struct mt_event *ev)
 {
 	static char *key;
 	static size_t cap;
@@ -124,15 +124,15 @@ group_by_key(const struct mt_event *ev)
 		key = emalloc(cap);
 	}
 	key[0] = '\0';
-	if (format == F_FOLDED) {
+	if (o->format == F_FOLDED) {
 		/* The process is the root of every stack. */
 		stack_frame_add(&key, &len, &cap, dict_process(dict, ev->pid));
 		if (si && si->n)
-			folded(si, &key, &len, &cap);
+			folded(o, si, &key, &len, &cap);
 		return group_of(key, len);
 	}
-	for (i = 0; i < nkeys; i++) {
-		s = key_value(keys[i], ev, si, fsi, &n);
+	for (i = 0; i < o->nkeys; i++) {
+		s = key_value(o, o->keys[i], ev, si, fsi, &n);
 		add_key(&key, &len, &cap, s, n);
 	}
 	return group_of(key, len);
@@ -140,46 +140,46 @@ group_by_key(const struct mt_event *ev)
 
 /* A lifetime never freed that a rule suppresses: counted there, or 0. */
 static int
-suppressed(const struct mt_event *ev)
+suppressed(const struct group_opts *o, const struct mt_event *ev)
 {
 	long r;
 
-	if (no_suppress || (ev->flags & EV_STACK_NONE))
+	if (o->no_suppress || (ev->flags & EV_STACK_NONE))
 		return 0;
 	if (!(ev->flags & EV_TS2_NONE) && !(ev->s2.len == 4 && !memcmp(ev->s2.s, "exit", 4)))
 		return 0;
-	if ((r = suppress_match(suppress, dict, ev->stack)) < 0)
+	if ((r = suppress_match(o->suppress, dict, ev->stack)) < 0)
 		return 0;
-	suppress_count(suppress, r, ev->flags & EV_SIZE_NONE ? 0 : ev->size);
+	suppress_count(o->suppress, r, ev->flags & EV_SIZE_NONE ? 0 : ev->size);
 	return 1;
 }
 
 static void
-group_life(const struct mt_event *ev)
+group_life(const struct group_opts *o, const struct mt_event *ev)
 {
 	uint64_t stack = ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack;
 	struct kept *k;
 	struct sums *g;
 	int cls = -1;
 
-	if (suppressed(ev))
+	if (suppressed(o, ev))
 		return;
 	if (pprof) {
 		struct mt_stackinfo *si = ev->flags & EV_STACK_NONE ? NULL :
 		    dict_stack(dict, ev->stack);
-		pprof_life(pprof, ev, si, si ? startup_of(si) : 0);
+		pprof_life(pprof, ev, si, si ? startup_of(o, si) : 0);
 		return;
 	}
-	k = uncached ? NULL : kept_slot(ev, stack, &cls);
+	k = o->uncached ? NULL : kept_slot(ev, stack, &cls);
 	if (k && k->gen == kept_gen && k->stack == stack && k->pid == ev->pid &&
 	    k->heap == ev->heap.s && k->cls == cls) {
 		account(k->g, ev);
 		return;
 	}
-	if (tree) {
-		g = path_sums(ev);
+	if (o->tree) {
+		g = path_sums(o, ev);
 	} else {
-		struct group *gr = group_by_key(ev);
+		struct group *gr = group_by_key(o, ev);
 		gr->in |= 1;
 		g = &gr->s;
 	}
@@ -196,20 +196,20 @@ static uint64_t kernel_procs, other_procs;	/* proc lines of [kernel], of the res
  * process, which is the kernel for every row.
  */
 static void
-kernel_keys(void)
+kernel_keys(struct group_opts *o)
 {
 	size_t k;
 
 	if (!kernel_procs || other_procs)
 		return;
-	for (k = 0; k < nkeys; k++)
-		if (keys[k] == K_PROCESS)
-			keys[k] = K_TASK, uncached = 1;
+	for (k = 0; k < o->nkeys; k++)
+		if (o->keys[k] == K_PROCESS)
+			o->keys[k] = K_TASK, o->uncached = 1;
 }
 
 
 int
-group_file(const char *path)
+group_file(struct group_opts *o, const char *path)
 {
 	struct mt_reader *r;
 	struct mt_event ev;
@@ -220,8 +220,8 @@ group_file(const char *path)
 	while (reader_next(r, &ev)) {
 		if (pprof)
 			pprof_event(pprof, &ev);
-		if (ev.type == MT_COMMENT)
-			header_resolution(&ev.s1);
+		if (ev.header)
+			header_resolution(ev.header);
 		if (ev.type == MT_PROC && ev.pid == 0 && ev.s1.len == 8 &&
 		    !memcmp(ev.s1.s, "[kernel]", 8))
 			kernel_procs++;
@@ -231,14 +231,14 @@ group_file(const char *path)
 			/* A process renamed, a stack redefined. */
 			kept_gen += ev.type == MT_PROC || added == 2;
 			if (added == 2)
-				suppress_forget(suppress);
+				suppress_forget(o->suppress);
 			continue;
 		}
 		/* Unknown records were passed on before us. */
 		if (ev.type == MT_LIFE) {
-			if (!nlife && !by_given)
-				kernel_keys();
-			group_life(&ev);
+			if (!nlife && !o->by_given)
+				kernel_keys(o);
+			group_life(o, &ev);
 			nlife++;
 		} else if (ev.type == MT_ALLOC || ev.type == MT_FREE) {
 			nraw++;

@@ -22,26 +22,26 @@ key_heading(enum key k)
 }
 
 void
-parse_keys(const char *s)
+parse_keys(struct group_opts *o, const char *s)
 {
 	const char *e;
 	size_t k, n;
 
-	for (nkeys = 0; *s; s = *e ? e + 1 : e) {
+	for (o->nkeys = 0; *s; s = *e ? e + 1 : e) {
 		e = s + strcspn(s, ",");
 		n = (size_t)(e - s);
 		for (k = 0; k < K_NKEYS; k++)
 			if (strlen(key_names[k]) == n && !memcmp(key_names[k], s, n))
 				break;
-		if (k == K_NKEYS || nkeys == K_NKEYS) {
+		if (k == K_NKEYS || o->nkeys == K_NKEYS) {
 			mt_errx(2, "bad key '%s' (process, pid, heap, type, class, function, "
 			    "stack, module, file, line, free-function, free-stack, task, temporary, "
 			    "size-class, order, commit-time, decommit-time)", mt_shown(s, n));
 		}
-		uncached |= k == K_FREE_FUNCTION || k == K_FREE_STACK || k == K_TASK ||
+		o->uncached |= k == K_FREE_FUNCTION || k == K_FREE_STACK || k == K_TASK ||
 		    k == K_TEMPORARY || k == K_SIZE_CLASS || k == K_ORDER || k == K_COMMIT_TIME ||
 		    k == K_DECOMMIT_TIME;
-		keys[nkeys++] = (enum key)k;
+		o->keys[o->nkeys++] = (enum key)k;
 	}
 }
 
@@ -59,12 +59,12 @@ type_of(struct mt_str cls, struct mt_str fate)
 
 /* The start-up frames of a stack (--from-main), found once a stack. */
 uint32_t
-startup_of(struct mt_stackinfo *si)
+startup_of(const struct group_opts *o, struct mt_stackinfo *si)
 {
 	static struct u64map seen;	/* stack -> 1 + its start-up frames */
 	void **v;
 
-	if (!from_main)
+	if (!o->from_main)
 		return 0;
 	v = u64map_get(&seen, (uint64_t)(uintptr_t)si, 1);
 	if (!*v)
@@ -73,26 +73,19 @@ startup_of(struct mt_stackinfo *si)
 }
 
 void
-folded(struct mt_stackinfo *si, char **p, size_t *len, size_t *cap)
+folded(const struct group_opts *o, struct mt_stackinfo *si, char **p, size_t *len, size_t *cap)
 {
-	stack_folded(si, startup_of(si), p, len, cap);
+	stack_folded(si, startup_of(o, si), p, len, cap);
 }
 
 /* The trace's resolution in ns, from its header: the digits a time has. */
 static uint64_t resolution = 1;
 
 void
-header_resolution(const struct mt_str *line)
+header_resolution(const struct mt_header *h)
 {
-	const char *p = memmem(line->s, line->len, "\tresolution=", 12);
-	uint64_t r = 0;
-
-	if (line->len < 10 || memcmp(line->s, "#mt-events", 10) || !p)
-		return;
-	for (p += 12; p < line->s + line->len && *p >= '0' && *p <= '9' && r < UINT64_C(1) << 40; p++)
-		r = r * 10 + (uint64_t)(*p - '0');
-	if (r > resolution)	/* files of several resolutions: the coarsest */
-		resolution = r;
+	if (h->resolution > resolution)	/* files of several resolutions: the coarsest */
+		resolution = h->resolution;
 }
 
 /* A time in seconds, to the digits the resolution has: 100 ns, 7 digits. */
@@ -100,16 +93,11 @@ static size_t
 seconds(uint64_t ns, char *buf, size_t size)
 {
 	uint64_t unit = 1000000000;
-	int digits = 0, n;
+	int digits = 0;
 
 	while (unit > resolution && unit > 1)
 		unit /= 10, digits++;
-	if (!digits)
-		n = snprintf(buf, size, "%" PRIu64, ns / 1000000000);
-	else
-		n = snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64, ns / 1000000000, digits,
-		    ns % 1000000000 / unit);
-	return (size_t)n < size ? (size_t)n : size - 1;
+	return strlen(mt_seconds(ns, digits, "", buf, size));
 }
 
 /*
@@ -117,8 +105,8 @@ seconds(uint64_t ns, char *buf, size_t size)
  * a stack's as folded frames (its ';' escaped).
  */
 const char *
-key_value(enum key k, const struct mt_event *ev, struct mt_stackinfo *si,
-    struct mt_stackinfo *fsi, size_t *len)
+key_value(const struct group_opts *o, enum key k, const struct mt_event *ev,
+    struct mt_stackinfo *si, struct mt_stackinfo *fsi, size_t *len)
 {
 	static char *fold;
 	static size_t cap;
@@ -166,7 +154,7 @@ key_value(enum key k, const struct mt_event *ev, struct mt_stackinfo *si,
 			if (!fold)
 				fold = emalloc(cap = 256);
 			fold[0] = '\0';
-			folded(si, &fold, len, &cap);
+			folded(o, si, &fold, len, &cap);
 			return fold;
 		}
 		break;

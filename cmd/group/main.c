@@ -57,27 +57,11 @@ static const char options[] =
     "  -V, --version        the version\n"
     "\n"
     "With no file, or -, standard input.  Exit 0, or 1 when something was wrong.\n";
-enum key keys[K_NKEYS];
-size_t nkeys;
-int by_given, uncached;
-enum format format = F_TABLE;
-enum sort sort_by = S_IMPACT;
-long top = -1;
-int tree, bottom_up, weight_impact;
-int shorten = -1;
-int from_main;
-long max_depth = -1;
-struct mt_suppress *suppress;
-int no_suppress;
 struct mt_dict *dict;
 struct mt_pprof *pprof;
 
-static const char *diff_path;	/* --diff: an earlier run's --format tsv */
-static int histogram;		/* --histogram */
-static const char *skip_pattern;
-
 static void
-parse_options(int argc, char *argv[])
+parse_options(struct group_opts *o, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "by", required_argument, NULL, 'k' },
@@ -111,60 +95,60 @@ parse_options(int argc, char *argv[])
 		switch (ch) {
 		case 'k':
 		case 'b':
-			parse_keys(optarg);
-			by_given = 1;
+			parse_keys(o, optarg);
+			o->by_given = 1;
 			break;
 		case 'C':
-			shorten = 1;
+			o->shorten = 1;
 			break;
 		case 'M':
-			from_main = 1;
+			o->from_main = 1;
 			break;
 		case 'E':
-			diff_path = optarg;
+			o->diff_path = optarg;
 			break;
 		case 'H':
-			histogram = 1;
+			o->histogram = 1;
 			break;
 		case 'P':
-			if (suppress_read(suppress, optarg))
+			if (suppress_read(o->suppress, optarg))
 				exit(2);
 			break;
 		case 'N':
-			no_suppress = 1;
+			o->no_suppress = 1;
 			break;
 		case 'L':
-			shorten = 0;
+			o->shorten = 0;
 			break;
 		case 'D':
-			max_depth = estrtonum(optarg, 0, LLONG_MAX, "depth");
+			o->max_depth = estrtonum(optarg, 0, LLONG_MAX, "depth");
 			break;
 		case 's':
-			sort_by = (enum sort)echoice("sort key", optarg, sorts, "impact, size, count");
+			o->sort_by = (enum sort)echoice("sort key", optarg, sorts, "impact, size, count");
 			break;
 		case 'n':
-			top = estrtonum(optarg, 0, LLONG_MAX, "count");
+			o->top = estrtonum(optarg, 0, LLONG_MAX, "count");
 			break;
 		case 'T':
 		case 't':
-			tree = 1;
+			o->tree = 1;
 			if (optarg && *optarg == '=')	/* -T=bottom-up as --tree= */
 				optarg++;
 			if (optarg && echoice("tree", optarg, trees, "top-down, bottom-up"))
-				bottom_up = 1;
+				o->bottom_up = 1;
 			break;
 		case 'F':
 		case 'f':
-			format = (enum format)echoice("format", optarg, formats,
+			o->format = (enum format)echoice("format", optarg, formats,
 			    "table, tsv, json, folded, pprof");
 			break;
 		case 'w':
 			if (echoice("weight", optarg, weights, "size, impact"))
-				weight_impact = 1;
+				o->weight_impact = 1;
 			break;
 		case 'A':
 		case 'S':
-			skip_pattern = optarg;
+			o->skip_pattern = optarg;
 			break;
 		case 'q':
 			progress_off();
@@ -181,65 +165,65 @@ parse_options(int argc, char *argv[])
 
 /* --histogram and --tree: the keys they ask for; the options they refuse. */
 static void
-check_options(void)
+check_options(struct group_opts *o)
 {
 	size_t k;
 
-	if (histogram) {
+	if (o->histogram) {
 		/* The size classes under the keys asked for, in their order. */
-		if (!by_given)
-			nkeys = 0;
-		for (k = 0; k < nkeys && keys[k] != K_SIZE_CLASS; k++)
+		if (!o->by_given)
+			o->nkeys = 0;
+		for (k = 0; k < o->nkeys && o->keys[k] != K_SIZE_CLASS; k++)
 			;
-		if (k == nkeys)
-			keys[nkeys++] = K_SIZE_CLASS;
-		uncached = 1;
-		sort_by = S_KEY;
-		if (tree || format == F_FOLDED || format == F_PPROF)
+		if (k == o->nkeys)
+			o->keys[o->nkeys++] = K_SIZE_CLASS;
+		o->uncached = 1;
+		o->sort_by = S_KEY;
+		if (o->tree || o->format == F_FOLDED || o->format == F_PPROF)
 			mt_errx(2, "--histogram is a table: not with --tree, folded stacks or pprof");
 	}
-	if (tree) {
+	if (o->tree) {
 		/* The keys are the tree's levels, the stacks under the last. */
-		if (!by_given)
-			parse_keys("process");
-		for (k = 0; k < nkeys; k++)
-			if (keys[k] == K_STACK && k + 1 < nkeys)
+		if (!o->by_given)
+			parse_keys(o, "process");
+		for (k = 0; k < o->nkeys; k++)
+			if (o->keys[k] == K_STACK && k + 1 < o->nkeys)
 				mt_errx(2, "with --tree, stack is the last key (the stacks are "
 				    "drawn under the others)");
 		/* function,line: one level, the function with its line */
-		for (k = 0; k + 1 < nkeys; k++)
-			if (keys[k] == K_FUNCTION && keys[k + 1] == K_LINE)
-				memmove(keys + k, keys + k + 1, (--nkeys - k) * sizeof(*keys));
-		for (k = 0; k < nkeys; k++)
-			with_lines |= keys[k] == K_LINE;
-		nlevels = nkeys && keys[nkeys - 1] == K_STACK ? nkeys - 1 : nkeys;
-		if (diff_path)
+		for (k = 0; k + 1 < o->nkeys; k++)
+			if (o->keys[k] == K_FUNCTION && o->keys[k + 1] == K_LINE)
+				memmove(o->keys + k, o->keys + k + 1, (--o->nkeys - k) * sizeof(*o->keys));
+		for (k = 0; k < o->nkeys; k++)
+			o->with_lines |= o->keys[k] == K_LINE;
+		o->nlevels = o->nkeys && o->keys[o->nkeys - 1] == K_STACK ? o->nkeys - 1 : o->nkeys;
+		if (o->diff_path)
 			mt_errx(2, "--diff compares tables: not with --tree");
-		if (format == F_FOLDED || format == F_PPROF)
+		if (o->format == F_FOLDED || o->format == F_PPROF)
 			mt_errx(2, "--tree and --format %s: %s a tree already; choose one",
-			    format == F_FOLDED ? "folded" : "pprof",
-			    format == F_FOLDED ? "folded stacks are" : "a profile is");
-	} else if (diff_path && (format == F_FOLDED || format == F_PPROF)) {
+			    o->format == F_FOLDED ? "folded" : "pprof",
+			    o->format == F_FOLDED ? "folded stacks are" : "a profile is");
+	} else if (o->diff_path && (o->format == F_FOLDED || o->format == F_PPROF)) {
 		mt_errx(2, "--diff compares tables: not %s",
-		    format == F_FOLDED ? "folded stacks" : "pprof profiles");
-	} else if (max_depth >= 0) {
+		    o->format == F_FOLDED ? "folded stacks" : "pprof profiles");
+	} else if (o->max_depth >= 0) {
 		mt_errx(2, "--depth is the tree's (--tree)");
 	}
 	/* gzip(1)'s rule: compressed bytes are not for a terminal. */
-	if (format == F_PPROF && isatty(STDOUT_FILENO))
+	if (o->format == F_PPROF && isatty(STDOUT_FILENO))
 		mt_errx(2, "a pprof profile is binary: not written to a terminal (> file.pb.gz)");
 }
 
 /* --diff: as diff(1), 0 the same, 1 changed, 2 trouble. */
 static int
-diff(int status)
+diff(const struct group_opts *o, int status)
 {
-	int old = read_old(diff_path), changed;
+	int old = read_old(o, o->diff_path), changed;
 
 	if (old == 2)
 		return 2;
-	changed = write_diff();
-	suppress_say(suppress, &sat[SAT_SUPPRESSED]);
+	changed = write_diff(o);
+	suppress_say(o->suppress, &sat[SAT_SUPPRESSED]);
 	say_saturated();
 	return (mt_close_stdout() | status | mt_status | old) ? 2 : changed;
 }
@@ -247,44 +231,47 @@ diff(int status)
 int
 main(int argc, char *argv[])
 {
+	/* Static: what it holds is still reachable after main() returns (LSan). */
+	static struct group_opts o = { .format = F_TABLE, .sort_by = S_IMPACT, .top = -1, .shorten = -1,
+		.max_depth = -1 };
 	int i, status = 0;
 
 	mt_setprogname(argv[0]);
-	suppress = suppress_new();
-	parse_keys("process,heap,type,function");
-	parse_options(argc, argv);
+	o.suppress = suppress_new();
+	parse_keys(&o, "process,heap,type,function");
+	parse_options(&o, argc, argv);
 	argc -= optind;
 	argv += optind;
-	check_options();
+	check_options(&o);
 	if (!reader_inputs(&argc, argv))
 		return 1;
-	dict = dict_new(skip_pattern);
-	if (format == F_PPROF)
+	dict = dict_new(o.skip_pattern);
+	if (o.format == F_PPROF)
 		pprof = pprof_new(dict);
 	tree_names();
-	if (!no_suppress && suppress_builtin(suppress))
+	if (!o.no_suppress && suppress_builtin(o.suppress))
 		return 2;
-	if (no_suppress)
-		suppress_none(suppress);
+	if (o.no_suppress)
+		suppress_none(o.suppress);
 	if (argc == 0)
-		status |= group_file(NULL);
+		status |= group_file(&o, NULL);
 	for (i = 0; i < argc; i++)
-		status |= group_file(argv[i]);
+		status |= group_file(&o, argv[i]);
 	if (!nlife && nraw)
 		mt_errx(1, "no life records: run mt-lifetime first");
-	if (diff_path)
-		return diff(status);
-	if (tree) {
-		write_tree();
+	if (o.diff_path)
+		return diff(&o, status);
+	if (o.tree) {
+		write_tree(&o);
 	} else if (pprof) {
 		status |= pprof_write(pprof, stdout, &sat[SAT_PPROF]);
 		pprof_free(pprof);
 		pprof = NULL;
-	} else if (format == F_FOLDED)
-		write_folded();
+	} else if (o.format == F_FOLDED)
+		write_folded(&o);
 	else
-		write_groups();
-	suppress_say(suppress, &sat[SAT_SUPPRESSED]);
+		write_groups(&o);
+	suppress_say(o.suppress, &sat[SAT_SUPPRESSED]);
 	say_saturated();
 	return (mt_close_stdout() | status | mt_status) ? 1 : 0;
 }

@@ -42,9 +42,10 @@ say_saturated(void)
 
 /* Biggest first by the --sort key (impact: then size); then by name. */
 int
-sums_cmp(const struct sums *x, const char *xname, const struct sums *y, const char *yname)
+sums_cmp(const struct group_opts *o, const struct sums *x, const char *xname, const struct sums *y,
+    const char *yname)
 {
-	switch (sort_by) {
+	switch (o->sort_by) {
 	case S_KEY:	/* the keys in order, numbers by value: a histogram */
 		return strverscmp(xname, yname);
 	case S_COUNT:
@@ -97,14 +98,14 @@ ctl_shown(const char *s)
 /* A name as the output shows it: shortened (--shorten), and for a
    terminal's table its control characters escaped. */
 char *
-shown_name(const char *s)
+shown_name(const struct group_opts *o, const char *s)
 {
 	char *a, *b;
 
-	if (!(shorten == 1 || (shorten < 0 && format == F_TABLE)))
-		return format == F_TABLE ? ctl_shown(s) : estrdup(s);
+	if (!(o->shorten == 1 || (o->shorten < 0 && o->format == F_TABLE)))
+		return o->format == F_TABLE ? ctl_shown(s) : estrdup(s);
 	a = name_shortened(s);
-	if (format != F_TABLE)
+	if (o->format != F_TABLE)
 		return a;
 	b = ctl_shown(a);
 	free(a);
@@ -144,33 +145,34 @@ split(char *s, char **f, size_t max)
 
 /* The groups sorted, then as many as --top keeps. */
 size_t
-sort_top(struct group **v, size_t n, int (*cmp)(const void *, const void *))
+sort_top(const struct group_opts *o, struct group **v, size_t n,
+    int (*cmp)(const void *, const void *, void *))
 {
 	if (n)
-		qsort(v, n, sizeof(*v), cmp);
-	return top >= 0 && (size_t)top < n ? (size_t)top : n;
+		qsort_r(v, n, sizeof(*v), cmp, (void *)(uintptr_t)o);
+	return o->top >= 0 && (size_t)o->top < n ? (size_t)o->top : n;
 }
 
 /* TSV's header: the keys, then the columns named in tail. */
 void
-tsv_header(const char *tail)
+tsv_header(const struct group_opts *o, const char *tail)
 {
 	size_t k;
 
-	for (k = 0; k < nkeys; k++)
-		printf("%s\t", key_names[keys[k]]);
+	for (k = 0; k < o->nkeys; k++)
+		printf("%s\t", key_names[o->keys[k]]);
 	printf("%s\n", tail);
 }
 
 /* A JSON object's key members, from a group's key fields. */
 void
-json_keys(char **f)
+json_keys(const struct group_opts *o, char **f)
 {
 	size_t k;
 
-	for (k = 0; k < nkeys; k++) {
-		char *e = shown_name(f[k]);
-		json_str(key_names[keys[k]], strlen(key_names[keys[k]]));
+	for (k = 0; k < o->nkeys; k++) {
+		char *e = shown_name(o, f[k]);
+		json_str(key_names[o->keys[k]], strlen(key_names[o->keys[k]]));
 		printf(": ");
 		json_str(e, strlen(e));
 		printf(", ");

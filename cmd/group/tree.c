@@ -30,20 +30,18 @@ struct pgroup {
 static struct u64map pgroups;	/* hash of key values and stack -> chain */
 static struct pgroup **pall;
 static size_t npall, pallcap;
-size_t nlevels;
 static const char *cut_name;	/* "[...]": callers cut at the recorder's depth */
 static const char *startup_name;	/* "[start-up]": the runtime's, --from-main */
-int with_lines;
 
 /* A frame as a level of the tree: with its line when a key asks for it. */
 static const char *
-frame_level(const struct mt_frame *f)
+frame_level(const struct group_opts *o, const struct mt_frame *f)
 {
 	size_t a, b;
 	char *s;
 	const char *r;
 
-	if (!with_lines || !strcmp(f->line, "-"))
+	if (!o->with_lines || !strcmp(f->line, "-"))
 		return f->function;
 	a = strlen(f->function);
 	b = strlen(f->line);
@@ -62,10 +60,10 @@ frame_level(const struct mt_frame *f)
  * with --from-main the runtime's start-up is one level "[start-up]".
  */
 static void
-path_frames(struct pgroup *g)
+path_frames(const struct group_opts *o, struct pgroup *g)
 {
 	const struct mt_stackinfo *si = g->si;
-	uint32_t fold = si ? startup_of(g->si) : 0, i;
+	uint32_t fold = si ? startup_of(o, g->si) : 0, i;
 	size_t n = 0;
 
 	if (!si)
@@ -76,9 +74,9 @@ path_frames(struct pgroup *g)
 	if (fold)
 		g->frames[n++] = startup_name;
 	for (i = si->n - fold; i-- > si->alloc_frame;)
-		g->frames[n++] = frame_level(si->frame[i]);
+		g->frames[n++] = frame_level(o, si->frame[i]);
 	g->nframes = n;
-	for (i = 0; bottom_up && i < n / 2; i++) {
+	for (i = 0; o->bottom_up && i < n / 2; i++) {
 		const char *t = g->frames[i];
 		g->frames[i] = g->frames[n - 1 - i];
 		g->frames[n - 1 - i] = t;
@@ -86,7 +84,7 @@ path_frames(struct pgroup *g)
 }
 
 static struct pgroup *
-path_group(const struct mt_event *ev)
+path_group(const struct group_opts *o, const struct mt_event *ev)
 {
 	struct mt_stackinfo *si = NULL, *fsi = NULL;
 	const char *lv[K_NKEYS], *s;
@@ -100,23 +98,23 @@ path_group(const struct mt_event *ev)
 		fsi = dict_stack(dict, ev->stack2);
 	if (si && !si->n)
 		si = NULL;
-	for (i = 0; i < nlevels; i++) {
-		if (keys[i] == K_LINE && si) {	/* the function with its line */
-			lv[i] = frame_level(si->frame[si->alloc_frame]);
+	for (i = 0; i < o->nlevels; i++) {
+		if (o->keys[i] == K_LINE && si) {	/* the function with its line */
+			lv[i] = frame_level(o, si->frame[si->alloc_frame]);
 			continue;
 		}
-		s = key_value(keys[i], ev, si, fsi, &n);
+		s = key_value(o, o->keys[i], ev, si, fsi, &n);
 		lv[i] = dict_intern(dict, s, n);
 	}
-	v = u64map_get(&pgroups, (hash_bytes(lv, nlevels * sizeof(*lv)) ^
+	v = u64map_get(&pgroups, (hash_bytes(lv, o->nlevels * sizeof(*lv)) ^
 	    hash64((uint64_t)(uintptr_t)si)) | 1, 1);
 	for (g = *v; g; g = g->next)
-		if (g->si == si && !memcmp(g->lv, lv, nlevels * sizeof(*lv)))
+		if (g->si == si && !memcmp(g->lv, lv, o->nlevels * sizeof(*lv)))
 			return g;
-	g = ecalloc(1, sizeof(*g) + nlevels * sizeof(*lv));
+	g = ecalloc(1, sizeof(*g) + o->nlevels * sizeof(*lv));
 	g->si = si;
-	memcpy(g->lv, lv, nlevels * sizeof(*lv));
-	path_frames(g);
+	memcpy(g->lv, lv, o->nlevels * sizeof(*lv));
+	path_frames(o, g);
 	g->next = *v;
 	*v = g;
 	pall = egrow(pall, npall, &pallcap, sizeof(*pall));
@@ -126,32 +124,33 @@ path_group(const struct mt_event *ev)
 
 /* The path's length: the key values, then the stack's levels drawn. */
 static size_t
-path_len(const struct pgroup *g)
+path_len(const struct group_opts *o, const struct pgroup *g)
 {
 	size_t n = g->nframes;
 
-	if (max_depth >= 0 && n > (size_t)max_depth)
-		n = (size_t)max_depth;
-	return nlevels + n;
+	if (o->max_depth >= 0 && n > (size_t)o->max_depth)
+		n = (size_t)o->max_depth;
+	return o->nlevels + n;
 }
 
 static const char *
-path_at(const struct pgroup *g, size_t i)
+path_at(const struct group_opts *o, const struct pgroup *g, size_t i)
 {
-	return i < nlevels ? g->lv[i] : g->frames[i - nlevels];
+	return i < o->nlevels ? g->lv[i] : g->frames[i - o->nlevels];
 }
 
 static int
-path_cmp(const void *a, const void *b)
+path_cmp(const void *a, const void *b, void *arg)
 {
+	const struct group_opts *o = arg;
 	const struct pgroup *x = *(const struct pgroup *const *)a;
 	const struct pgroup *y = *(const struct pgroup *const *)b;
-	size_t nx = path_len(x), ny = path_len(y), i;
+	size_t nx = path_len(o, x), ny = path_len(o, y), i;
 	uintptr_t p, q;
 
 	for (i = 0; i < nx && i < ny; i++) {
-		p = (uintptr_t)path_at(x, i);
-		q = (uintptr_t)path_at(y, i);
+		p = (uintptr_t)path_at(o, x, i);
+		q = (uintptr_t)path_at(o, y, i);
 		if (p != q)
 			return p < q ? -1 : 1;
 	}
@@ -168,9 +167,9 @@ tree_names(void)
 
 /* The sums of a lifetime's path. */
 struct sums *
-path_sums(const struct mt_event *ev)
+path_sums(const struct group_opts *o, const struct mt_event *ev)
 {
-	return &path_group(ev)->s;
+	return &path_group(o, ev)->s;
 }
 
 /*
@@ -190,15 +189,16 @@ static size_t nkids, kidcap;
 static uint64_t last_id;
 
 static int
-kid_sort(const void *a, const void *b)
+kid_sort(const void *a, const void *b, void *arg)
 {
+	const struct group_opts *o = arg;
 	const struct kid *x = a, *y = b;
 
-	return sums_cmp(&x->s, x->name, &y->s, y->name);
+	return sums_cmp(o, &x->s, x->name, &y->s, y->name);
 }
 
 static void
-push_kid(size_t lo, size_t hi, const char *name, enum row row)
+push_kid(const struct group_opts *o, size_t lo, size_t hi, const char *name, enum row row)
 {
 	struct kid *k;
 	size_t i;
@@ -207,21 +207,22 @@ push_kid(size_t lo, size_t hi, const char *name, enum row row)
 	k = &kids[nkids++];
 	*k = (struct kid){ .lo = lo, .hi = hi, .name = name, .row = row };
 	for (i = lo; i < hi; i++)
-		sums_add(&k->s, &pall[i]->s);
+		sums_add(o, &k->s, &pall[i]->s);
 }
 
-static void tree_row(const char *, char *, size_t, const struct sums *);
+static void tree_row(const struct group_opts *o, const char *, char *, size_t,
+    const struct sums *);
 
 /* A node's row; for JSON, the object left open for its children. */
 static void
-row_begin(const char *name, const char *level, const struct sums *s, size_t depth,
-    uint64_t id, uint64_t parent, int first)
+row_begin(const struct group_opts *o, const char *name, const char *level, const struct sums *s,
+    size_t depth, uint64_t id, uint64_t parent, int first)
 {
 	const char *tab = strchr(name, '\t');
 	char *fn = tab ? estrndup(name, (size_t)(tab - name)) : NULL;
-	char *shown = shown_name(fn ? fn : name), *where = NULL;
+	char *shown = shown_name(o, fn ? fn : name), *where = NULL;
 
-	if (tab && format == F_TABLE) {
+	if (tab && o->format == F_TABLE) {
 		const char *base = strrchr(tab + 1, '/');
 		where = ctl_shown(base ? base + 1 : tab + 1);
 	} else if (tab) {
@@ -232,7 +233,7 @@ row_begin(const char *name, const char *level, const struct sums *s, size_t dept
 		shown = t;
 	}
 	free(fn);
-	switch (format) {
+	switch (o->format) {
 	case F_TSV:
 		printf("%" PRIu64 "\t", id);
 		if (depth)
@@ -253,7 +254,7 @@ row_begin(const char *name, const char *level, const struct sums *s, size_t dept
 		    sum_shown(s->size, SAT_SIZE), sum_shown(s->impact, SAT_IMPACT), per_alloc(s));
 		break;
 	default:
-		tree_row(shown, where, depth, s);
+		tree_row(o, shown, where, depth, s);
 		free(where);
 		break;
 	}
@@ -273,11 +274,12 @@ static int measuring;
 static size_t tw, cw, sw, iw, pw;	/* the columns' widths */
 
 static void
-tree_row(const char *name, char *where, size_t depth, const struct sums *s)
+tree_row(const struct group_opts *o, const char *name, char *where, size_t depth,
+    const struct sums *s)
 {
 	size_t ind = 2 * (depth < TREE_INDENT ? depth : TREE_INDENT), room, wl;
 	char a[32], b[32], c[32], pre[32], *fn, *line;
-	int cut = shorten != 0;
+	int cut = o->shorten != 0;
 
 	pre[0] = '\0';
 	if (depth > TREE_INDENT)
@@ -313,89 +315,89 @@ tree_row(const char *name, char *where, size_t depth, const struct sums *s)
 
 /* The children of the node of groups [lo, hi), whose paths share d elements. */
 static void
-draw(size_t lo, size_t hi, size_t d, uint64_t id)
+draw(const struct group_opts *o, size_t lo, size_t hi, size_t d, uint64_t id)
 {
 	size_t base = nkids, m = lo, i, j, n;
-	const char *level = d < nlevels ? key_names[keys[d]] : "frame";
+	const char *level = d < o->nlevels ? key_names[o->keys[d]] : "frame";
 
-	while (m < hi && path_len(pall[m]) == d)
+	while (m < hi && path_len(o, pall[m]) == d)
 		m++;
 	for (i = m; i < hi; i = j) {
-		const char *name = path_at(pall[i], d);
-		for (j = i + 1; j < hi && path_at(pall[j], d) == name; j++)
+		const char *name = path_at(o, pall[i], d);
+		for (j = i + 1; j < hi && path_at(o, pall[j], d) == name; j++)
 			;
-		push_kid(i, j, name, R_NODE);
+		push_kid(o, i, j, name, R_NODE);
 	}
 	if (m > lo && nkids > base)
-		push_kid(lo, m, d == nlevels ? "[no stack]" : "[self]", R_SELF);
+		push_kid(o, lo, m, d == o->nlevels ? "[no stack]" : "[self]", R_SELF);
 	n = nkids - base;
 	if (n)
-		qsort(kids + base, n, sizeof(*kids), kid_sort);
-	if (top >= 0 && (size_t)top < n) {
+		qsort_r(kids + base, n, sizeof(*kids), kid_sort, (void *)(uintptr_t)o);
+	if (o->top >= 0 && (size_t)o->top < n) {
 		static char more[64];
-		struct kid *k = &kids[base + top];
+		struct kid *k = &kids[base + o->top];
 
-		snprintf(more, sizeof(more), "[%zu more]", n - (size_t)top);
-		for (i = base + (size_t)top + 1; i < nkids; i++)
-			sums_add(&k->s, &kids[i].s);
+		snprintf(more, sizeof(more), "[%zu more]", n - (size_t)o->top);
+		for (i = base + (size_t)o->top + 1; i < nkids; i++)
+			sums_add(o, &k->s, &kids[i].s);
 		k->name = dict_intern(dict, more, strlen(more));
 		k->row = R_MORE;
-		n = (size_t)top + 1;
+		n = (size_t)o->top + 1;
 		nkids = base + n;
 	}
-	if (n && format == F_JSON)
+	if (n && o->format == F_JSON)
 		printf(", \"children\": [");
 	for (i = 0; i < n; i++) {
 		struct kid k = kids[base + i];	/* kids grows below */
 		uint64_t kid_id = ++last_id;
 
-		row_begin(k.name, k.row == R_SELF ? "self" : k.row == R_MORE ? "more" : level,
+		row_begin(o, k.name, k.row == R_SELF ? "self" : k.row == R_MORE ? "more" : level,
 		    &k.s, d + 1, kid_id, id, i == 0);
 		if (k.row == R_NODE)
-			draw(k.lo, k.hi, d + 1, kid_id);
-		if (format == F_JSON)
+			draw(o, k.lo, k.hi, d + 1, kid_id);
+		if (o->format == F_JSON)
 			printf("}");
 	}
-	if (n && format == F_JSON)
+	if (n && o->format == F_JSON)
 		printf("]");
 	nkids = base;
 }
 
 void
-write_tree(void)
+write_tree(const struct group_opts *o)
 {
 	struct sums total = { 0 };
 	size_t i;
 
 	if (npall)
-		qsort(pall, npall, sizeof(*pall), path_cmp);
+		qsort_r(pall, npall, sizeof(*pall), path_cmp, (void *)(uintptr_t)o);
 	for (i = 0; i < npall; i++)
-		sums_add(&total, &pall[i]->s);
-	if (format == F_TSV)
+		sums_add(o, &total, &pall[i]->s);
+	if (o->format == F_TSV)
 		printf("id\tparent\tlevel\tname\tcount\tsize\timpact\tper-alloc\n");
-	if (format == F_TABLE) {
+	if (o->format == F_TABLE) {
 		char head[256] = "";
 		size_t len = 0;
 
-		for (i = 0; i < nlevels && len < sizeof(head) - 64; i++)
+		for (i = 0; i < o->nlevels && len < sizeof(head) - 64; i++)
 			len += (size_t)snprintf(head + len, sizeof(head) - len, "%s > ",
-			    key_heading(keys[i]));
+			    key_heading(o->keys[i]));
 		snprintf(head + len, sizeof(head) - len, "stack");
 		tw = strlen(head), cw = 5, sw = 4, iw = 14, pw = 9;
 		measuring = 1;
-		row_begin("all", "all", &total, 0, 0, 0, 1);
-		draw(0, npall, 0, 0);
+		row_begin(o, "all", "all", &total, 0, 0, 0, 1);
+		draw(o, 0, npall, 0, 0);
 		measuring = 0;
-		if (shorten && tw + 2 + cw + sw + iw + pw + 8 > TABLE_WIDTH)
+		if (o->shorten && tw + 2 + cw + sw + iw + pw + 8 > TABLE_WIDTH)
 			tw = TABLE_WIDTH - 2 - (cw + sw + iw + pw + 8) > 60 ?
 			    TABLE_WIDTH - 2 - (cw + sw + iw + pw + 8) : 60;
 		printf("%-*s  %*s  %*s  %*s  %*s\n", (int)tw, head, (int)cw, "Count", (int)sw,
 		    "Size", (int)iw, "Impacting Size", (int)pw, "Per Alloc");
 	}
 	last_id = 0;
-	row_begin("all", "all", &total, 0, 0, 0, 1);
-	draw(0, npall, 0, 0);
-	if (format == F_JSON)
+	row_begin(o, "all", "all", &total, 0, 0, 0, 1);
+	draw(o, 0, npall, 0, 0);
+	if (o->format == F_JSON)
 		printf("}\n");
 	for (i = 0; i < npall; i++)
 		free(pall[i]->frames), free(pall[i]);

@@ -26,12 +26,12 @@ static struct mt_pairer *pairer;
  */
 #define MAX_BUCKETS 10000000
 static size_t
-bucket_of(uint64_t t)
+bucket_of(const struct pooldiff_opts *o, uint64_t t)
 {
 	static int said;
 
-	if (t / interval < MAX_BUCKETS)
-		return (size_t)(t / interval);
+	if (t / o->interval < MAX_BUCKETS)
+		return (size_t)(t / o->interval);
 	if (!said++) {
 		mt_warnx("a time of %" PRIu64 " ns is more than %d intervals in: a longer "
 		    "--interval (what lies there is not counted)", t, MAX_BUCKETS);
@@ -56,16 +56,16 @@ static size_t nbuckets;
  * or after 8 s, and must give the snapshots at 2, 4, 6 and 8 s either way.
  */
 static int
-short_last(uint64_t t, size_t k)
+short_last(const struct pooldiff_opts *o, uint64_t t, size_t k)
 {
-	return t < k * interval + (interval + 1) / 2;
+	return t < k * o->interval + (o->interval + 1) / 2;
 }
 
 /* The suppression rule that matches stack, or -1. */
 static long
-rule_of(uint64_t stack)
+rule_of(const struct pooldiff_opts *o, uint64_t stack)
 {
-	return no_suppress ? -1 : suppress_match(suppress, dict, stack);
+	return o->no_suppress ? -1 : suppress_match(o->suppress, dict, stack);
 }
 
 /*
@@ -76,8 +76,8 @@ rule_of(uint64_t stack)
  * rule's waits for its free (pair_emit).
  */
 static void
-count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t stack,
-    int64_t pid, int at_alloc)
+count_life(const struct pooldiff_opts *o, uint64_t ta, uint64_t tf, struct mt_str heap,
+    uint64_t size, uint64_t stack, int64_t pid, int at_alloc)
 {
 	long rule;
 	struct mt_stackinfo *si = stack == UINT64_MAX ? NULL : dict_stack(dict, stack);
@@ -88,15 +88,15 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 	int64_t sz = size == UINT64_MAX ? 0 : (int64_t)size;
 
 	saw_events = 1;
-	if (!interval || (ta == UINT64_MAX && tf == UINT64_MAX))
+	if (!o->interval || (ta == UINT64_MAX && tf == UINT64_MAX))
 		return;		/* said once the input is read */
-	if (tf == UINT64_MAX && ta != UINT64_MAX && (rule = rule_of(stack)) >= 0) {
+	if (tf == UINT64_MAX && ta != UINT64_MAX && (rule = rule_of(o, stack)) >= 0) {
 		if (!at_alloc)
-			suppress_count(suppress, rule, size == UINT64_MAX ? 0 : size);
+			suppress_count(o->suppress, rule, size == UINT64_MAX ? 0 : size);
 		return;
 	}
 
-	switch (tag_by) {
+	switch (o->tag_by) {
 	case T_HEAP:
 		s = NULL;
 		len = heap.len < sizeof(key) ? heap.len : sizeof(key) - 1;
@@ -105,7 +105,7 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 	case T_FUNCTION:
 	case T_MODULE:
 		if (si && si->n)
-			s = tag_by == T_FUNCTION ? si->frame[si->alloc_frame]->function :
+			s = o->tag_by == T_FUNCTION ? si->frame[si->alloc_frame]->function :
 			    si->frame[si->alloc_frame]->module;
 		else if (stack != UINT64_MAX)
 			s = (snprintf(buf, sizeof(buf), "stack:%" PRIu64, stack), buf);
@@ -126,26 +126,26 @@ count_life(uint64_t ta, uint64_t tf, struct mt_str heap, uint64_t size, uint64_t
 	tag_escape(key, len, esc, sizeof(esc));
 	t = tag_get(esc, strlen(esc), heap.s, heap.len);
 	/* Times past the intervals counted are not the stream's end either. */
-	if (ta != UINT64_MAX && ta > stream_end && bucket_of(ta) != SIZE_MAX)
+	if (ta != UINT64_MAX && ta > stream_end && bucket_of(o, ta) != SIZE_MAX)
 		stream_end = ta;
-	if (tf != UINT64_MAX && tf > stream_end && bucket_of(tf) != SIZE_MAX)
+	if (tf != UINT64_MAX && tf > stream_end && bucket_of(o, tf) != SIZE_MAX)
 		stream_end = tf;
 	if (ta != UINT64_MAX) {
-		b = bucket_of(ta);
+		b = bucket_of(o, ta);
 		delta_add(t, b, 0, 1);
 		delta_add(t, b, 2, sz);
 		nbuckets = b + 1 > nbuckets ? b + 1 : nbuckets;
-		if (live && b != SIZE_MAX) {
+		if (o->live && b != SIZE_MAX) {
 			t->live[0] += 1;
 			t->live[2] += sz;
 		}
 	}
 	if (tf != UINT64_MAX) {
-		b = bucket_of(tf);
+		b = bucket_of(o, tf);
 		delta_add(t, b, 1, 1);
 		delta_add(t, b, 2, -sz);
 		nbuckets = b + 1 > nbuckets ? b + 1 : nbuckets;
-		if (live && b != SIZE_MAX) {
+		if (o->live && b != SIZE_MAX) {
 			t->live[1] += 1;
 			t->live[2] -= sz;
 		}
@@ -173,12 +173,13 @@ before_at(uint64_t ta, uint64_t size)
 static void
 pair_emit(const struct mt_life *l, void *arg)
 {
+	const struct pooldiff_opts *o = arg;
 	uint64_t ta = before_at(l->ta, l->size);
 
 	/* --live: a rule's allocation was not counted as it came. */
-	if (live && (ta == UINT64_MAX || rule_of(l->stack) < 0))
+	if (o->live && (ta == UINT64_MAX || rule_of(o, l->stack) < 0))
 		ta = UINT64_MAX;
-	count_life(ta, l->tf, l->heap, l->size, l->stack, l->pid, 0);
+	count_life(o, ta, l->tf, l->heap, l->size, l->stack, l->pid, 0);
 }
 
 static size_t live_closed;	/* --live: intervals whose snapshot is made */
@@ -217,9 +218,9 @@ live_snapshot(int64_t t)
  * the counts before t's event are those at the end of each.
  */
 static void
-live_close(uint64_t t)
+live_close(const struct pooldiff_opts *o, uint64_t t)
 {
-	size_t b = bucket_of(t);
+	size_t b = bucket_of(o, t);
 	int64_t base = trace_start == NONE ? 0 : trace_start;
 
 	if (b == SIZE_MAX)
@@ -228,45 +229,53 @@ live_close(uint64_t t)
 	if (b > live_closed + 1000)
 		live_closed = b - 1000;
 	for (; live_closed < b; live_closed++) {
-		live_snapshot(base + (int64_t)((live_closed + 1) * interval));
+		live_snapshot(base + (int64_t)((live_closed + 1) * o->interval));
 		if (b - live_closed > 1)
 			continue;	/* only the last of a run is shown */
 		mt_status_yield(STDOUT_FILENO);	/* not written into the meter's line */
-		if (!growth)
-			print_table();
+		if (!o->growth)
+			print_table(o);
 		else if (nsnaps >= 2)
-			print_growth(1);
+			print_growth(o, 1);
 		fflush(stdout);
 	}
 }
 
 /* --live at the end of the input: the interval it cut short, a snapshot too. */
 void
-live_end(void)
+live_end(const struct pooldiff_opts *o)
 {
 	int64_t base = trace_start == NONE ? 0 : trace_start;
 
-	if (nsnaps && stream_end <= live_closed * interval)
+	if (nsnaps && stream_end <= live_closed * o->interval)
 		return;
-	partial_last = short_last(stream_end, live_closed);
+	partial_last = short_last(o, stream_end, live_closed);
 	live_snapshot(base + (int64_t)stream_end);
 }
 
 /* The dictionary and the pairer, before the first input. */
 void
-events_begin(const char *skip_pattern)
+events_begin(const struct pooldiff_opts *o)
 {
-	dict = dict_new(skip_pattern);
-	pairer = pairer_new(pair_emit, NULL);
+	dict = dict_new(o->skip_pattern);
+	pairer = pairer_new(pair_emit, (void *)(uintptr_t)o);
+}
+
+/* The first header's start, as a time that fits a snapshot's, and host. */
+static void
+trace_header(const struct mt_header *h)
+{
+	if (trace_start == NONE && h->start > 0 && h->start <= INT64_MAX)
+		trace_start = (int64_t)h->start;
+	if (!trace_host && h->host.len)
+		trace_host = estrndup(h->host.s, h->host.len);
 }
 
 int
-read_input(const char *path)
+read_input(const struct pooldiff_opts *o, const char *path)
 {
 	struct mt_reader *r;
 	struct mt_event ev;
-	const char *p;
-	int64_t v;
 	int added;
 
 	if (!(r = reader_open(path)))
@@ -276,7 +285,7 @@ read_input(const char *path)
 	while (reader_next(r, &ev)) {
 		if ((added = dict_add(dict, &ev))) {
 			if (added == 2)		/* a stack redefined */
-				suppress_forget(suppress);
+				suppress_forget(o->suppress);
 			continue;
 		}
 		switch (ev.type) {
@@ -286,13 +295,8 @@ read_input(const char *path)
 				char *line = estrndup(ev.s1.s + 8, ev.s1.len - 8);
 				log_header(reader_name(r), reader_lineno(r), line);
 				free(line);
-			} else if (ev.s1.len > 10 && !memcmp(ev.s1.s, "#mt-events", 10) &&
-			    (p = strstr(ev.s1.s, "start=")) && p < ev.s1.s + ev.s1.len &&
-			    trace_start == NONE) {
-				v = strtoll(p + 6, NULL, 10);
-				trace_start = v > 0 ? v : NONE;
-				if ((p = strstr(ev.s1.s, "host=")) && !trace_host)
-					trace_host = estrndup(p + 5, strcspn(p + 5, "\t \n"));
+			} else if (ev.header) {
+				trace_header(ev.header);
 			}
 			break;
 		case MT_UNKNOWN:
@@ -303,17 +307,17 @@ read_input(const char *path)
 			break;
 		case MT_ALLOC:
 			saw_events = 1;
-			if (live)
-				live_close(ev.ts);
+			if (o->live)
+				live_close(o, ev.ts);
 			pairer_alloc(pairer, &ev);
-			if (live)
-				count_life(ev.flags & EV_TS_NONE ? 0 : ev.ts, UINT64_MAX, ev.heap, ev.size,
+			if (o->live)
+				count_life(o, ev.flags & EV_TS_NONE ? 0 : ev.ts, UINT64_MAX, ev.heap, ev.size,
 				    ev.flags & EV_STACK_NONE ? UINT64_MAX : ev.stack, ev.pid, 1);
 			break;
 		case MT_FREE:
 			saw_events = 1;
-			if (live)
-				live_close(ev.ts);
+			if (o->live)
+				live_close(o, ev.ts);
 			pairer_free(pairer, &ev);
 			break;
 		/*
@@ -330,10 +334,10 @@ read_input(const char *path)
 			break;
 		case MT_LIFE:
 			saw_events = 1;
-			if (live)
-				live_close(ev.flags & EV_TS2_NONE ? ev.ts : ev.ts2);
+			if (o->live)
+				live_close(o, ev.flags & EV_TS2_NONE ? ev.ts : ev.ts2);
 			/* A leak that its process's end ended: not freed, as above. */
-			count_life(before_at(ev.flags & EV_TS_NONE ? UINT64_MAX : ev.ts,
+			count_life(o, before_at(ev.flags & EV_TS_NONE ? UINT64_MAX : ev.ts,
 			    ev.flags & EV_SIZE_NONE ? UINT64_MAX : ev.size),
 			    (ev.flags & EV_TS2_NONE) || (ev.s2.len == 4 &&
 			    !memcmp(ev.s2.s, "exit", 4)) ? UINT64_MAX : ev.ts2, ev.heap,
@@ -358,7 +362,7 @@ events_end(void)
 
 /* The counts of every interval, summed into one snapshot at its end. */
 void
-snapshots_from_events(void)
+snapshots_from_events(const struct pooldiff_opts *o)
 {
 	mt_wide c[NCOUNTERS];
 	size_t k, i;
@@ -377,9 +381,9 @@ snapshots_from_events(void)
 		steps_merge(&tags[i]->ch);
 		tags[i]->cursor = 0;
 	}
-	partial_last = nbuckets && short_last(stream_end, nbuckets - 1);
+	partial_last = nbuckets && short_last(o, stream_end, nbuckets - 1);
 	if (partial_last && nbuckets > 1) {
-		last_interval = stream_end - (nbuckets - 2) * interval;
+		last_interval = stream_end - (nbuckets - 2) * o->interval;
 		partial_last = 0;
 	}
 	for (k = 0; k < nbuckets; k++) {
@@ -388,7 +392,7 @@ snapshots_from_events(void)
 		if (k + 1 == nbuckets && last_interval)
 			break;		/* joined to the one before */
 		snapshot_begin(base + (int64_t)(upto + 1 < nbuckets || !partial_last ?
-		    (upto + 1 == nbuckets ? stream_end : (k + 1) * interval) : stream_end),
+		    (upto + 1 == nbuckets ? stream_end : (k + 1) * o->interval) : stream_end),
 		    trace_host);
 		for (i = 0; i < ntags; i++) {
 			t = tags[i];

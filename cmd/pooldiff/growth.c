@@ -27,7 +27,7 @@ by_rate(const void *a, const void *b)
 }
 
 int
-print_growth(int live_pass)
+print_growth(const struct pooldiff_opts *o, int live_pass)
 {
 	/* A short last interval is not judged: its growth is not comparable. */
 	size_t last = nsnaps - 1 - (partial_last && nsnaps > 2);
@@ -40,8 +40,8 @@ print_growth(int live_pass)
 	int64_t b0, b1;
 	struct mt_table *tb = NULL;
 
-	n = grow_n < 0 ? avail : (size_t)grow_n;
-	k = grow_k < 0 ? n : (size_t)grow_k;
+	n = o->grow_n < 0 ? avail : (size_t)o->grow_n;
+	k = o->grow_k < 0 ? n : (size_t)o->grow_k;
 	if (n > avail && live_pass) {
 		free(v);
 		return 0;	/* not yet N intervals */
@@ -59,7 +59,7 @@ print_growth(int live_pass)
 	for (i = 0; i < ntags; i++) {
 		struct tag *t = tags[i];
 		long grew = 0;
-		if (!selected(t))
+		if (!selected(o, t))
 			continue;
 		considered++;
 		for (j = first + 1; j <= last; j++)
@@ -79,7 +79,7 @@ print_growth(int live_pass)
 	time_label(snaps[last].t, z, sizeof(z));
 	printf("#mt-pooldiff growth: %zu of %zu tags grew in at least %zu of the last %zu "
 	    "intervals, %s to %s", nv, considered, k, n, a, z);
-	if (since_first) {
+	if (o->since_first) {
 		time_label(snaps[0].t, when, sizeof(when));
 		printf(" changes-since=%s against=first", when);
 	}
@@ -126,11 +126,11 @@ print_growth(int live_pass)
 		for (j = first; j <= last; j++) {
 			time_label(snaps[j].t, when, sizeof(when));
 			b1 = bytes_at(v[i].t, j);
-			if (j == first && (!since_first || j == 0))
+			if (j == first && (!o->since_first || j == 0))
 				printf("%-24s %14" PRId64 "\n", when, b1);
 			else
 				printf("%-24s %14" PRId64 " (%+" PRId64 ")\n", when, b1,
-				    sat_sub(b1, bytes_at(v[i].t, since_first ? 0 : j - 1),
+				    sat_sub(b1, bytes_at(v[i].t, o->since_first ? 0 : j - 1),
 				    &sat[SAT_GROWTH].hit));
 		}
 	}
@@ -140,16 +140,16 @@ print_growth(int live_pass)
 }
 
 int
-parse_kn(const char *s)
+parse_kn(const char *s, long *k, long *n)
 {
 	char *end;
 
-	grow_k = strtol(s, &end, 10);
-	if (end == s || *end != '/' || grow_k < 1)
+	*k = strtol(s, &end, 10);
+	if (end == s || *end != '/' || *k < 1)
 		return -1;
 	s = end + 1;
-	grow_n = strtol(s, &end, 10);
-	if (end == s || *end || grow_n < grow_k)
+	*n = strtol(s, &end, 10);
+	if (end == s || *end || *n < *k)
 		return -1;
 	return 0;
 }

@@ -57,25 +57,6 @@ static const char options[] =
     "With no file, or -, standard input.  Exit 0 when no tag grows, 1 when one\n"
     "does, 2 on trouble.\n";
 
-enum tagby tag_by = T_FUNCTION;
-uint64_t interval;
-int sort_key = SORT_UNSET, by_change, totals, use_regex;
-char **includes, **excludes;
-size_t nincludes, nexcludes;
-struct mt_regex **include_re, **exclude_re;
-int growth;
-long grow_k = -1, grow_n = -1;
-const char *proc_dir = "/proc";
-int64_t snapshot_time = NONE;
-int live;
-int since_first;
-int format = FORMAT_TABLE;
-struct mt_suppress *suppress;
-int no_suppress;
-
-static const char *skip_pattern;
-static int snap;			/* --snapshot */
-
 static void
 add_pattern(char ***list, size_t *n, const char *s)
 {
@@ -84,7 +65,7 @@ add_pattern(char ***list, size_t *n, const char *s)
 }
 
 static void
-parse_options(int argc, char *argv[])
+parse_options(struct pooldiff_opts *o, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "snapshot", no_argument, NULL, 'S' },
@@ -117,75 +98,78 @@ parse_options(int argc, char *argv[])
 	static const char *const formats[] = { "table", "tsv", NULL };
 	int ch;
 
+	*o = (struct pooldiff_opts){ .proc_dir = "/proc", .snapshot_time = NONE,
+		.tag_by = T_FUNCTION, .sort_key = SORT_UNSET, .grow_k = -1, .grow_n = -1,
+		.format = FORMAT_TABLE, .suppress = suppress_new() };
 	while ((ch = getopt_long(argc, argv, "SP:T:i:I:k:t:A:s:dcm:x:EaF:g::qhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'S':
-			snap = 1;
+			o->snap = 1;
 			break;
 		case 'P':
-			proc_dir = optarg;
+			o->proc_dir = optarg;
 			break;
 		case 'T':
-			if (parse_time(optarg, &snapshot_time) < 0) {
+			if (parse_time(optarg, &o->snapshot_time) < 0) {
 				mt_bad("time", optarg, "2026-11-22T01:10:00Z or @EPOCH");
 				exit(2);
 			}
 			break;
 		case 'i':
 		case 'I':
-			interval = eduration("--interval", optarg, 0);
+			o->interval = eduration("--interval", optarg, 0);
 			break;
 		case 'k':
 		case 't':
-			tag_by = (enum tagby)echoice("tag", optarg, tagbys,
+			o->tag_by = (enum tagby)echoice("tag", optarg, tagbys,
 			    "function, heap, module, stack");
 			break;
 		case 'A':
-			skip_pattern = optarg;
+			o->skip_pattern = optarg;
 			break;
 		case 's':
-			sort_key = strcmp(optarg, "tag") ? echoice("sort key", optarg, sorts,
+			o->sort_key = strcmp(optarg, "tag") ? echoice("sort key", optarg, sorts,
 			    "tag, allocs, frees, diff, bytes, per-alloc") : SORT_TAG;
 			break;
 		case 'd':
 		case 'c':
-			by_change = 1;
+			o->by_change = 1;
 			break;
 		case 'L':
-			live = 1;
+			o->live = 1;
 			break;
 		case 'R':
-			since_first = 1;
+			o->since_first = 1;
 			break;
 		case 'F':
-			format = echoice("format", optarg, formats, "table, tsv");
+			o->format = echoice("format", optarg, formats, "table, tsv");
 			break;
 		case 'U':
-			if (suppress_read(suppress, optarg))
+			if (suppress_read(o->suppress, optarg))
 				exit(2);
 			break;
 		case 'N':
-			no_suppress = 1;
+			o->no_suppress = 1;
 			break;
 		case 'm':
-			add_pattern(&includes, &nincludes, optarg);
+			add_pattern(&o->includes, &o->nincludes, optarg);
 			break;
 		case 'x':
-			add_pattern(&excludes, &nexcludes, optarg);
+			add_pattern(&o->excludes, &o->nexcludes, optarg);
 			break;
 		case 'E':
-			use_regex = 1;
+			o->use_regex = 1;
 			break;
 		case 'a':
-			totals = 1;
+			o->totals = 1;
 			break;
 		case 'g':
-			growth = 1;
+			o->growth = 1;
 			/* --growth K/N as well as --growth=K/N. */
 			if (!optarg && optind < argc && strchr(argv[optind], '/') &&
 			    strspn(argv[optind], "0123456789/") == strlen(argv[optind]))
 				optarg = argv[optind++];
-			if (optarg && parse_kn(optarg) < 0) {
+			if (optarg && parse_kn(optarg, &o->grow_k, &o->grow_n) < 0) {
 				mt_bad("growth", optarg, "K/N: grew in K of the last N intervals");
 				exit(2);
 			}
@@ -205,7 +189,7 @@ parse_options(int argc, char *argv[])
 
 /* --snapshot: the sources named, each argument a list of them. */
 static int
-snapshot_of(int argc, char *argv[])
+snapshot_of(const struct pooldiff_opts *o, int argc, char *argv[])
 {
 	char **sources = NULL, *s, *w, *save;
 	size_t nsources = 0, k;
@@ -217,7 +201,7 @@ snapshot_of(int argc, char *argv[])
 			add_pattern(&sources, &nsources, w);
 		free(s);
 	}
-	status = snapshot(sources, nsources);
+	status = snapshot(o, sources, nsources);
 	for (k = 0; k < nsources; k++)
 		free(sources[k]);
 	free(sources);
@@ -226,68 +210,69 @@ snapshot_of(int argc, char *argv[])
 
 /* The patterns of --include and --exclude, with --regex, compiled. */
 static void
-compile_patterns(void)
+compile_patterns(struct pooldiff_opts *o)
 {
 	size_t k;
 
-	if (!use_regex)
+	if (!o->use_regex)
 		return;
-	include_re = emalloc((nincludes + 1) * sizeof(*include_re));
-	exclude_re = emalloc((nexcludes + 1) * sizeof(*exclude_re));
-	for (k = 0; k < nincludes; k++)
-		include_re[k] = re_compile(includes[k]);
-	for (k = 0; k < nexcludes; k++)
-		exclude_re[k] = re_compile(excludes[k]);
+	o->include_re = emalloc((o->nincludes + 1) * sizeof(*o->include_re));
+	o->exclude_re = emalloc((o->nexcludes + 1) * sizeof(*o->exclude_re));
+	for (k = 0; k < o->nincludes; k++)
+		o->include_re[k] = re_compile(o->includes[k]);
+	for (k = 0; k < o->nexcludes; k++)
+		o->exclude_re[k] = re_compile(o->excludes[k]);
 }
 
 int
 main(int argc, char *argv[])
 {
+	/* Static: what it holds is still reachable after main() returns (LSan). */
+	static struct pooldiff_opts o;
 	int i, status = 0, grew = 0;
 
 	mt_setprogname(argv[0]);
-	suppress = suppress_new();
-	parse_options(argc, argv);
+	parse_options(&o, argc, argv);
 	argc -= optind;
 	argv += optind;
-	if (live && !interval)
+	if (o.live && !o.interval)
 		mt_errx(2, "--live needs --interval");
-	if (!snap && sort_key == SORT_UNSET)
-		sort_key = C_BYTES;
-	if (!snap && !reader_inputs(&argc, argv))
+	if (!o.snap && o.sort_key == SORT_UNSET)
+		o.sort_key = C_BYTES;
+	if (!o.snap && !reader_inputs(&argc, argv))
 		return 2;
-	if (snap)
-		return snapshot_of(argc, argv);
-	compile_patterns();
-	events_begin(skip_pattern);
-	if (!no_suppress && suppress_builtin(suppress))
+	if (o.snap)
+		return snapshot_of(&o, argc, argv);
+	compile_patterns(&o);
+	events_begin(&o);
+	if (!o.no_suppress && suppress_builtin(o.suppress))
 		return 2;
 	if (argc == 0)
-		status |= read_input(NULL);
+		status |= read_input(&o, NULL);
 	for (i = 0; i < argc; i++)
-		status |= read_input(argv[i]);
+		status |= read_input(&o, argv[i]);
 	events_end();
 	if (saw_events && saw_log)
 		mt_errx(2, "both snapshot logs and events in the input");
 	if (saw_events) {
-		if (!interval)
+		if (!o.interval)
 			mt_errx(2, "events need --interval to make snapshots");
-		if (live)
-			live_end();
+		if (o.live)
+			live_end(&o);
 		else
-			snapshots_from_events();
+			snapshots_from_events(&o);
 	}
 	if (!nsnaps)
 		mt_errx(2, "no snapshots in the input");
-	if (growth && nsnaps < 2)
+	if (o.growth && nsnaps < 2)
 		mt_errx(2, "growth needs two snapshots, the input has one");
-	if (growth) {
-		if ((grew = print_growth(0)) == 2)
+	if (o.growth) {
+		if ((grew = print_growth(&o, 0)) == 2)
 			return 2;
 	} else {
-		print_table();
+		print_table(&o);
 	}
-	suppress_say(suppress, &sat[SAT_SUPPRESSED]);
+	suppress_say(o.suppress, &sat[SAT_SUPPRESSED]);
 	sat_say(&sat[SAT_SUPPRESSED]);
 	if (mt_close_stdout() || trouble || mt_status || status)
 		return 2;

@@ -48,27 +48,33 @@ extern int trouble;		/* exit 2 */
 enum { SAT_PER_ALLOC = NCOUNTERS, SAT_GROWTH, SAT_PER_HOUR, SAT_SUPPRESSED, SAT_NCOLUMNS };
 extern struct mt_sat sat[SAT_NCOLUMNS];
 
-/* The options. */
 enum tagby { T_FUNCTION, T_HEAP, T_MODULE, T_STACK };
-extern enum tagby tag_by;
-extern uint64_t interval;
 /* The sort key: a counter, NCOUNTERS for per-alloc, SORT_TAG; SORT_UNSET is
    Bytes in the table (as poolmon /b) and the sources' order in a snapshot. */
 enum { SORT_TAG = -1, SORT_UNSET = -2 };
-extern int sort_key, by_change, totals, use_regex;
-extern char **includes, **excludes;
-extern size_t nincludes, nexcludes;
-extern struct mt_regex **include_re, **exclude_re;
-extern int growth;
-extern long grow_k, grow_n;
-extern const char *proc_dir;
-extern int64_t snapshot_time;
-extern int live;			/* --live */
-extern int since_first;			/* --since-first */
 enum { FORMAT_TABLE, FORMAT_TSV };
-extern int format;			/* --format */
-extern struct mt_suppress *suppress;	/* as mt-group's: lib/suppress.c */
-extern int no_suppress;
+
+/* The options: main() reads them and hands them to the others. */
+struct pooldiff_opts {
+	int snap;			/* --snapshot */
+	const char *proc_dir;		/* --proc */
+	int64_t snapshot_time;		/* --time; NONE: now */
+	uint64_t interval;		/* --interval; 0: none */
+	enum tagby tag_by;		/* --tag */
+	const char *skip_pattern;	/* --skip */
+	int sort_key, by_change, totals;	/* --sort, --by-change, --totals */
+	char **includes, **excludes;	/* --include, --exclude */
+	size_t nincludes, nexcludes;
+	int use_regex;			/* --regex: those compiled */
+	struct mt_regex **include_re, **exclude_re;
+	int growth;			/* --growth K/N */
+	long grow_k, grow_n;
+	int live;			/* --live */
+	int since_first;		/* --since-first */
+	int format;			/* --format */
+	struct mt_suppress *suppress;	/* as mt-group's: lib/suppress.c */
+	int no_suppress;
+};
 
 /* Event streams. */
 extern struct mt_dict *dict;
@@ -92,31 +98,32 @@ void bad_line(const char *file, uint64_t line, const char *what, const char *tok
 void say_saturated(void);
 
 /* proc.c */
-int snapshot(char **sources, size_t nsources);
+int snapshot(const struct pooldiff_opts *o, char **sources, size_t nsources);
 
 /* log.c */
 void log_header(const char *file, uint64_t lineno, char *line);
-void log_row(const char *file, uint64_t lineno, const char *line, size_t len);
+void log_row(const char *file, uint64_t lineno, const char *line,
+    size_t len);
 void log_done(void);
 void pool_record(const struct mt_event *ev);
 
 /* events.c */
-void events_begin(const char *skip_pattern);
-int read_input(const char *path);
+void events_begin(const struct pooldiff_opts *o);
+int read_input(const struct pooldiff_opts *o, const char *path);
 void events_end(void);
-void live_end(void);
-void snapshots_from_events(void);
+void live_end(const struct pooldiff_opts *o);
+void snapshots_from_events(const struct pooldiff_opts *o);
 
 /* table.c */
 #define TABLE_WIDTH 120
 #define TAG_MIN 60
 #define TYPE_MIN 16
-int selected(const struct tag *t);
+int selected(const struct pooldiff_opts *o, const struct tag *t);
 const char *tag_show(const char *name, char *buf, size_t size);
-void print_table(void);
+void print_table(const struct pooldiff_opts *o);
 
 /* growth.c */
-int parse_kn(const char *s);
-int print_growth(int live_pass);
+int parse_kn(const char *s, long *k, long *n);
+int print_growth(const struct pooldiff_opts *o, int live_pass);
 
 #endif

@@ -57,17 +57,18 @@ srow_cmp(const void *a, const void *b)
 
 /* The snapshot's rows by --sort: the biggest first, as PoolMon's /b. */
 static int
-srow_by_key(const void *a, const void *b)
+srow_by_key(const void *a, const void *b, void *arg)
 {
+	const struct pooldiff_opts *o = arg;
 	const struct source_row *x = a, *y = b;
 	int64_t vx, vy;
 
-	if (sort_key == NCOUNTERS) {
+	if (o->sort_key == NCOUNTERS) {
 		vx = x->c[C_DIFF] > 0 ? x->c[C_BYTES] / x->c[C_DIFF] : NONE;
 		vy = y->c[C_DIFF] > 0 ? y->c[C_BYTES] / y->c[C_DIFF] : NONE;
 	} else {
-		vx = x->c[sort_key];
-		vy = y->c[sort_key];
+		vx = x->c[o->sort_key];
+		vy = y->c[o->sort_key];
 	}
 	if (vx != vy)
 		return vx < vy ? 1 : -1;
@@ -83,12 +84,12 @@ source_done(void)
 }
 
 static FILE *
-proc_open(const char *name, int quiet)
+proc_open(const struct pooldiff_opts *o, const char *name, int quiet)
 {
 	char path[PATH_MAX];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", proc_dir, name);
+	snprintf(path, sizeof(path), "%s/%s", o->proc_dir, name);
 	if (!(f = fopen(path, "r")) && !quiet) {
 		mt_warn("%s", path);
 		trouble = 1;
@@ -98,15 +99,15 @@ proc_open(const char *name, int quiet)
 
 /* The sys tree beside the proc tree: /sys for /proc, DIR/../sys for DIR. */
 static const char *
-slab_type(const char *cache)
+slab_type(const struct pooldiff_opts *o, const char *cache)
 {
 	char path[PATH_MAX], buf[16];
-	const char *slash = strrchr(proc_dir, '/');
+	const char *slash = strrchr(o->proc_dir, '/');
 	int fd;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "%.*s/sys/kernel/slab/%s/reclaim_account",
-	    slash ? (int)(slash - proc_dir) : 1, slash ? proc_dir : ".", cache);
+	    slash ? (int)(slash - o->proc_dir) : 1, slash ? o->proc_dir : ".", cache);
 	if ((fd = open(path, O_RDONLY)) < 0)
 		return "slab";
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -151,16 +152,16 @@ bytes_of(int64_t a, int64_t b, int64_t *v, const char *path, uint64_t lineno, co
 }
 
 static void
-read_slabinfo(int quiet)
+read_slabinfo(const struct pooldiff_opts *o, int quiet)
 {
-	FILE *f = proc_open("slabinfo", quiet);
+	FILE *f = proc_open(o, "slabinfo", quiet);
 	char line[1024], name[256], path[PATH_MAX];
 	long long active, objsize;
 	uint64_t lineno = 0;
 
 	if (!f)
 		return;
-	snprintf(path, sizeof(path), "%s/slabinfo", proc_dir);
+	snprintf(path, sizeof(path), "%s/slabinfo", o->proc_dir);
 	while (proc_line(f, line, sizeof(line), &lineno, path)) {
 		int64_t bytes;
 		if (!strncmp(line, "slabinfo -", 10) || line[0] == '#')
@@ -171,18 +172,18 @@ read_slabinfo(int quiet)
 		}
 		if (bytes_of(active, objsize, &bytes, path, lineno, name) < 0)
 			continue;
-		srow_add(name, strlen(name), slab_type(name), active, bytes);
+		srow_add(name, strlen(name), slab_type(o, name), active, bytes);
 	}
 	fclose(f);
 	source_done();
 }
 
 static void
-read_vmallocinfo(int quiet)
+read_vmallocinfo(const struct pooldiff_opts *o, int quiet)
 {
 	static const char *const kinds[] = { "vmalloc", "vmap", "ioremap", "user", "vpages",
 		"vm_area", "vm_map_ram", NULL };
-	FILE *f = proc_open("vmallocinfo", quiet);
+	FILE *f = proc_open(o, "vmallocinfo", quiet);
 	char line[1024], path[PATH_MAX], *w, *save, *caller;
 	const char *type;
 	int64_t size;
@@ -191,7 +192,7 @@ read_vmallocinfo(int quiet)
 
 	if (!f)
 		return;
-	snprintf(path, sizeof(path), "%s/vmallocinfo", proc_dir);
+	snprintf(path, sizeof(path), "%s/vmallocinfo", o->proc_dir);
 	while (proc_line(f, line, sizeof(line), &lineno, path)) {
 		if (!(w = strtok_r(line, " ", &save)) || !strchr(w, '-') ||
 		    !(w = strtok_r(NULL, " ", &save)) || parse_i64(w, &size) < 0 || size < 0 ||
@@ -216,9 +217,9 @@ found:
 }
 
 static void
-read_allocinfo(int quiet)
+read_allocinfo(const struct pooldiff_opts *o, int quiet)
 {
-	FILE *f = proc_open("allocinfo", quiet);
+	FILE *f = proc_open(o, "allocinfo", quiet);
 	char line[1024], tag[512], path[PATH_MAX], *mod;
 	long long bytes, calls;
 	uint64_t lineno = 0;
@@ -226,7 +227,7 @@ read_allocinfo(int quiet)
 
 	if (!f)
 		return;
-	snprintf(path, sizeof(path), "%s/allocinfo", proc_dir);
+	snprintf(path, sizeof(path), "%s/allocinfo", o->proc_dir);
 	while (proc_line(f, line, sizeof(line), &lineno, path)) {
 		if (!strncmp(line, "allocinfo -", 11) || line[strspn(line, " ")] == '#')
 			continue;
@@ -250,7 +251,7 @@ read_allocinfo(int quiet)
 
 /* A process's mappings by name, from smaps: Bytes are Rss + Swap. */
 static void
-read_smaps(const char *pid, int prefix)
+read_smaps(const struct pooldiff_opts *o, const char *pid, int prefix)
 {
 	char name[64], line[PATH_MAX + 256], cur[PATH_MAX + 320] = "", path_[PATH_MAX];
 	const char *type = "anon";
@@ -261,9 +262,9 @@ read_smaps(const char *pid, int prefix)
 	FILE *f;
 
 	snprintf(name, sizeof(name), "%s/smaps", pid);
-	if (!(f = proc_open(name, 0)))
+	if (!(f = proc_open(o, name, 0)))
 		return;
-	snprintf(path_, sizeof(path_), "%s/%s", proc_dir, name);
+	snprintf(path_, sizeof(path_), "%s/%s", o->proc_dir, name);
 	while (proc_line(f, line, sizeof(line), &lineno, path_)) {
 		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ') &&
 		    sscanf(line, "%*s %*s %*s %*s %*s %n", &n) == 0 && n > 0) {
@@ -302,12 +303,12 @@ read_smaps(const char *pid, int prefix)
 }
 
 static void
-hostname_of(char *buf, size_t size)
+hostname_of(const struct pooldiff_opts *o, char *buf, size_t size)
 {
 	FILE *f;
 
 	buf[0] = '\0';
-	if (strcmp(proc_dir, "/proc") && (f = proc_open("sys/kernel/hostname", 1))) {
+	if (strcmp(o->proc_dir, "/proc") && (f = proc_open(o, "sys/kernel/hostname", 1))) {
 		if (fgets(buf, (int)size, f))
 			buf[strcspn(buf, "\n")] = '\0';
 		fclose(f);
@@ -319,7 +320,7 @@ hostname_of(char *buf, size_t size)
 }
 
 int
-snapshot(char **sources, size_t nsources)
+snapshot(const struct pooldiff_opts *o, char **sources, size_t nsources)
 {
 	static const char *const meminfo_keys[] = { "MemTotal", "MemAvailable", "Slab",
 		"SReclaimable", "SUnreclaim", "VmallocUsed", "Committed_AS", NULL };
@@ -336,15 +337,15 @@ snapshot(char **sources, size_t nsources)
 	for (i = 0; i < nsources; i++) {
 		src = sources[i];
 		if (!strcmp(src, "slab"))
-			read_slabinfo(0);
+			read_slabinfo(o, 0);
 		else if (!strcmp(src, "vmalloc"))
-			read_vmallocinfo(0);
+			read_vmallocinfo(o, 0);
 		else if (!strcmp(src, "allocinfo"))
-			read_allocinfo(0);
+			read_allocinfo(o, 0);
 		else if (!strncmp(src, "pid:", 4) && src[4] &&
 		    strspn(src + 4, "0123456789") == strlen(src + 4) && strlen(src + 4) < 16) {
 			snprintf(pid, sizeof(pid), "%s", src + 4);
-			read_smaps(pid, npids > 1);
+			read_smaps(o, pid, npids > 1);
 		} else {
 			mt_bad("source", src, "slab, vmalloc, allocinfo, pid:N");
 			return 2;
@@ -352,23 +353,23 @@ snapshot(char **sources, size_t nsources)
 	}
 	if (nsources == 0) {
 		/* All the kernel has; allocinfo only where the kernel has it. */
-		read_slabinfo(0);
-		read_vmallocinfo(0);
-		if ((f = proc_open("allocinfo", 1))) {
+		read_slabinfo(o, 0);
+		read_vmallocinfo(o, 0);
+		if ((f = proc_open(o, "allocinfo", 1))) {
 			fclose(f);
-			read_allocinfo(0);
+			read_allocinfo(o, 0);
 		}
 	}
-	if (snapshot_time == NONE) {
+	if (o->snapshot_time == NONE) {
 		clock_gettime(CLOCK_REALTIME, &ts);
 		now = (int64_t)ts.tv_sec * 1000000000;	/* whole seconds in a log */
 	} else {
-		now = snapshot_time;
+		now = o->snapshot_time;
 	}
 	time_label(now, when, sizeof(when));
-	hostname_of(host, sizeof(host));
+	hostname_of(o, host, sizeof(host));
 	/* The header's memory figures: part of the snapshot, read first. */
-	if ((f = proc_open("meminfo", 0))) {
+	if ((f = proc_open(o, "meminfo", 0))) {
 		while (fgets(line, sizeof(line), f))
 			for (k = 0; meminfo_keys[k]; k++)
 				if (!strncmp(line, meminfo_keys[k], strlen(meminfo_keys[k])) &&
@@ -385,8 +386,8 @@ snapshot(char **sources, size_t nsources)
 	 */
 	if (trouble)
 		mt_errx(2, "no snapshot written");
-	if (sort_key != SORT_UNSET && sort_key != SORT_TAG && nsrows > 1)
-		qsort(srows, nsrows, sizeof(*srows), srow_by_key);
+	if (o->sort_key != SORT_UNSET && o->sort_key != SORT_TAG && nsrows > 1)
+		qsort_r(srows, nsrows, sizeof(*srows), srow_by_key, (void *)(uintptr_t)o);
 	printf("#mt-pool 1 time=%s host=%s%s", when, host, meminfo);
 	printf("\n#%-31s %-14s %10s %10s %10s %14s %10s\n", "Tag", "Type", "Allocs", "Frees",
 	    "Diff", "Bytes", "PerAlloc");

@@ -11,17 +11,17 @@
 #include "pooldiff.h"
 
 int
-selected(const struct tag *t)
+selected(const struct pooldiff_opts *o, const struct tag *t)
 {
 	size_t i;
-	int in = nincludes == 0;
+	int in = o->nincludes == 0;
 
-	for (i = 0; i < nincludes && !in; i++)
-		in = use_regex ? re_match(include_re[i], t->name, strlen(t->name)) :
-		    !fnmatch(includes[i], t->name, 0);
-	for (i = 0; i < nexcludes && in; i++)
-		in = !(use_regex ? re_match(exclude_re[i], t->name, strlen(t->name)) :
-		    !fnmatch(excludes[i], t->name, 0));
+	for (i = 0; i < o->nincludes && !in; i++)
+		in = o->use_regex ? re_match(o->include_re[i], t->name, strlen(t->name)) :
+		    !fnmatch(o->includes[i], t->name, 0);
+	for (i = 0; i < o->nexcludes && in; i++)
+		in = !(o->use_regex ? re_match(o->exclude_re[i], t->name, strlen(t->name)) :
+		    !fnmatch(o->excludes[i], t->name, 0));
 	return in;
 }
 
@@ -35,13 +35,13 @@ value(const struct tag *t, int c)
 }
 
 static mt_wide
-change(const struct tag *t, int c)
+change(const struct pooldiff_opts *o, const struct tag *t, int c)
 {
 	mt_wide now = value(t, c), before;
 
 	if (nsnaps < 2 || now == NONE_W)
 		return NONE_W;
-	if (since_first)
+	if (o->since_first)
 		before = t->in_first ? t->first[c] : 0;
 	else
 		before = t->in_prev ? t->prev[c] : 0;
@@ -56,24 +56,25 @@ per_alloc(mt_wide diff, mt_wide bytes)
 }
 
 static int
-by_sort(const void *a, const void *b)
+by_sort(const void *a, const void *b, void *arg)
 {
+	const struct pooldiff_opts *o = arg;
 	const struct tag *x = *(const struct tag *const *)a, *y = *(const struct tag *const *)b;
 	mt_wide vx, vy;
 	int c;
 
-	if (sort_key >= 0) {
-		if (sort_key == NCOUNTERS) {	/* per alloc; none without allocations */
+	if (o->sort_key >= 0) {
+		if (o->sort_key == NCOUNTERS) {	/* per alloc; none without allocations */
 			vx = value(x, C_DIFF) > 0 ? per_alloc(value(x, C_DIFF), value(x, C_BYTES)) :
 			    NONE_W;
 			vy = value(y, C_DIFF) > 0 ? per_alloc(value(y, C_DIFF), value(y, C_BYTES)) :
 			    NONE_W;
-		} else if (by_change) {
-			vx = change(x, sort_key);
-			vy = change(y, sort_key);
+		} else if (o->by_change) {
+			vx = change(o, x, o->sort_key);
+			vy = change(o, y, o->sort_key);
 		} else {
-			vx = value(x, sort_key);
-			vy = value(y, sort_key);
+			vx = value(x, o->sort_key);
+			vy = value(y, o->sort_key);
 		}
 		if (vx != vy)
 			return vx < vy ? 1 : -1;
@@ -109,18 +110,18 @@ tag_show(const char *name, char *buf, size_t size)
  * people in the table (KiB, MiB: mt_human), raw in TSV.
  */
 static void
-cell(char *buf, size_t size, mt_wide v, int c, int change_of)
+cell(const struct pooldiff_opts *o, char *buf, size_t size, mt_wide v, int c, int change_of)
 {
 	char h[40];
 
 	if (v == NONE_W)
 		snprintf(buf, size, "-");
-	else if (format == FORMAT_TABLE && (c == C_BYTES || c == SAT_PER_ALLOC))
+	else if (o->format == FORMAT_TABLE && (c == C_BYTES || c == SAT_PER_ALLOC))
 		/* Past 2^63-1 it says ">=8.0 EiB": no sign before it. */
 		snprintf(buf, size, "%s%s", change_of && v >= 0 && v <= SAT_MAX ? "+" : "",
 		    sat_human(v, &sat[c].hit, h, sizeof(h)));
 	else
-		snprintf(buf, size, change_of && format == FORMAT_TABLE ? "%+" PRId64 : "%" PRId64,
+		snprintf(buf, size, change_of && o->format == FORMAT_TABLE ? "%+" PRId64 : "%" PRId64,
 		    sat_narrow(v, &sat[c].hit));
 }
 
@@ -128,23 +129,23 @@ enum { COL_TAG, COL_TYPE, COL_COUNTERS, COL_PER_ALLOC = COL_COUNTERS + 2 * NCOUN
 
 /* A row: tag, type, each counter and its change, per alloc. */
 static void
-row_cells(struct mt_table *tb, const char *name, const char *type, const mt_wide v[NCOUNTERS],
-    const mt_wide d[NCOUNTERS])
+row_cells(const struct pooldiff_opts *o, struct mt_table *tb, const char *name, const char *type,
+    const mt_wide v[NCOUNTERS], const mt_wide d[NCOUNTERS])
 {
 	char c[NCOLS][64], shown[4096], ch[48];
 	const char *cells[NCOLS];
 	int i;
 
 	for (i = 0; i < NCOUNTERS; i++) {
-		cell(c[COL_COUNTERS + 2 * i], sizeof(c[0]), v[i], i, 0);
-		cell(ch, sizeof(ch), d[i], i, 1);
+		cell(o, c[COL_COUNTERS + 2 * i], sizeof(c[0]), v[i], i, 0);
+		cell(o, ch, sizeof(ch), d[i], i, 1);
 		snprintf(c[COL_COUNTERS + 2 * i + 1], sizeof(c[0]),
-		    format == FORMAT_TABLE ? "(%s)" : "%s", ch);
+		    o->format == FORMAT_TABLE ? "(%s)" : "%s", ch);
 	}
-	cell(c[COL_PER_ALLOC], sizeof(c[0]), per_alloc(v[C_DIFF], v[C_BYTES]), SAT_PER_ALLOC, 0);
+	cell(o, c[COL_PER_ALLOC], sizeof(c[0]), per_alloc(v[C_DIFF], v[C_BYTES]), SAT_PER_ALLOC, 0);
 	for (i = COL_COUNTERS; i < NCOLS; i++)
 		cells[i] = c[i];
-	if (format == FORMAT_TSV) {
+	if (o->format == FORMAT_TSV) {
 		printf("%s\t%s", name, type);
 		for (i = COL_COUNTERS; i < NCOLS; i++)
 			printf("\t%s", cells[i]);
@@ -157,7 +158,7 @@ row_cells(struct mt_table *tb, const char *name, const char *type, const mt_wide
 }
 
 void
-print_table(void)
+print_table(const struct pooldiff_opts *o)
 {
 	static const char *const head[NCOLS] = { "#Tag", "Type", "Allocs", "", "Frees", "",
 		"Diff", "", "Bytes", "", "PerAlloc" };
@@ -171,22 +172,22 @@ print_table(void)
 	for (c = 0; c < NCOUNTERS; c++)
 		tv[c] = td[c] = NONE_W;
 	for (i = 0; i < ntags; i++)
-		if ((tags[i]->in_cur || tags[i]->in_prev) && selected(tags[i]))
+		if ((tags[i]->in_cur || tags[i]->in_prev) && selected(o, tags[i]))
 			shown[n++] = tags[i];
-	qsort(shown, n, sizeof(*shown), by_sort);
+	qsort_r(shown, n, sizeof(*shown), by_sort, (void *)(uintptr_t)o);
 	time_label(snaps[nsnaps - 1].t, when, sizeof(when));
 	if (nsnaps > 1) {
-		time_label(snaps[since_first ? 0 : nsnaps - 2].t, before, sizeof(before));
+		time_label(snaps[o->since_first ? 0 : nsnaps - 2].t, before, sizeof(before));
 		printf("#mt-pooldiff time=%s host=%s snapshots=%zu changes-since=%s%s", when,
-		    snaps[nsnaps - 1].host, nsnaps, before, since_first ? " against=first" : "");
+		    snaps[nsnaps - 1].host, nsnaps, before, o->since_first ? " against=first" : "");
 		if (last_interval)
-			printf(" last-interval=%" PRIu64 ".%03us", last_interval / 1000000000,
-			    (unsigned)(last_interval % 1000000000 / 1000000));
+			printf(" last-interval=%s", mt_seconds(last_interval, 3, "s", before,
+			    sizeof(before)));
 		putchar('\n');
 	} else {
 		printf("#mt-pooldiff time=%s host=%s snapshots=1\n", when, snaps[nsnaps - 1].host);
 	}
-	if (format == FORMAT_TSV) {
+	if (o->format == FORMAT_TSV) {
 		printf("tag\ttype\tallocs\tallocs_change\tfrees\tfrees_change\tdiff\t"
 		    "diff_change\tbytes\tbytes_change\tper_alloc\n");
 	} else {
@@ -203,17 +204,17 @@ print_table(void)
 	for (i = 0; i < n; i++) {
 		for (c = 0; c < NCOUNTERS; c++) {
 			v[c] = value(shown[i], c);
-			d[c] = change(shown[i], c);
+			d[c] = change(o, shown[i], c);
 			have[c] |= v[c] != NONE_W;
 			if (v[c] != NONE_W)
 				tv[c] = (tv[c] == NONE_W ? 0 : tv[c]) + v[c];
 			if (d[c] != NONE_W)
 				td[c] = (td[c] == NONE_W ? 0 : td[c]) + d[c];
 		}
-		row_cells(tb, shown[i]->name, shown[i]->type, v, d);
+		row_cells(o, tb, shown[i]->name, shown[i]->type, v, d);
 	}
-	if (totals)
-		row_cells(tb, "TOTAL", "-", tv, td);
+	if (o->totals)
+		row_cells(o, tb, "TOTAL", "-", tv, td);
 	if (tb) {
 		/* A counter no row has (a /proc source's Allocs and Frees): not shown. */
 		for (c = 0; c < NCOUNTERS && n; c++)

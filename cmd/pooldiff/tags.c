@@ -167,8 +167,7 @@ time_label(int64_t t, char *buf, size_t size)
 	size_t n;
 
 	if (trace_start == NONE && saw_events && !saw_log) {
-		snprintf(buf, size, "%" PRId64 ".%03ds", t / 1000000000,
-		    (int)(t % 1000000000 / 1000000));
+		mt_seconds((uint64_t)t, 3, "s", buf, size);
 		return;
 	}
 	s = (time_t)(t / 1000000000);

@@ -41,27 +41,14 @@ static const char options[] =
     "  -V, --version        the version\n"
     "\n"
     "With no file, or -, standard input.  Exit 0, or 1 when something was wrong.\n";
-uint64_t t0, t1 = NONE;
-uint64_t from_opt = NONE, to_opt = NONE, last_opt = NONE, step;
-uint64_t at_opt = NONE;
-int at_peak;
-int64_t *pids;
-size_t npids;
-char **heaps;
-size_t nheaps;
-struct mt_regex *match_re, *exclude_re, *process_re;
-int spool = -1;
 struct mt_sink out;
 uint64_t nlife, nraw;
-
-static const char *step_arg;
 
 /* A series is an array a sample: bounded, as a step of 1ns is easy to type. */
 #define MAX_SAMPLES 10000000
 
-/* The options; 1 for --binary. */
-static int
-parse_options(int argc, char *argv[])
+static void
+parse_options(int argc, char *argv[], struct window_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "from", required_argument, NULL, 'f' },
@@ -81,49 +68,52 @@ parse_options(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	size_t pidcap = 0, heapcap = 0;
-	int ch, binary = 0;
+	int ch;
+
+	*o = (struct window_opts){ .from = NONE, .to = NONE, .last = NONE, .at = NONE,
+		.t1 = NONE };
 
 	while ((ch = getopt_long(argc, argv, "bqf:t:l:p:H:N:m:x:i:s:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			if (!strcmp(optarg, "peak"))
-				at_peak = 1;
+				o->at_peak = 1;
 			else
-				at_opt = eduration("--at", optarg, 1);
+				o->at = eduration("--at", optarg, 1);
 			break;
 		case 'b':
-			binary = 1;
+			o->binary = 1;
 			break;
 		case 'f':
-			from_opt = eduration("--from", optarg, 1);
+			o->from = eduration("--from", optarg, 1);
 			break;
 		case 't':
-			to_opt = eduration("--to", optarg, 1);
+			o->to = eduration("--to", optarg, 1);
 			break;
 		case 'l':
-			last_opt = eduration("--last", optarg, 1);
+			o->last = eduration("--last", optarg, 1);
 			break;
 		case 'i':
 		case 's':
-			step = eduration("--series", optarg, 0);
-			step_arg = optarg;
+			o->step = eduration("--series", optarg, 0);
+			o->step_arg = optarg;
 			break;
 		case 'p':
-			pids = egrow(pids, npids, &pidcap, sizeof(*pids));
-			pids[npids++] = estrtonum(optarg, 0, LLONG_MAX, "pid");
+			o->pids = egrow(o->pids, o->npids, &pidcap, sizeof(*o->pids));
+			o->pids[o->npids++] = estrtonum(optarg, 0, LLONG_MAX, "pid");
 			break;
 		case 'H':
-			heaps = egrow(heaps, nheaps, &heapcap, sizeof(*heaps));
-			heaps[nheaps++] = optarg;
+			o->heaps = egrow(o->heaps, o->nheaps, &heapcap, sizeof(*o->heaps));
+			o->heaps[o->nheaps++] = optarg;
 			break;
 		case 'm':
-			match_re = re_compile(optarg);
+			o->match_re = re_compile(optarg);
 			break;
 		case 'N':
-			process_re = re_compile(optarg);
+			o->process_re = re_compile(optarg);
 			break;
 		case 'x':
-			exclude_re = re_compile(optarg);
+			o->exclude_re = re_compile(optarg);
 			break;
 		case 'q':
 			progress_off();
@@ -136,95 +126,97 @@ parse_options(int argc, char *argv[])
 			mt_usage(0, synopsis, options);
 		}
 	}
-	return binary;
 }
 
 /*
  * The window [t0, t1) from the options, the trace's end read first when
- * they need it (stdin spooled to be read twice); 1 when the input could
- * not be read, said.
+ * they need it (stdin spooled to *spool to be read twice); 1 when the
+ * input could not be read, said.
  */
 static int
-window_bounds(const char *input)
+window_bounds(struct window_opts *o, const char *input, int *spool)
 {
 	char tmpname[4096];
 	const char *tmpdir = getenv("TMPDIR");
 	uint64_t end = 0;
 	int unread = 0, status;
 
-	if (last_opt != NONE || to_opt == NONE) {
+	if (o->last != NONE || o->to == NONE) {
 		if (!input || strcmp(input, "-") == 0) {
 			snprintf(tmpname, sizeof(tmpname), "%s/mt-window.XXXXXX",
 			    tmpdir && *tmpdir ? tmpdir : "/tmp");
-			if ((spool = mkstemp(tmpname)) < 0)
+			if ((*spool = mkstemp(tmpname)) < 0)
 				mt_err(2, "%s", tmpname);
 			unlink(tmpname);
-			if ((status = reader_spool(spool)))
+			if ((status = reader_spool(*spool)))
 				exit(status);
 		}
-		end = last_time(input, &unread);
+		end = last_time(input, *spool, &unread);
 		if (unread)	/* said once: the second pass would say it again */
 			return 1;
 	}
-	if (last_opt != NONE) {
-		t1 = end;
-		t0 = end > last_opt ? end - last_opt : 0;
+	if (o->last != NONE) {
+		o->t1 = end;
+		o->t0 = end > o->last ? end - o->last : 0;
 	} else {
-		t0 = from_opt == NONE ? 0 : from_opt;
-		t1 = to_opt == NONE ? (end > t0 ? end : t0 + 1) : to_opt;
+		o->t0 = o->from == NONE ? 0 : o->from;
+		o->t1 = o->to == NONE ? (end > o->t0 ? end : o->t0 + 1) : o->to;
 	}
-	if (t1 <= t0)
+	if (o->t1 <= o->t0)
 		mt_errx(2, "empty window: --to must come after --from");
-	if (step && (t1 - t0 - 1) / step >= MAX_SAMPLES)
+	if (o->step && (o->t1 - o->t0 - 1) / o->step >= MAX_SAMPLES)
 		mt_errx(2, "--series %s makes %" PRIu64 " samples a series, more than %d: a "
-		    "longer step, or a shorter window", step_arg, (t1 - t0 - 1) / step + 1,
-		    MAX_SAMPLES);
+		    "longer step, or a shorter window", o->step_arg,
+		    (o->t1 - o->t0 - 1) / o->step + 1, MAX_SAMPLES);
 	return 0;
 }
 
 int
 main(int argc, char *argv[])
 {
+	/* Static: what it holds is still reachable after main() returns (LSan). */
+	static struct window_opts o;
 	const char *input = NULL;
-	int status = 0, binary;
+	int status = 0, spool = -1;
 
 	mt_setprogname(argv[0]);
-	binary = parse_options(argc, argv);
+	parse_options(argc, argv, &o);
 	argc -= optind;
 	argv += optind;
-	if (argc > 1 || (last_opt != NONE && (from_opt != NONE || to_opt != NONE)))
+	if (argc > 1 || (o.last != NONE && (o.from != NONE || o.to != NONE)))
 		mt_usage(0, synopsis, options);
-	if ((at_peak || at_opt != NONE) && (step || from_opt != NONE || to_opt != NONE ||
-	    last_opt != NONE))
+	if ((o.at_peak || o.at != NONE) && (o.step || o.from != NONE || o.to != NONE ||
+	    o.last != NONE))
 		mt_errx(2, "--at is an instant: not with --from, --to, --last or --series");
-	if (at_opt != NONE)	/* the window from the trace's start to the instant */
-		to_opt = at_opt + 1;
+	if (o.at != NONE)	/* the window from the trace's start to the instant */
+		o.to = o.at + 1;
 	if (!reader_inputs(&argc, argv))
 		return 1;
 	if (argc == 1)
 		input = argv[0];
-	if (window_bounds(input))
+	if (window_bounds(&o, input, &spool))
 		return 1;
-	if (binary && isatty(STDOUT_FILENO))
+	if (o.binary && isatty(STDOUT_FILENO))
 		mt_errx(2, "binary output to a terminal");
-	sink_init(&out, STDOUT_FILENO, binary);
-	if (at_peak) {
+	sink_init(&out, STDOUT_FILENO, o.binary);
+	if (o.at_peak) {
 		/* A series with one step, the window (a power of 2, for buckets
 		   that double): its changes give the peaks. */
-		for (step = 1; step < t1 - t0 && step < (UINT64_C(1) << 62); step *= 2)
+		for (o.step = 1; o.step < o.t1 - o.t0 && o.step < (UINT64_C(1) << 62);
+		    o.step *= 2)
 			;
-		status |= window(input, 1);
-		series_peaks();
-		step = 0;
+		status |= window(&o, input, spool, 1);
+		series_peaks(&o);
+		o.step = 0;
 	}
-	status |= window(input, 0);
-	put_peaks();
-	if (step && nlife)
-		series_write(t1);
+	status |= window(&o, input, spool, 0);
+	put_peaks(&o);
+	if (o.step && nlife)
+		series_write(&o, o.t1);
 	status |= sink_finish(&out);
 	if (!nlife && nraw)
 		mt_errx(1, "no life records: run mt-lifetime first");
-	say_times();
+	say_times(&o);
 	sat_say(&sat_bytes);
 	sat_say(&sat_count);
 	return status | mt_status;

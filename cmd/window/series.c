@@ -224,9 +224,9 @@ series_merge(struct series *s)
    m the least factor of what is left of the step (a 1 s step: 2 nine
    times, then 5). */
 static void
-series_coarsen(void)
+series_coarsen(const struct window_opts *o)
 {
-	uint64_t q = step / resolution, m = q;
+	uint64_t q = o->step / resolution, m = q;
 	size_t i, j, n;
 
 	for (i = 2; i < 1000000 && (uint64_t)i * i <= q; i++)
@@ -255,14 +255,15 @@ series_coarsen(void)
 }
 
 static uint64_t
-bucket(uint64_t t)
+bucket(const struct window_opts *o, uint64_t t)
 {
-	return t <= t0 ? 0 : (t - t0 - 1) / resolution + 1;
+	return t <= o->t0 ? 0 : (t - o->t0 - 1) / resolution + 1;
 }
 
 /* A change in bytes and count at bucket k; rise and dip its own. */
 static void
-series_change(struct series *s, uint64_t k, int64_t bytes, int64_t count, int64_t rise)
+series_change(const struct window_opts *o, struct series *s, uint64_t k, int64_t bytes,
+    int64_t count, int64_t rise)
 {
 	struct change *c;
 
@@ -292,37 +293,38 @@ series_change(struct series *s, uint64_t k, int64_t bytes, int64_t count, int64_
 	c->count = count;
 	c->rise = rise;
 	c->dip = bytes < 0 ? bytes : 0;
-	if (++nchanges > CHANGES_KEPT && resolution < step)
-		series_coarsen();
+	if (++nchanges > CHANGES_KEPT && resolution < o->step)
+		series_coarsen(o);
 	else if (s->n - s->sorted >= TAIL_KEPT && s->n - s->sorted >= s->sorted / 8)
 		series_merge(s);
 }
 
 void
-series_add(const struct mt_event *ev, uint64_t ta, uint64_t tf, int64_t size)
+series_add(const struct window_opts *o, const struct mt_event *ev, uint64_t ta, uint64_t tf,
+    int64_t size)
 {
 	struct series *s = series_find(ev);
-	uint64_t ka = bucket(ta);
+	uint64_t ka = bucket(o, ta);
 
 	/* Live at t when ta <= t < tf; nothing for one that ended by t0. */
-	if (tf != NONE && (tf <= t0 || tf <= ta))
+	if (tf != NONE && (tf <= o->t0 || tf <= ta))
 		return;
-	if (tf != NONE && bucket(tf) == ka) {
+	if (tf != NONE && bucket(o, tf) == ka) {
 		/* Within one bucket: up by its size and down again, in order. */
-		series_change(s, ka, 0, 0, size);
+		series_change(o, s, ka, 0, 0, size);
 		return;
 	}
-	series_change(s, ka, size, 1, size > 0 ? size : 0);
+	series_change(o, s, ka, size, 1, size > 0 ? size : 0);
 	if (tf != NONE)
-		series_change(s, bucket(tf), -size, -1, 0);
+		series_change(o, s, bucket(o, tf), -size, -1, 0);
 }
 
 void
-series_write(uint64_t end)
+series_write(const struct window_opts *o, uint64_t end)
 {
 	/* Samples to the first at or after the trace's last instant, so
 	   that the last step, whole or not, has its most and least. */
-	uint64_t k, kmax = (end - 1 - t0 + step - 1) / step + 1, per = step / resolution;
+	uint64_t k, kmax = (end - 1 - o->t0 + o->step - 1) / o->step + 1, per = o->step / resolution;
 	struct mt_event ev;
 	size_t i;
 
@@ -351,10 +353,10 @@ series_write(uint64_t end)
 			   and the first instant each extreme was reached (a
 			   bucket's end: the nanosecond while exact). */
 			hi = lo = b;
-			thi = tlo = k ? t0 + (k - 1) * step : t0;
+			thi = tlo = k ? o->t0 + (k - 1) * o->step : o->t0;
 			for (; j < s->n && s->c[j].k <= k * per; j++) {
 				mt_wide up = b + s->c[j].rise, down = b + s->c[j].dip;
-				uint64_t tc = t0 + s->c[j].k * resolution;
+				uint64_t tc = o->t0 + s->c[j].k * resolution;
 
 				if (up > hi) {
 					hi = up;
@@ -369,12 +371,12 @@ series_write(uint64_t end)
 			}
 			if (k == 0) {	/* the first sample is an instant */
 				hi = lo = b;
-				thi = tlo = t0;
+				thi = tlo = o->t0;
 			}
 			memset(&ev, 0, sizeof(ev));
 			ev.type = MT_SAMPLE;
 			ev.flags = EV_RANGE | EV_INSTANTS;
-			ev.ts = t0 + k * step;
+			ev.ts = o->t0 + k * o->step;
 			ev.ts2 = thi;
 			ev.count[2] = tlo;
 			ev.pid = s->pid;
@@ -394,7 +396,7 @@ series_write(uint64_t end)
  * In buckets coarser than a nanosecond the instant is the bucket's end.
  */
 void
-series_peaks(void)
+series_peaks(const struct window_opts *o)
 {
 	size_t i, j;
 
@@ -403,7 +405,7 @@ series_peaks(void)
 		mt_wide b = 0, c = 0, peak_b = 0, peak_c = 0;
 
 		series_merge(s);
-		s->peak_t = t0;
+		s->peak_t = o->t0;
 		for (j = 0; j < s->n; j++) {
 			mt_wide top = b + s->c[j].rise;
 
@@ -412,7 +414,7 @@ series_peaks(void)
 			if (top > peak_b || j == 0) {
 				peak_b = top;
 				peak_c = c;
-				s->peak_t = t0 + s->c[j].k * resolution;
+				s->peak_t = o->t0 + s->c[j].k * resolution;
 			}
 		}
 		if (peak_b < 0)
@@ -430,7 +432,7 @@ series_peaks(void)
 
 /* The peaks, as sample lines, after the window line. */
 void
-put_peaks(void)
+put_peaks(const struct window_opts *o)
 {
 	static int put;
 	struct mt_event ev;
@@ -438,7 +440,7 @@ put_peaks(void)
 
 	if (put++)
 		return;
-	for (i = 0; at_peak && i < nseries; i++) {
+	for (i = 0; o->at_peak && i < nseries; i++) {
 		memset(&ev, 0, sizeof(ev));
 		ev.type = MT_SAMPLE;
 		ev.ts = series[i].peak_t;

@@ -17,42 +17,36 @@ static uint64_t nkept, input_end;
 void
 format_time(char *buf, size_t len, uint64_t ns)
 {
-	int n = snprintf(buf, len, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
-
-	while (n > 0 && buf[n - 1] == '0')
-		n--;
-	if (n > 0 && buf[n - 1] == '.')
-		n--;
-	snprintf(buf + n, len - (size_t)n, "s");
+	mt_seconds(ns, -1, "s", buf, len);
 }
 
 /* A window past the trace, or with nothing in it: a warning, not an error. */
 void
-say_times(void)
+say_times(const struct window_opts *o)
 {
 	char a[64], b[64];
-	int filtered = npids || nheaps || match_re || exclude_re || process_re;
+	int filtered = o->npids || o->nheaps || o->match_re || o->exclude_re || o->process_re;
 
 	if (!nlife)
 		return;
 	format_time(b, sizeof(b), input_end - 1);	/* its last time */
-	if (from_opt != NONE && from_opt >= input_end) {
-		format_time(a, sizeof(a), from_opt);
+	if (o->from != NONE && o->from >= input_end) {
+		format_time(a, sizeof(a), o->from);
 		mt_note("warning: --from %s is past the trace's end (%s)", a, b);
-	} else if (at_opt != NONE && at_opt >= input_end) {
-		format_time(a, sizeof(a), at_opt);
+	} else if (o->at != NONE && o->at >= input_end) {
+		format_time(a, sizeof(a), o->at);
 		mt_note("warning: --at %s is past the trace's end (%s)", a, b);
-	} else if (to_opt != NONE && to_opt > input_end && at_opt == NONE) {
-		format_time(a, sizeof(a), to_opt);
+	} else if (o->to != NONE && o->to > input_end && o->at == NONE) {
+		format_time(a, sizeof(a), o->to);
 		mt_note("warning: --to %s is past the trace's end (%s)", a, b);
 	}
-	if (!nkept && (at_opt != NONE || at_peak)) {
-		format_time(a, sizeof(a), at_opt);
-		mt_note("warning: no lifetimes live at %s%s", at_peak ? "the peaks" : a,
+	if (!nkept && (o->at != NONE || o->at_peak)) {
+		format_time(a, sizeof(a), o->at);
+		mt_note("warning: no lifetimes live at %s%s", o->at_peak ? "the peaks" : a,
 		    filtered ? " that the filters keep" : "");
 	} else if (!nkept) {
-		format_time(a, sizeof(a), t0);
-		format_time(b, sizeof(b), t1);
+		format_time(a, sizeof(a), o->t0);
+		format_time(b, sizeof(b), o->t1);
 		mt_note("warning: no lifetimes in the window [%s, %s)%s", a, b,
 		    filtered ? " that the filters keep" : "");
 	}
@@ -118,7 +112,8 @@ stack_seen(const struct mt_event *ev)
 
 /* Does the process name, or any frame of the stack, match?  which: 0, 1. */
 static int
-matches(int which, int64_t pid, uint64_t stack_id, int has_stack)
+matches(const struct window_opts *o, int which, int64_t pid, uint64_t stack_id,
+    int has_stack)
 {
 	void **v, **sy;
 	uintptr_t m;
@@ -132,9 +127,9 @@ matches(int which, int64_t pid, uint64_t stack_id, int has_stack)
 		struct stack *st = *v;
 
 		m = ANSWERED;
-		if (match_re && frames_match(st, match_re))
+		if (o->match_re && frames_match(st, o->match_re))
 			m |= 2;
-		if (exclude_re && frames_match(st, exclude_re))
+		if (o->exclude_re && frames_match(st, o->exclude_re))
 			m |= 4;
 		free(st);
 		*v = (void *)m;
@@ -143,53 +138,54 @@ matches(int which, int64_t pid, uint64_t stack_id, int has_stack)
 }
 
 static int
-keep(const struct mt_event *ev)
+keep(const struct window_opts *o, const struct mt_event *ev)
 {
 	size_t i;
 	int has_stack = !(ev->flags & EV_STACK_NONE);
 
-	if (npids) {
-		for (i = 0; i < npids; i++)
-			if (pids[i] == ev->pid)
+	if (o->npids) {
+		for (i = 0; i < o->npids; i++)
+			if (o->pids[i] == ev->pid)
 				break;
-		if (i == npids)
+		if (i == o->npids)
 			return 0;
 	}
-	if (nheaps) {
-		for (i = 0; i < nheaps; i++)
-			if (strlen(heaps[i]) == ev->heap.len && !memcmp(heaps[i], ev->heap.s, ev->heap.len))
+	if (o->nheaps) {
+		for (i = 0; i < o->nheaps; i++)
+			if (strlen(o->heaps[i]) == ev->heap.len &&
+			    !memcmp(o->heaps[i], ev->heap.s, ev->heap.len))
 				break;
-		if (i == nheaps)
+		if (i == o->nheaps)
 			return 0;
 	}
-	if (process_re) {
+	if (o->process_re) {
 		void **v = u64map_get(&proc_match, (uint64_t)ev->pid, 0);
 		if (!v || !((uintptr_t)*v & 8))
 			return 0;
 	}
-	if (match_re && !matches(0, ev->pid, ev->stack, has_stack))
+	if (o->match_re && !matches(o, 0, ev->pid, ev->stack, has_stack))
 		return 0;
-	if (exclude_re && matches(1, ev->pid, ev->stack, has_stack))
+	if (o->exclude_re && matches(o, 1, ev->pid, ev->stack, has_stack))
 		return 0;
 	return 1;
 }
 
 /* A process's names against the expressions: an exec renames it. */
 static void
-proc_seen(const struct mt_event *ev)
+proc_seen(const struct window_opts *o, const struct mt_event *ev)
 {
 	void **v = u64map_get(&proc_match, (uint64_t)ev->pid, 1);
 	uintptr_t m = (uintptr_t)*v | 4;
 	size_t n;
 	const char *name = proc_name(ev->s1.s, ev->s1.len, &n);
 
-	if (match_re && re_match(match_re, ev->s1.s, ev->s1.len))
+	if (o->match_re && re_match(o->match_re, ev->s1.s, ev->s1.len))
 		m |= 1;
-	if (exclude_re && re_match(exclude_re, ev->s1.s, ev->s1.len))
+	if (o->exclude_re && re_match(o->exclude_re, ev->s1.s, ev->s1.len))
 		m |= 2;
 	/* Each image its own name. */
 	m &= ~(uintptr_t)8;
-	if (process_re && re_match(process_re, name, n))
+	if (o->process_re && re_match(o->process_re, name, n))
 		m |= 8;
 	*v = (void *)m;
 }
@@ -212,7 +208,7 @@ end_after(const struct mt_event *ev, uint64_t end)
 
 /* The input, once more: a copy of stdin is still named stdin. */
 static struct mt_reader *
-open_input(const char *path)
+open_input(const char *path, int spool)
 {
 	int fd;
 
@@ -227,9 +223,9 @@ open_input(const char *path)
 
 /* The end of the trace: the last time any record carries, plus one. */
 uint64_t
-last_time(const char *path, int *unread)
+last_time(const char *path, int spool, int *unread)
 {
-	struct mt_reader *r = open_input(path);
+	struct mt_reader *r = open_input(path, spool);
 	struct mt_event ev;
 	uint64_t end = 0;
 
@@ -245,14 +241,14 @@ last_time(const char *path, int *unread)
 
 /* The window line goes first, after the header if the stream has one. */
 static void
-put_window(void)
+put_window(const struct window_opts *o)
 {
 	struct mt_event ev;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.type = MT_WINDOW;
-	ev.ts = t0;
-	ev.ts2 = t1;
+	ev.ts = o->t0;
+	ev.ts2 = o->t1;
 	sink_put(&out, &ev);
 }
 
@@ -262,23 +258,23 @@ put_window(void)
  * first pass of --at peak, only added to the series.
  */
 static void
-window_life(struct mt_event *ev, int peaks)
+window_life(const struct window_opts *o, struct mt_event *ev, int peaks)
 {
 	uint64_t ta = ev->flags & EV_TS_NONE ? 0 : ev->ts;
 	uint64_t tf = ev->flags & EV_TS2_NONE ? NONE : ev->ts2;
 	unsigned cls;
 
 	if (peaks) {
-		if ((tf == NONE || tf > t0) && keep(ev))
-			series_add(ev, ta, tf, ev->flags & EV_SIZE_NONE ? 0 : (int64_t)ev->size);
+		if ((tf == NONE || tf > o->t0) && keep(o, ev))
+			series_add(o, ev, ta, tf, ev->flags & EV_SIZE_NONE ? 0 : (int64_t)ev->size);
 		return;
 	}
 	nlife++;
-	if (at_peak || at_opt != NONE) {
+	if (o->at_peak || o->at != NONE) {
 		/* Live at the instant: allocated by it, freed after it. */
-		uint64_t at = at_opt;
-		if (at_peak) {
-			struct series *s = keep(ev) ? series_find(ev) : NULL;
+		uint64_t at = o->at;
+		if (o->at_peak) {
+			struct series *s = keep(o, ev) ? series_find(ev) : NULL;
 			if (!s)
 				return;
 			at = series_peak_time(s);
@@ -291,23 +287,23 @@ window_life(struct mt_event *ev, int peaks)
 	 * outstanding for ever, as in WPA, where an exit writes no free; the
 	 * graph and --at still see it end with its process.
 	 */
-	if (!step && !at_peak && at_opt == NONE && ev->s2.len == 4 &&
+	if (!o->step && !o->at_peak && o->at == NONE && ev->s2.len == 4 &&
 	    !memcmp(ev->s2.s, "exit", 4))
 		tf = NONE;
 	/* In the window iff it began before its end and ended after its start. */
-	if (!((ev->flags & EV_TS_NONE) || ta < t1) || !(tf == NONE || tf > t0))
+	if (!((ev->flags & EV_TS_NONE) || ta < o->t1) || !(tf == NONE || tf > o->t0))
 		return;
-	if (!keep(ev))
+	if (!keep(o, ev))
 		return;
 	nkept++;
 	/* Freed inside the window, unless outstanding at the instant of --at. */
-	cls = life_class(!(ev->flags & EV_TS_NONE) && ta >= t0,
-	    tf != NONE && tf < t1 && !at_peak && at_opt == NONE);
+	cls = life_class(!(ev->flags & EV_TS_NONE) && ta >= o->t0,
+	    tf != NONE && tf < o->t1 && !o->at_peak && o->at == NONE);
 	ev->impact = life_class_impact(cls, ev->size, !(ev->flags & EV_SIZE_NONE));
 	ev->s1.s = life_class_names[cls];
 	ev->s1.len = 4;
-	if (step) {
-		series_add(ev, ev->flags & EV_TS_NONE ? 0 : ta, tf,
+	if (o->step) {
+		series_add(o, ev, ev->flags & EV_TS_NONE ? 0 : ta, tf,
 		    ev->flags & EV_SIZE_NONE ? 0 : (int64_t)ev->size);
 		return;
 	}
@@ -316,32 +312,32 @@ window_life(struct mt_event *ev, int peaks)
 }
 
 int
-window(const char *path, int peaks)
+window(const struct window_opts *o, const char *path, int spool, int peaks)
 {
 	struct mt_reader *r;
 	struct mt_event ev;
 	int first = 1;
 
-	if (!(r = open_input(path)))
+	if (!(r = open_input(path, spool)))
 		return 1;
 	if (peaks)
 		reader_quiet(r);	/* the pass that writes says what is wrong */
-	if ((match_re || exclude_re) && !dict)
+	if ((o->match_re || o->exclude_re) && !dict)
 		dict = dict_new(NULL);
 	while (reader_next(r, &ev)) {
-		if (first && !step && !peaks) {
+		if (first && !o->step && !peaks) {
 			first = 0;
-			if (ev.type == MT_COMMENT && ev.s1.len >= 10 && !memcmp(ev.s1.s, "#mt-events", 10)) {
+			if (ev.header) {
 				sink_pass(&out, r, &ev);
-				put_window();
+				put_window(o);
 				continue;
 			}
-			put_window();
+			put_window(o);
 		}
 		if (ev.type == MT_WINDOW)
 			continue;	/* ours replaces it */
 		if (ev.type == MT_PROC)
-			proc_seen(&ev);
+			proc_seen(o, &ev);
 		else if (dict && ev.type == MT_STACK)
 			stack_seen(&ev);
 		else if (dict && ev.type == MT_SYM)
@@ -349,14 +345,14 @@ window(const char *path, int peaks)
 		if (!peaks)
 			input_end = end_after(&ev, input_end);
 		if (ev.type == MT_LIFE && !peaks)
-			put_peaks();	/* after the dictionary before the first */
+			put_peaks(o);	/* after the dictionary before the first */
 		if (ev.type == MT_LIFE) {
-			window_life(&ev, peaks);
+			window_life(o, &ev, peaks);
 		} else if (!peaks) {
 			if (ev.type == MT_ALLOC || ev.type == MT_FREE)
 				nraw++;
 			/* A series passes the processes' names on, for its readers. */
-			if (!step || ev.type == MT_PROC)
+			if (!o->step || ev.type == MT_PROC)
 				sink_pass(&out, r, &ev);
 		}
 	}

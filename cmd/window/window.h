@@ -1,6 +1,6 @@
 /*
- * mt-window's state shared by its files: the window and the filters that
- * main.c sets from the options, and the sink the lines go to.
+ * mt-window's files: the options main() reads and the window they make,
+ * handed to the others, and the sink the lines go to.
  */
 #ifndef MT_WINDOW_H
 #define MT_WINDOW_H
@@ -12,33 +12,40 @@
 
 #define NONE UINT64_MAX
 
-extern uint64_t t0, t1;		/* the window [t0, t1) */
-extern uint64_t from_opt, to_opt, last_opt, step;
-extern uint64_t at_opt;		/* --at TIME */
-extern int at_peak;		/* --at peak */
-extern int64_t *pids;
-extern size_t npids;
-extern char **heaps;
-extern size_t nheaps;
-extern struct mt_regex *match_re, *exclude_re, *process_re;
-extern int spool;		/* stdin, kept in a temporary file to read twice */
+struct window_opts {
+	uint64_t from, to, last;	/* --from, --to, --last; NONE: not given */
+	uint64_t at;			/* --at TIME; NONE: not given */
+	int at_peak;			/* --at peak */
+	uint64_t step;			/* --series; 0: none (main's for --at peak's first pass) */
+	const char *step_arg;
+	int64_t *pids;			/* --pid */
+	size_t npids;
+	char **heaps;			/* --heap */
+	size_t nheaps;
+	struct mt_regex *match_re, *exclude_re, *process_re;
+	int binary;			/* --binary */
+	uint64_t t0, t1;		/* the window [t0, t1) they make */
+};
+
 extern struct mt_sink out;
 extern uint64_t nlife, nraw;	/* what the input held */
 
 /* window.c */
 void format_time(char *buf, size_t len, uint64_t ns);
-uint64_t last_time(const char *path, int *unread);
-int window(const char *path, int peaks);
-void say_times(void);
+/* spool: stdin kept in a temporary file to read twice, or -1 */
+uint64_t last_time(const char *path, int spool, int *unread);
+int window(const struct window_opts *o, const char *path, int spool, int peaks);
+void say_times(const struct window_opts *o);
 
 /* series.c */
 struct series;
 extern struct mt_sat sat_bytes, sat_count;
 struct series *series_find(const struct mt_event *ev);
 uint64_t series_peak_time(const struct series *s);
-void series_add(const struct mt_event *ev, uint64_t ta, uint64_t tf, int64_t size);
-void series_write(uint64_t end);
-void series_peaks(void);
-void put_peaks(void);
+void series_add(const struct window_opts *o, const struct mt_event *ev, uint64_t ta, uint64_t tf,
+    int64_t size);
+void series_write(const struct window_opts *o, uint64_t end);
+void series_peaks(const struct window_opts *o);
+void put_peaks(const struct window_opts *o);
 
 #endif

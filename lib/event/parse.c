@@ -60,24 +60,6 @@ record_word(const char *s)
 #define STRING_(x) #x
 #define STRING(x) STRING_(x)
 
-/*
- * A header of another version than ours: its records may mean something
- * else (mt-events(5)), so it is not read as ours without a word.  Its
- * version, of *vlen bytes; NULL for ours or any other comment.
- */
-static const char *
-bad_header(const char *line, size_t len, size_t *vlen)
-{
-	static const char ours[] = STRING(MT_EVENTS_VERSION);
-	const char *v = line + 10;
-
-	if (len < 10 || memcmp(line, "#mt-events", 10) || (len > 10 && *v != '\t'))
-		return NULL;
-	v += len > 10;
-	*vlen = strcspn(v, "\t");
-	return *vlen == sizeof(ours) - 1 && !memcmp(v, ours, *vlen) ? NULL : v;
-}
-
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* Eight ASCII digits as a number, or -1 when one is not a digit. */
 static inline int64_t
@@ -474,20 +456,55 @@ parse_pool(PARSE_ARGS)
 }
 
 /*
- * A comment, kept whole; one of another version's header refused, since
- * its records may mean something else.
+ * The header, "#mt-events\tVERSION\tkey=value...", into p->header.  One
+ * of another version is refused, since its records may mean something
+ * else (mt-events(5)), and so is a start or a resolution that is no
+ * number; keys not known are passed over.
  */
+static int
+parse_header(struct mt_parser *p, const char *line, size_t len, struct mt_event *ev)
+{
+	static const char ours[] = STRING(MT_EVENTS_VERSION);
+	struct mt_header *h = &p->header;
+	const char *f = line + 10, *end = line + len, *tab;
+	size_t n;
+
+	f += f < end;
+	tab = memchr(f, '\t', (size_t)(end - f));
+	n = (size_t)((tab ? tab : end) - f);
+	if (n != sizeof(ours) - 1 || memcmp(f, ours, n))
+		return fail_n(p, "unknown version", f, n);
+	memset(h, 0, sizeof(*h));
+	h->version = MT_EVENTS_VERSION;
+	h->resolution = 1;
+	for (f += n; f < end; f += n) {
+		f++;
+		tab = memchr(f, '\t', (size_t)(end - f));
+		n = (size_t)((tab ? tab : end) - f);
+		if (n >= 6 && !memcmp(f, "start=", 6)) {
+			if (decn(f + 6, n - 6, &h->start))
+				return fail_n(p, "bad start", f + 6, n - 6);
+		} else if (n >= 5 && !memcmp(f, "host=", 5)) {
+			h->host = (struct mt_str){ f + 5, n - 5 };
+		} else if (n >= 11 && !memcmp(f, "resolution=", 11)) {
+			if (decn(f + 11, n - 11, &h->resolution) || h->resolution < 1 ||
+			    h->resolution > 1000000000)
+				return fail_n(p, "bad resolution", f + 11, n - 11);
+		}
+	}
+	ev->header = h;
+	return 0;
+}
+
+/* A comment, kept whole; the header parsed too. */
 static int
 parse_comment(struct mt_parser *p, char *line, size_t len, struct mt_event *ev)
 {
-	const char *v;
-	size_t vlen;
-
-	if ((v = bad_header(line, len, &vlen)))
-		return fail_n(p, "unknown version", v, vlen);
 	ev->type = MT_COMMENT;
 	ev->s1.s = line;
 	ev->s1.len = len;
+	if (len >= 10 && !memcmp(line, "#mt-events", 10) && (len == 10 || line[10] == '\t'))
+		return parse_header(p, line, len, ev);
 	return 0;
 }
 

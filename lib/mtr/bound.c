@@ -461,8 +461,7 @@ put_carried(struct trace_bound *b)
 int
 bound_finish(struct trace_bound *b)
 {
-	size_t i, off;
-	ssize_t n;
+	size_t i;
 	int error;
 
 	if (!b->circular) {
@@ -482,15 +481,8 @@ bound_finish(struct trace_bound *b)
 		return error;
 	for (i = 0; i < b->nframes; i++) {
 		struct held_frame *f = &b->frames[b->head + i];
-		for (off = 0; off < f->len; off += (size_t)n) {
-			n = write(b->fd, f->data + off, f->len - off);
-			if (n < 0 && errno == EINTR) {
-				n = 0;
-				continue;
-			}
-			if (n <= 0)
-				return n < 0 ? errno : EIO;
-		}
+		if (writeall(b->fd, f->data, f->len) != f->len)
+			return errno;
 	}
 	return 0;
 }

@@ -33,10 +33,9 @@ struct ref_slot {
 	uint32_t cls;		/* its reuse class */
 };
 
-struct thread_slot {
+/* A thread the frame defined, by its number in the frame. */
+struct frame_thread {
 	int64_t pid, tid;
-	uint32_t gen;
-	uint32_t index;
 };
 
 /* A life record's fate, none, exit or end, as its LF_FATE; -1: another. */
@@ -69,8 +68,9 @@ struct trace_writer {
 	uint32_t gen;
 	struct frame_state fs;
 	struct ref_slot *refs;
-	struct thread_slot *threads;
-	struct thread_slot *last_thread;	/* looked up last */
+	struct frame_thread *threads;	/* the frame's, fs.nthreads of them */
+	struct idxtab thread_tab;
+	uint32_t last_thread;		/* looked up last; IDXTAB_NONE: none yet */
 	struct mt_str heaps[MAX_HEAPS];	/* names defined in this frame */
 	char heapnames[HEAPNAMES_MAX];	/* their bytes */
 	size_t heapnames_len;
@@ -110,7 +110,8 @@ trace_writer_new(int fd, int level)
 		w->st[i].p = emalloc(w->st[i].cap);
 	}
 	w->refs = ecalloc(REF_SLOTS, sizeof(*w->refs));
-	w->threads = ecalloc(THREAD_SLOTS, sizeof(*w->threads));
+	w->threads = emalloc(THREAD_SLOTS * sizeof(*w->threads));
+	w->last_thread = IDXTAB_NONE;
 	w->gen = 1;
 	frame_state_reset(&w->fs);
 	w->textcap = 4096;
@@ -131,9 +132,10 @@ frame_reset(struct trace_writer *w)
 	w->rawlen = 0;
 	frame_state_reset(&w->fs);
 	w->heapnames_len = 0;
+	idxtab_clear(&w->thread_tab);
+	w->last_thread = IDXTAB_NONE;
 	if (++w->gen == 0) {
 		memset(w->refs, 0, REF_SLOTS * sizeof(*w->refs));
-		memset(w->threads, 0, THREAD_SLOTS * sizeof(*w->threads));
 		w->gen = 1;
 	}
 }
@@ -231,42 +233,49 @@ put_bytes(struct trace_writer *w, struct mt_str s)
 	w->rawlen += s.len;
 }
 
-/* The thread's frame index, defining it first when it is new. */
+struct thread_want {
+	const struct trace_writer *w;
+	int64_t pid, tid;
+};
+
+static int
+thread_same(const void *key, uint32_t i)
+{
+	const struct thread_want *t = key;
+
+	return t->w->threads[i].pid == t->pid && t->w->threads[i].tid == t->tid;
+}
+
+/*
+ * The thread's frame index, defining it first when it is new; a frame
+ * ends before it holds THREAD_SLOTS / 2 (writer_full()).
+ */
 static uint32_t __attribute__((noinline))
 thread_lookup(struct trace_writer *w, int64_t pid, int64_t tid)
 {
-	uint32_t h;
-	struct thread_slot *s;
+	struct thread_want want = { w, pid, tid };
+	uint64_t h = hash64((uint64_t)pid << 32 ^ (uint64_t)tid);
+	uint32_t i = idxtab_find(&w->thread_tab, h, thread_same, &want);
 
-	h = (uint32_t)hash64((uint64_t)pid << 32 ^ (uint64_t)tid) & (THREAD_SLOTS - 1);
-	for (;; h = (h + 1) & (THREAD_SLOTS - 1)) {
-		s = &w->threads[h];
-		if (s->gen != w->gen)
-			break;
-		if (s->pid == pid && s->tid == tid) {
-			w->last_thread = s;
-			return s->index;
-		}
+	if (i == IDXTAB_NONE) {
+		i = w->fs.nthreads++;
+		w->threads[i] = (struct frame_thread){ pid, tid };
+		idxtab_add(&w->thread_tab, h, i);
+		put_byte(w, S_TAG, R_THREAD);
+		put(w, S_MISC, (uint64_t)pid);
+		put(w, S_MISC, (uint64_t)tid);
 	}
-	w->last_thread = s;
-	s->gen = w->gen;
-	s->pid = pid;
-	s->tid = tid;
-	s->index = w->fs.nthreads++;
-	put_byte(w, S_TAG, R_THREAD);
-	put(w, S_MISC, (uint64_t)pid);
-	put(w, S_MISC, (uint64_t)tid);
-	return s->index;
+	return w->last_thread = i;
 }
 
 static inline uint32_t
 thread_index(struct trace_writer *w, int64_t pid, int64_t tid)
 {
-	const struct thread_slot *s = w->last_thread;
+	uint32_t i = w->last_thread;
 
 	/* Most records are of the thread before. */
-	if (s && s->gen == w->gen && s->pid == pid && s->tid == tid)
-		return s->index;
+	if (i != IDXTAB_NONE && w->threads[i].pid == pid && w->threads[i].tid == tid)
+		return i;
 	return thread_lookup(w, pid, tid);
 }
 
@@ -510,35 +519,6 @@ put_life(struct trace_writer *w, unsigned f, int64_t pid, int64_t tid, struct mt
 	put_byte(w, S_TAG, tag);
 }
 
-/* The pairer's lifetime as a life event, class cls (0-3). */
-void
-life_event(const struct mt_life *l, unsigned cls, int64_t impact, struct mt_event *ev)
-{
-	event_clear(ev);
-	ev->type = MT_LIFE;
-	ev->ts = l->ta;
-	ev->ts2 = l->tf;
-	ev->pid = l->pid;
-	ev->tid = l->tid;
-	ev->heap = l->heap;
-	ev->addr = l->addr;
-	ev->size = l->size;
-	ev->stack = l->stack;
-	ev->impact = impact;
-	ev->flags = (l->ta == UINT64_MAX ? EV_TS_NONE : 0) | (l->tf == UINT64_MAX ? EV_TS2_NONE : 0) |
-	    (l->tid < 0 ? EV_TID_NONE : 0) | (l->size == UINT64_MAX ? EV_SIZE_NONE : 0) |
-	    (l->stack == UINT64_MAX ? EV_STACK_NONE : 0);
-	ev->s1 = (struct mt_str){ life_class_names[cls & 3], 4 };
-	if (l->fate)
-		ev->s2 = (struct mt_str){ l->fate, strlen(l->fate) };
-	if (l->free_stack != UINT64_MAX) {
-		ev->stack2 = l->free_stack;
-		ev->flags |= EV_STACK2;
-	}
-	if (l->temporary)
-		ev->flags |= EV_TEMP;
-}
-
 /*
  * The pairer's lifetime as a life record, without making it an event
  * first (its class named, then read back): cls 0-3 is aifi aifo aofi aofo.
@@ -775,6 +755,7 @@ trace_writer_free(struct trace_writer *w)
 	free(w->raw);
 	free(w->refs);
 	free(w->threads);
+	idxtab_free(&w->thread_tab);
 	free(w->textbuf);
 	free(w);
 	return error;

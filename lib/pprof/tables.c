@@ -108,20 +108,6 @@ seen(struct mt_pprof *p, uint64_t t)
 		p->last = t;
 }
 
-/* The header's start=: the Unix time of the trace's time 0. */
-static void
-header_start(struct mt_pprof *p, const struct mt_str *line)
-{
-	const char *s = memmem(line->s, line->len, "\tstart=", 7), *end = line->s + line->len;
-	uint64_t v = 0;
-
-	if (p->start || line->len < 10 || memcmp(line->s, "#mt-events", 10) || !s)
-		return;
-	for (s += 7; s < end && *s >= '0' && *s <= '9' && v < UINT64_MAX / 10 - 9; s++)
-		v = v * 10 + (uint64_t)(*s - '0');
-	p->start = v;
-}
-
 /* The current map that holds address a, or NULL. */
 static struct pmap *
 map_at(struct mt_pprof *p, uint64_t a)
@@ -197,7 +183,9 @@ pprof_event(struct mt_pprof *p, const struct mt_event *ev)
 
 	switch (ev->type) {
 	case MT_COMMENT:
-		header_start(p, &ev->s1);
+		/* The first header's start: the Unix time of the trace's time 0. */
+		if (ev->header && !p->start)
+			p->start = ev->header->start;
 		break;
 	case MT_MAP:
 		map_line(p, ev);

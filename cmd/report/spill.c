@@ -1,5 +1,5 @@
 /*
- * report_spill.c: the changes of life lines, which come in the order of
+ * spill.c: the changes of life lines, which come in the order of
  * their frees, replayed in time order in bounded memory: sorted in runs
  * of REPORT_RUN, written to a temporary file when there is more than
  * one, and the runs merged at the end.  The order of changes at one
@@ -43,21 +43,13 @@ report_tmpfile(void)
 void
 report_spill(struct report *r)
 {
-	const char *p = (const char *)r->changes;
 	size_t len = r->nchanges * sizeof(*r->changes);
-	ssize_t w;
 
 	if (!r->nruns && (r->spill = report_tmpfile()) < 0)
 		mt_err(1, "a temporary file in %s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	qsort(r->changes, r->nchanges, sizeof(*r->changes), change_cmp);
-	while (len > 0) {
-		if ((w = write(r->spill, p, len)) < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			mt_err(1, "a temporary file of changes");
-		p += w;
-		len -= (size_t)w;
-	}
+	if (writeall(r->spill, r->changes, len) != len)
+		mt_err(1, "a temporary file of changes");
 	r->runs = egrow(r->runs, r->nruns + 1, &r->runcap, sizeof(*r->runs));
 	r->runs[r->nruns++] = r->nchanges;
 	r->nchanges = 0;

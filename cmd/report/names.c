@@ -1,5 +1,5 @@
 /*
- * report_names.c: the stacks' names for mt-report.  The input's
+ * names.c: the stacks' names for mt-report.  The input's
  * dictionary lines (proc, map, stack, sym, #task, the header) are kept;
  * when the input has no sym lines, mt-symbolize is started at its first
  * stack and fed them as they come, on the other core, a thread of ours
@@ -174,7 +174,7 @@ read_into(struct mt_dict *d, struct mt_out *o, const char *name)
 		if (out_flush(o))
 			mt_warnx("the stacks' names: %s", strerror(o->error));
 	} else if ((fd = memfd_create("mt-report", MFD_CLOEXEC)) >= 0 &&
-	    o->len && write(fd, o->buf, o->len) != (ssize_t)o->len) {
+	    writeall(fd, o->buf, o->len) != o->len) {
 		close(fd);
 		fd = -1;
 	}

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "idxtab.h"
+
 #define REP_NONE UINT64_MAX
 
 /* A process and heap: its bytes outstanding over time. */
@@ -84,16 +86,13 @@ struct report {
 	size_t nseries, seriescap;
 	struct rep_site *sites;
 	size_t nsites, sitecap;
-	uint32_t *sitehash;
-	size_t sitehcap;
+	struct idxtab sitetab;
 	struct rep_key *keys;
 	size_t nkeys, keycap;
-	uint32_t *keyhash;
-	size_t keyhcap;
+	struct idxtab keytab;
 	struct rep_cell *cells;
-	size_t ncells, cellcap;
-	uint32_t *cellhash;
-	size_t cellhcap, cell_limit;
+	size_t ncells, cellcap, cell_limit;
+	struct idxtab celltab;
 	uint64_t u;		/* the cells' unit of time, ns: 1, 5, 10, 50, ... */
 	uint64_t w;		/* the graph's bucket width, ns */
 	size_t gcap;		/* graph buckets a series holds */
@@ -127,7 +126,7 @@ void report_time(struct report *r, uint64_t ts);
 void report_proc(struct report *r, int64_t pid);
 /* The input is over: sorted changes replayed, the last instant settled. */
 void report_finish(struct report *r);
-/* report_spill.c: life lines' changes put in time order in bounded memory. */
+/* spill.c: life lines' changes put in time order in bounded memory. */
 #define REPORT_RUN (1u << 22)	/* changes held before a sorted run goes to disk */
 void report_change(struct report *r, uint32_t site, uint64_t t, int64_t d, int n);
 void report_spill(struct report *r);
@@ -141,10 +140,10 @@ uint64_t report_buckets(const struct report *r);
 int report_suppressed(struct report *r, uint32_t site);
 void report_free(struct report *r);
 
-/* report_json.c: the page's data (man mt-report, DATA) */
+/* json.c: the page's data (man mt-report, DATA) */
 struct mt_out;
 void report_json(struct report *r, const char *trace, struct mt_out *o);
-/* report_names.c: the stacks' names, by mt-symbolize beside the pass */
+/* names.c: the stacks' names, by mt-symbolize beside the pass */
 struct rep_names;
 struct mt_event;
 struct rep_names *names_new(int symbolize, char **symdirs, size_t nsymdirs, const char *skip);
@@ -152,13 +151,13 @@ void names_add(struct rep_names *nm, const struct mt_event *ev);	/* a dictionary
 int names_had_syms(const struct rep_names *nm);
 struct mt_dict *names_finish(struct rep_names *nm);
 
-/* report_summary.c: the first screen; syms: the input had sym lines */
+/* summary.c: the first screen; syms: the input had sym lines */
 int summary(FILE *f, struct report *r, const char *input, int syms, size_t top);
 extern int report_bytes;	/* sizes in bytes, not 1.5 MiB */
 extern const char *report_skip;	/* -A REGEX, for the pipelines said */
 
 /*
- * report_page.c: mt-report's page (share/report/, built in) around the
+ * page.c: mt-report's page (share/report/, built in) around the
  * data: the template's head, json in <script id="mt-data">, its tail.
  * Write errors are the caller's to see, with ferror or fclose.
  */

@@ -1,5 +1,5 @@
 /*
- * report_summary.c: mt-report's first screen.  What heaptrack_print's
+ * summary.c: mt-report's first screen.  What heaptrack_print's
  * summary says (calls, temporary allocations, peak, leaks), per process
  * and heap, and what only mt knows (mappings, the peak's instant, what
  * leaked at exit and what was live at the end); each part with the
@@ -103,8 +103,7 @@ rows_free(struct rows *rs)
 static const char *
 secs(uint64_t ns, char *buf, size_t n)
 {
-	snprintf(buf, n, "%" PRIu64 ".%03" PRIu64 " s", ns / 1000000000, ns % 1000000000 / 1000000);
-	return buf;
+	return mt_seconds(ns, 3, " s", buf, n);
 }
 
 /* "mt-group ARGS", with -A 'REGEX' when given (its quotes escaped). */

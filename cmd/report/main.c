@@ -46,24 +46,14 @@ static struct rep_names *names;	/* proc, map, stack, sym, #task lines */
 static int life_seen;
 static uint64_t lost;
 
-/* "#mt-events\t1\tstart=NS\thost=NAME" */
+/* The first header's start and host. */
 static void
-header(const struct mt_str *line)
+header(const struct mt_header *h)
 {
-	const char *p = line->s, *end = line->s + line->len, *tab;
-
-	if (line->len < 10 || memcmp(p, "#mt-events", 10))
-		return;
-	for (; p < end; p = tab + 1) {
-		if (!(tab = memchr(p, '\t', (size_t)(end - p))))
-			tab = end;
-		if (tab - p > 6 && !memcmp(p, "start=", 6) && !rep.start_unix)
-			rep.start_unix = strtoull(p + 6, NULL, 10);
-		else if (tab - p > 5 && !memcmp(p, "host=", 5) && !rep.host)
-			rep.host = estrndup(p + 5, (size_t)(tab - p - 5));
-		if (tab == end)
-			break;
-	}
+	if (!rep.start_unix)
+		rep.start_unix = h->start;
+	if (!rep.host && h->host.len)
+		rep.host = estrndup(h->host.s, h->host.len);
 }
 
 static void
@@ -120,9 +110,9 @@ other(struct mt_reader *r, struct mt_event *ev, void *arg)
 		names_add(names, ev);
 		return;
 	case MT_COMMENT:
-		header(&ev->s1);
-		if (ev->s1.len > 6 && (!memcmp(ev->s1.s, "#task\t", 6) ||
-		    !memcmp(ev->s1.s, "#mt-events", 10)))
+		if (ev->header)
+			header(ev->header);
+		if (ev->header || (ev->s1.len > 6 && !memcmp(ev->s1.s, "#task\t", 6)))
 			names_add(names, ev);
 		return;
 	case MT_EXIT:

@@ -45,44 +45,28 @@ report_init(struct report *r, size_t biggest)
 	r->big = biggest ? emalloc(biggest * sizeof(*r->big)) : NULL;
 }
 
-static size_t
-slot(uint64_t h, size_t cap)
-{
-	return (size_t)(h & (cap - 1));
-}
-
-/* Open addressing over indexes + 1; grows at half full. */
-static uint32_t *
-rehash(uint32_t *old, size_t oldcap, size_t newcap, uint64_t (*hash)(const struct report *,
-    uint32_t), const struct report *r)
-{
-	uint32_t *t = ecalloc(newcap, sizeof(*t));
-	size_t i, j;
-
-	for (i = 0; i < oldcap; i++) {
-		if (!old[i])
-			continue;
-		for (j = slot(hash(r, old[i] - 1), newcap); t[j]; j = (j + 1) & (newcap - 1))
-			;
-		t[j] = old[i];
-	}
-	free(old);
-	return t;
-}
-
 static uint64_t
-site_hash_of(int64_t pid, const char *heap, uint64_t stack)
+site_hash(int64_t pid, const char *heap, uint64_t stack)
 {
 	return hash64((uint64_t)pid * 0x9e3779b97f4a7c15u ^ (uint64_t)(uintptr_t)heap ^
 	    hash64(stack));
 }
 
-static uint64_t
-site_hash(const struct report *r, uint32_t i)
-{
-	const struct rep_site *s = &r->sites[i];
+/* What a table's entry is compared with: the report and the key sought. */
+struct site_want {
+	const struct report *r;
+	int64_t pid;
+	const char *heap;
+	uint64_t stack;
+};
 
-	return site_hash_of(s->pid, s->heap, s->stack);
+static int
+site_same(const void *key, uint32_t i)
+{
+	const struct site_want *w = key;
+	const struct rep_site *s = &w->r->sites[i];
+
+	return s->pid == w->pid && s->heap == w->heap && s->stack == w->stack;
 }
 
 static uint32_t
@@ -127,28 +111,16 @@ static uint32_t site_cache[SITE_CACHE];	/* index + 1 */
 static uint32_t
 site_of(struct report *r, int64_t pid, const char *heap, uint64_t stack)
 {
-	size_t j;
+	struct site_want want = { r, pid, heap, stack };
+	uint64_t h = site_hash(pid, heap, stack);
+	uint32_t i, *c = &site_cache[hash64(stack) & (SITE_CACHE - 1)];
 	struct rep_site *s;
-	uint32_t *c = &site_cache[hash64(stack) & (SITE_CACHE - 1)];
 
-	if (*c && *c <= r->nsites) {
-		s = &r->sites[*c - 1];
-		if (s->stack == stack && s->pid == pid && s->heap == heap)
-			return *c - 1;
-	}
-	if (r->sitehcap) {
-		for (j = slot(site_hash_of(pid, heap, stack), r->sitehcap); r->sitehash[j];
-		    j = (j + 1) & (r->sitehcap - 1)) {
-			s = &r->sites[r->sitehash[j] - 1];
-			if (s->pid == pid && s->heap == heap && s->stack == stack)
-				return (*c = r->sitehash[j]) - 1;
-		}
-	}
-	if ((r->nsites + 1) * 2 > r->sitehcap) {
-		size_t cap = r->sitehcap ? r->sitehcap * 2 : 1024;
-
-		r->sitehash = rehash(r->sitehash, r->sitehcap, cap, site_hash, r);
-		r->sitehcap = cap;
+	if (*c && *c <= r->nsites && site_same(&want, *c - 1))
+		return *c - 1;
+	if ((i = idxtab_find(&r->sitetab, h, site_same, &want)) != IDXTAB_NONE) {
+		*c = i + 1;
+		return i;
 	}
 	r->sites = egrow(r->sites, r->nsites + 1, &r->sitecap, sizeof(*r->sites));
 	s = &r->sites[r->nsites];
@@ -157,26 +129,32 @@ site_of(struct report *r, int64_t pid, const char *heap, uint64_t stack)
 	s->heap = heap;
 	s->stack = stack;
 	s->series = series_of(r, pid, heap);
-	for (j = slot(site_hash_of(pid, heap, stack), r->sitehcap); r->sitehash[j];
-	    j = (j + 1) & (r->sitehcap - 1))
-		;
-	r->sitehash[j] = (uint32_t)++r->nsites;
-	*c = (uint32_t)r->nsites;
-	return (uint32_t)(r->nsites - 1);
+	i = (uint32_t)r->nsites++;
+	idxtab_add(&r->sitetab, h, i);
+	*c = i + 1;
+	return i;
 }
 
 static uint64_t
-key_hash_of(uint32_t site, int64_t tid, int sclass)
+key_hash(uint32_t site, int64_t tid, int sclass)
 {
 	return hash64(((uint64_t)site << 32 | (uint32_t)(sclass + 2)) ^ hash64((uint64_t)tid));
 }
 
-static uint64_t
-key_hash(const struct report *r, uint32_t i)
-{
-	const struct rep_key *k = &r->keys[i];
+struct key_want {
+	const struct report *r;
+	uint32_t site;
+	int64_t tid;
+	int sclass;
+};
 
-	return key_hash_of(k->site, k->tid, k->sclass);
+static int
+key_same(const void *key, uint32_t i)
+{
+	const struct key_want *w = key;
+	const struct rep_key *k = &w->r->keys[i];
+
+	return k->site == w->site && k->tid == w->tid && k->sclass == w->sclass;
 }
 
 #define KEY_CACHE 4096
@@ -185,28 +163,16 @@ static uint32_t key_cache[KEY_CACHE];	/* index + 1 */
 static uint32_t
 key_of(struct report *r, uint32_t site, int64_t tid, int sclass)
 {
-	size_t j;
+	struct key_want want = { r, site, tid, sclass };
+	uint64_t h = key_hash(site, tid, sclass);
+	uint32_t i, *c = &key_cache[h & (KEY_CACHE - 1)];
 	struct rep_key *k;
-	uint32_t *c = &key_cache[key_hash_of(site, tid, sclass) & (KEY_CACHE - 1)];
 
-	if (*c && *c <= r->nkeys) {
-		k = &r->keys[*c - 1];
-		if (k->site == site && k->tid == tid && k->sclass == sclass)
-			return *c - 1;
-	}
-	if (r->keyhcap) {
-		for (j = slot(key_hash_of(site, tid, sclass), r->keyhcap); r->keyhash[j];
-		    j = (j + 1) & (r->keyhcap - 1)) {
-			k = &r->keys[r->keyhash[j] - 1];
-			if (k->site == site && k->tid == tid && k->sclass == sclass)
-				return (*c = r->keyhash[j]) - 1;
-		}
-	}
-	if ((r->nkeys + 1) * 2 > r->keyhcap) {
-		size_t cap = r->keyhcap ? r->keyhcap * 2 : 1024;
-
-		r->keyhash = rehash(r->keyhash, r->keyhcap, cap, key_hash, r);
-		r->keyhcap = cap;
+	if (*c && *c <= r->nkeys && key_same(&want, *c - 1))
+		return *c - 1;
+	if ((i = idxtab_find(&r->keytab, h, key_same, &want)) != IDXTAB_NONE) {
+		*c = i + 1;
+		return i;
 	}
 	r->keys = egrow(r->keys, r->nkeys + 1, &r->keycap, sizeof(*r->keys));
 	k = &r->keys[r->nkeys];
@@ -214,66 +180,52 @@ key_of(struct report *r, uint32_t site, int64_t tid, int sclass)
 	k->site = site;
 	k->tid = tid;
 	k->sclass = sclass;
-	for (j = slot(key_hash_of(site, tid, sclass), r->keyhcap); r->keyhash[j];
-	    j = (j + 1) & (r->keyhcap - 1))
-		;
-	r->keyhash[j] = (uint32_t)++r->nkeys;
-	*c = (uint32_t)r->nkeys;
-	return (uint32_t)(r->nkeys - 1);
+	i = (uint32_t)r->nkeys++;
+	idxtab_add(&r->keytab, h, i);
+	*c = i + 1;
+	return i;
 }
 
 static uint64_t
-cell_hash_of(uint32_t key, int64_t a, int64_t f, unsigned on, unsigned fate)
+cell_hash(const struct rep_cell *c)
 {
-	return hash64((uint64_t)key << 4 ^ on << 2 ^ fate) ^ hash64((uint64_t)a * 31 + (uint64_t)f);
+	return hash64((uint64_t)c->key << 4 ^ (unsigned)c->on << 2 ^ c->fate) ^
+	    hash64((uint64_t)c->a * 31 + (uint64_t)c->f);
 }
 
-static uint64_t
-cell_hash(const struct report *r, uint32_t i)
-{
-	const struct rep_cell *c = &r->cells[i];
+struct cell_want {
+	const struct report *r;
+	const struct rep_cell *c;
+};
 
-	return cell_hash_of(c->key, c->a, c->f, c->on, c->fate);
+static int
+cell_same(const void *key, uint32_t i)
+{
+	const struct cell_want *w = key;
+	const struct rep_cell *a = &w->r->cells[i], *b = w->c;
+
+	return a->key == b->key && a->a == b->a && a->f == b->f && a->on == b->on &&
+	    a->fate == b->fate;
 }
 
 static void
 cell_add(struct report *r, uint32_t key, int64_t a, int64_t f, unsigned on, unsigned fate,
     uint64_t n, uint64_t s)
 {
-	size_t j;
-	struct rep_cell *c;
+	struct rep_cell c = { .key = key, .on = (uint8_t)on, .fate = (uint8_t)fate, .a = a,
+		.f = f, .n = n, .s = s };
+	struct cell_want want = { r, &c };
+	uint64_t h = cell_hash(&c);
+	uint32_t i;
 
-	if (r->cellhcap) {
-		for (j = slot(cell_hash_of(key, a, f, on, fate), r->cellhcap); r->cellhash[j];
-		    j = (j + 1) & (r->cellhcap - 1)) {
-			c = &r->cells[r->cellhash[j] - 1];
-			if (c->key == key && c->a == a && c->f == f && c->on == on &&
-			    c->fate == fate) {
-				c->n += n;
-				c->s += s;
-				return;
-			}
-		}
-	}
-	if ((r->ncells + 1) * 2 > r->cellhcap) {
-		size_t cap = r->cellhcap ? r->cellhcap * 2 : 4096;
-
-		r->cellhash = rehash(r->cellhash, r->cellhcap, cap, cell_hash, r);
-		r->cellhcap = cap;
+	if ((i = idxtab_find(&r->celltab, h, cell_same, &want)) != IDXTAB_NONE) {
+		r->cells[i].n += n;
+		r->cells[i].s += s;
+		return;
 	}
 	r->cells = egrow(r->cells, r->ncells + 1, &r->cellcap, sizeof(*r->cells));
-	c = &r->cells[r->ncells];
-	c->key = key;
-	c->a = a;
-	c->f = f;
-	c->on = (uint8_t)on;
-	c->fate = (uint8_t)fate;
-	c->n = n;
-	c->s = s;
-	for (j = slot(cell_hash_of(key, a, f, on, fate), r->cellhcap); r->cellhash[j];
-	    j = (j + 1) & (r->cellhcap - 1))
-		;
-	r->cellhash[j] = (uint32_t)++r->ncells;
+	r->cells[r->ncells] = c;
+	idxtab_add(&r->celltab, h, (uint32_t)r->ncells++);
 }
 
 /* A key's run of lifetimes into its cell. */
@@ -311,7 +263,7 @@ cells_merge(struct report *r, uint64_t u)
 
 	r->cells = NULL;
 	r->ncells = r->cellcap = 0;
-	memset(r->cellhash, 0, r->cellhcap * sizeof(*r->cellhash));
+	idxtab_clear(&r->celltab);
 	for (i = 0; i < n; i++) {
 		const struct rep_cell *c = &old[i];
 		int64_t a = c->a < 0 ? -1 : c->a / (int64_t)m;
@@ -639,11 +591,11 @@ report_free(struct report *r)
 	}
 	free(r->series);
 	free(r->sites);
-	free(r->sitehash);
+	idxtab_free(&r->sitetab);
 	free(r->keys);
-	free(r->keyhash);
+	idxtab_free(&r->keytab);
 	free(r->cells);
-	free(r->cellhash);
+	idxtab_free(&r->celltab);
 	free(r->big);
 	free(r->changes);
 	free(r->runs);

@@ -1,5 +1,5 @@
 /*
- * report_json.c: the page's data (mt-report(1), DATA): the graph's
+ * json.c: the page's data (mt-report(1), DATA): the graph's
  * series, the keys as the strings mt-group prints for them, the stacks,
  * the cells a window's table is summed from, and the biggest lifetimes.
  */
@@ -246,6 +246,100 @@ cap_keys(const struct report *r, struct cap *c)
 		lit(o, "]");						\
 	} while (0)
 
+/* The trace's line: its name, host, times, counts, and what was capped. */
+static void
+info_json(const struct report *r, const char *trace, const struct cap *cap, struct mt_out *o)
+{
+	char note[256], h[32];
+
+	lit(o, "{\"schema\":1,\n\"info\":{\"trace\":");
+	json_string(o, trace, strlen(trace));
+	lit(o, ",\"host\":");
+	if (r->host) {
+		json_string(o, r->host, strlen(r->host));
+	} else {
+		lit(o, "null");
+	}
+	lit(o, ",\"start_unix_ns\":");
+	if (r->start_unix)
+		num(o, (int64_t)r->start_unix, 0);
+	else
+		lit(o, "null");
+	lit(o, ",\"end\":");
+	num(o, (int64_t)r->end, 0);
+	lit(o, ",\"events\":");
+	num(o, (int64_t)r->events, 0);
+	lit(o, ",\"lifetimes\":");
+	num(o, (int64_t)r->lifetimes, 0);
+	lit(o, ",\"capped\":");
+	if (cap->merged) {
+		snprintf(note, sizeof(note), "%" PRIu64 " of %zu keys (a process, thread, stack and "
+		    "size class), the least bytes: %" PRIu64 " lifetimes, %s, merged into [other] a "
+		    "process and heap", cap->merged, r->nkeys, cap->lives,
+		    mt_human((int64_t)cap->bytes, h, sizeof(h)));
+		json_string(o, note, strlen(note));
+	} else {
+		lit(o, "null");
+	}
+	lit(o, "},\n");
+}
+
+/*
+ * The cells, a column a field.  Cells whose lifetimes a rule suppresses
+ * are left out, as mt-group does.
+ */
+static void
+cells_json(struct report *r, const struct cap *cap, struct mt_out *o)
+{
+	size_t i, ncells = 0, *keep;
+
+	keep = emalloc((r->ncells ? r->ncells : 1) * sizeof(*keep));
+	for (i = 0; i < r->ncells; i++)
+		if (!r->cells[i].fate || !report_suppressed(r, r->keys[r->cells[i].key].site))
+			keep[ncells++] = i;
+	lit(o, "\"cells\":{\"u\":");
+	num(o, (int64_t)r->u, 0);
+	lit(o, r->u == 1 ? ",\"exact\":true,\n" : ",\"exact\":false,\n");
+	COLUMN(o, "k", ncells, cap->to[r->cells[keep[i_]].key]);
+	lit(o, ",\n");
+	COLUMN(o, "a", ncells, r->cells[keep[i_]].a);
+	lit(o, ",\n");
+	COLUMN(o, "f", ncells, r->cells[keep[i_]].f);
+	lit(o, ",\n");
+	COLUMN(o, "on", ncells, r->cells[keep[i_]].on);
+	lit(o, ",\n");
+	COLUMN(o, "fate", ncells, r->cells[keep[i_]].fate);
+	lit(o, ",\n");
+	COLUMN(o, "n", ncells, r->cells[keep[i_]].n);
+	lit(o, ",\n");
+	COLUMN(o, "s", ncells, r->cells[keep[i_]].s);
+	lit(o, "},\n");
+	free(keep);
+}
+
+/* The biggest lifetimes, those suppressed left out as the cells'. */
+static void
+lifetimes_json(struct report *r, const struct cap *cap, struct mt_out *o)
+{
+	size_t i, c;
+
+	lit(o, "\"lifetimes\":{");
+	for (i = c = 0; i < r->nbig; i++)
+		if (!r->big[i].fate || !report_suppressed(r, r->keys[r->big[i].key].site))
+			r->big[c++] = r->big[i];
+	r->nbig = c;
+	COLUMN(o, "k", r->nbig, cap->to[r->big[i_].key]);
+	lit(o, ",");
+	COLUMN(o, "ta", r->nbig, r->big[i_].ta == REP_NONE ? -1 : (int64_t)r->big[i_].ta);
+	lit(o, ",");
+	COLUMN(o, "tf", r->nbig, r->big[i_].tf == REP_NONE ? -1 : (int64_t)r->big[i_].tf);
+	lit(o, ",");
+	COLUMN(o, "size", r->nbig, r->big[i_].size);
+	lit(o, ",");
+	COLUMN(o, "fate", r->nbig, r->big[i_].fate);
+	lit(o, r->lifetimes > r->nbig ? ",\"cut\":true},\n" : ",\"cut\":false},\n");
+}
+
 void
 report_json(struct report *r, const char *trace, struct mt_out *o)
 {
@@ -255,8 +349,8 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 	struct cap cap;
 	size_t (*ids)[C_NCOLS];
 	size_t *kstack;
-	size_t i, c, nstacks = 0, nframes = 0, ncells = 0, *keep;
-	char note[256], h[32];
+	size_t i, c, nstacks = 0, nframes = 0;
+	char note[256];
 
 	cap_keys(r, &cap);
 	ids = ecalloc(cap.nout + cap.nother + 1, sizeof(*ids));
@@ -285,75 +379,10 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 		id[C_STACK] = string_id(&t, "[other]");
 		kstack[cap.nout + i] = SIZE_MAX;
 	}
-	lit(o, "{\"schema\":1,\n\"info\":{\"trace\":");
-	json_string(o, trace, strlen(trace));
-	lit(o, ",\"host\":");
-	if (r->host) {
-		json_string(o, r->host, strlen(r->host));
-	} else {
-		lit(o, "null");
-	}
-	lit(o, ",\"start_unix_ns\":");
-	if (r->start_unix)
-		num(o, (int64_t)r->start_unix, 0);
-	else
-		lit(o, "null");
-	lit(o, ",\"end\":");
-	num(o, (int64_t)r->end, 0);
-	lit(o, ",\"events\":");
-	num(o, (int64_t)r->events, 0);
-	lit(o, ",\"lifetimes\":");
-	num(o, (int64_t)r->lifetimes, 0);
-	lit(o, ",\"capped\":");
-	if (cap.merged) {
-		snprintf(note, sizeof(note), "%" PRIu64 " of %zu keys (a process, thread, stack and "
-		    "size class), the least bytes: %" PRIu64 " lifetimes, %s, merged into [other] a "
-		    "process and heap", cap.merged, r->nkeys, cap.lives,
-		    mt_human((int64_t)cap.bytes, h, sizeof(h)));
-		json_string(o, note, strlen(note));
-	} else {
-		lit(o, "null");
-	}
-	lit(o, "},\n");
+	info_json(r, trace, &cap, o);
 	series_json(r, &t, o);
-
-	/* Cells whose lifetimes a rule suppresses are left out, as mt-group does. */
-	keep = emalloc((r->ncells ? r->ncells : 1) * sizeof(*keep));
-	for (i = 0; i < r->ncells; i++)
-		if (!r->cells[i].fate || !report_suppressed(r, r->keys[r->cells[i].key].site))
-			keep[ncells++] = i;
-	lit(o, "\"cells\":{\"u\":");
-	num(o, (int64_t)r->u, 0);
-	lit(o, r->u == 1 ? ",\"exact\":true,\n" : ",\"exact\":false,\n");
-	COLUMN(o, "k", ncells, cap.to[r->cells[keep[i_]].key]);
-	lit(o, ",\n");
-	COLUMN(o, "a", ncells, r->cells[keep[i_]].a);
-	lit(o, ",\n");
-	COLUMN(o, "f", ncells, r->cells[keep[i_]].f);
-	lit(o, ",\n");
-	COLUMN(o, "on", ncells, r->cells[keep[i_]].on);
-	lit(o, ",\n");
-	COLUMN(o, "fate", ncells, r->cells[keep[i_]].fate);
-	lit(o, ",\n");
-	COLUMN(o, "n", ncells, r->cells[keep[i_]].n);
-	lit(o, ",\n");
-	COLUMN(o, "s", ncells, r->cells[keep[i_]].s);
-	lit(o, "},\n\"lifetimes\":{");
-	for (i = c = 0; i < r->nbig; i++)
-		if (!r->big[i].fate || !report_suppressed(r, r->keys[r->big[i].key].site))
-			r->big[c++] = r->big[i];
-	r->nbig = c;
-	COLUMN(o, "k", r->nbig, cap.to[r->big[i_].key]);
-	lit(o, ",");
-	COLUMN(o, "ta", r->nbig, r->big[i_].ta == REP_NONE ? -1 : (int64_t)r->big[i_].ta);
-	lit(o, ",");
-	COLUMN(o, "tf", r->nbig, r->big[i_].tf == REP_NONE ? -1 : (int64_t)r->big[i_].tf);
-	lit(o, ",");
-	COLUMN(o, "size", r->nbig, r->big[i_].size);
-	lit(o, ",");
-	COLUMN(o, "fate", r->nbig, r->big[i_].fate);
-	lit(o, r->lifetimes > r->nbig ? ",\"cut\":true},\n" : ",\"cut\":false},\n");
-
+	cells_json(r, &cap, o);
+	lifetimes_json(r, &cap, o);
 	lit(o, "\"keys\":{");
 	for (c = 0; c < C_NCOLS; c++) {
 		lit(o, "\"");
@@ -388,7 +417,6 @@ report_json(struct report *r, const char *trace, struct mt_out *o)
 	out_free(&co);
 	free(ids);
 	free(kstack);
-	free(keep);
 	free(cap.to);
 	free(cap.other_of);
 }

@@ -2,7 +2,8 @@
 # CFLAGS, CPPFLAGS and LDFLAGS belong to you: CPPFLAGS go to every
 # compile, LDFLAGS to every link, the warnings are appended.  `make
 # check SAN=1` builds with ASan+UBSan, `make WERROR=1` makes warnings
-# errors.
+# errors.  gcc and clang both build it (`make CC=clang`), and CI builds
+# with each.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -19,12 +20,23 @@ CFLAGS ?= -O3 -g
 # Link-time optimisation of the programs with the library: the filters'
 # loops call across it for every record (reader, pairer, writer), and
 # inlining them there made mt-lifetime 8% faster.  `make LTO=` for none.
-LTO ?= -flto=auto
-ifneq ($(LTO),)
-LIBAR ?= gcc-ar
+# clang's: ThinLTO, the archive indexed by binutils' ar through LLVM's
+# plugin (llvm-14-linker-tools, which clang needs) or by llvm-ar.
+CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo 1)
+ifeq ($(CC_IS_CLANG),1)
+LTO ?= -flto=thin
 else
-LIBAR ?= ar
+LTO ?= -flto=auto
 endif
+ifeq ($(LTO),)
+LIBAR ?= ar
+else ifeq ($(CC_IS_CLANG),1)
+LIBAR ?= $(if $(shell command -v llvm-ar 2>/dev/null),llvm-ar,ar)
+else
+LIBAR ?= gcc-ar
+endif
+# Debian's triplet, the same from gcc and clang (-dumpmachine is not).
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 PKG_CONFIG ?= pkg-config
 
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -143,7 +155,7 @@ LIBS_mt-window := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
 # clang and embedded by bpftool's skeleton; libelf finds the functions.
 LIBS_mt-record := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null) -lelf
 # Not the user's CPPFLAGS: they are for the host (-D_FORTIFY_SOURCE...).
-BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell $(CC) -dumpmachine)
+BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(MULTIARCH)
 cmd/record/bpf/ualloc.bpf.o: cmd/record/bpf/ualloc.bpf.c cmd/record/bpf/ualloc.h
 	clang $(BPF_CFLAGS) -c -o $@ $<
 cmd/record/ualloc.skel.h: cmd/record/bpf/ualloc.bpf.o
@@ -185,6 +197,10 @@ TEST_CC = $(CC) -std=gnu11 $(CPPFLAGS) $(LDFLAGS)
 TESTPROG_FLAGS = -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wno-unused-result
 tests/progs/%: tests/progs/%.c
 	$(TEST_CC) $(TESTPROG_FLAGS) -o $@ $< -ldl -lpthread -lm
+# Its frames without frame pointers are gcc's optimize attribute, which
+# clang ignores: gcc builds it whatever CC is.
+tests/progs/unwind-cases: tests/progs/unwind-cases.c
+	gcc -std=gnu11 $(CPPFLAGS) $(LDFLAGS) $(TESTPROG_FLAGS) -o $@ $< -ldl -lpthread -lm
 
 # mt-record -p's refusal of a program with no libc to load a library.
 tests/progs/attach-static: tests/progs/attach-target.c
@@ -215,7 +231,7 @@ tests/progs/uswap: tests/progs/uswap.c
 tests/progs/jemx: tests/progs/jemx.c
 	$(TEST_CC) -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< -ljemalloc
 # tcmalloc's, from libtcmalloc-minimal4 (no -dev package: the library by its path).
-TCMALLOC_SO = /usr/lib/$(shell $(CC) -dumpmachine)/libtcmalloc_minimal.so.4
+TCMALLOC_SO = /usr/lib/$(MULTIARCH)/libtcmalloc_minimal.so.4
 tests/progs/tcx: tests/progs/tcx.c
 	$(TEST_CC) -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< $(TCMALLOC_SO)
 # mimalloc's (libmimalloc-dev).

@@ -1,6 +1,9 @@
 # mt: memory-allocation tracing for Linux.  GNU make.
-# CFLAGS belong to you; the warnings are appended.  `make check SAN=1`
-# builds with ASan+UBSan, `make WERROR=1` makes warnings errors.
+# CFLAGS, CPPFLAGS and LDFLAGS belong to you: CPPFLAGS go to every
+# compile, LDFLAGS to every link, the warnings are appended.  `make
+# check SAN=1` builds with ASan+UBSan, `make WERROR=1` makes warnings
+# errors.  gcc and clang both build it (`make CC=clang`), and CI builds
+# with each.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -17,12 +20,23 @@ CFLAGS ?= -O3 -g
 # Link-time optimisation of the programs with the library: the filters'
 # loops call across it for every record (reader, pairer, writer), and
 # inlining them there made mt-lifetime 8% faster.  `make LTO=` for none.
-LTO ?= -flto=auto
-ifneq ($(LTO),)
-LIBAR ?= gcc-ar
+# clang's: ThinLTO, the archive indexed by binutils' ar through LLVM's
+# plugin (llvm-14-linker-tools, which clang needs) or by llvm-ar.
+CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo 1)
+ifeq ($(CC_IS_CLANG),1)
+LTO ?= -flto=thin
 else
-LIBAR ?= ar
+LTO ?= -flto=auto
 endif
+ifeq ($(LTO),)
+LIBAR ?= ar
+else ifeq ($(CC_IS_CLANG),1)
+LIBAR ?= $(if $(shell command -v llvm-ar 2>/dev/null),llvm-ar,ar)
+else
+LIBAR ?= gcc-ar
+endif
+# Debian's triplet, the same from gcc and clang (-dumpmachine is not).
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 PKG_CONFIG ?= pkg-config
 
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -36,7 +50,7 @@ endif
 
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libzstd 2>/dev/null)
 DEPS_LIBS := $(shell $(PKG_CONFIG) --libs libzstd 2>/dev/null)
-ALL_CFLAGS = -std=gnu11 $(CFLAGS) $(LTO) $(WARN) $(SANFLAGS) -Ilib $(DEPS_CFLAGS) \
+ALL_CFLAGS = -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(LTO) $(WARN) $(SANFLAGS) -Ilib $(DEPS_CFLAGS) \
 	-D_GNU_SOURCE -DLIBDIR='"$(LIBDIR)"'
 
 PROGS = cmd/mt-record cmd/mt-decode cmd/mt-symbolize cmd/mt-lifetime cmd/mt-window cmd/mt-group cmd/mt-pooldiff cmd/mt-report
@@ -90,7 +104,7 @@ lib/libmt.a: $(LIBOBJ)
 
 .SECONDEXPANSION:
 $(PROGS): $$(patsubst %.c,%.o,$$(call prog_src,$$(notdir $$@))) lib/libmt.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) lib/libmt.a $(DEPS_LIBS) $(LIBS_$(notdir $@)) -lm
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) lib/libmt.a $(DEPS_LIBS) $(LIBS_$(notdir $@)) -lm
 
 # Text built in as C string literals, a line each.
 C_STRING = sed 's/\\/\\\\/g; s/"/\\"/g; s/.*/"&\\n"/'
@@ -140,7 +154,8 @@ LIBS_mt-window := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
 # mt-record --uprobes: libbpf (libbpf-dev) loads the BPF program, built by
 # clang and embedded by bpftool's skeleton; libelf finds the functions.
 LIBS_mt-record := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null) -lelf
-BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(shell $(CC) -dumpmachine)
+# Not the user's CPPFLAGS: they are for the host (-D_FORTIFY_SOURCE...).
+BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(MULTIARCH)
 cmd/record/bpf/ualloc.bpf.o: cmd/record/bpf/ualloc.bpf.c cmd/record/bpf/ualloc.h
 	clang $(BPF_CFLAGS) -c -o $@ $<
 cmd/record/ualloc.skel.h: cmd/record/bpf/ualloc.bpf.o
@@ -160,7 +175,7 @@ LIBS_mt-report := $(LIBS_mt-window) -lpthread
 # Frame pointers: --unwind fp starts in the library's own frames.
 # -Bsymbolic-functions: its own references to malloc and the rest are
 # its own functions, also when dlopen'ed (mt-record -p) behind libc's.
-PRELOAD_CFLAGS = -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -Ilib -fPIC -fvisibility=hidden \
+PRELOAD_CFLAGS = -std=gnu11 $(CPPFLAGS) $(CFLAGS) $(WARN) -D_GNU_SOURCE -Ilib -fPIC -fvisibility=hidden \
 	-fno-omit-frame-pointer
 lib/preload/%.pic.o: lib/preload/%.c
 	$(CC) $(PRELOAD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
@@ -169,53 +184,62 @@ lib/preload/%.pic.o: lib/preload/%.S
 lib/ehframe.pic.o: lib/ehframe.c
 	$(CC) $(PRELOAD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 $(PRELOAD): $(PRELOAD_OBJ)
-	$(CC) $(CFLAGS) -shared -Wl,-Bsymbolic-functions -o $@ $(PRELOAD_OBJ) -lunwind -ldl -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-Bsymbolic-functions -o $@ $(PRELOAD_OBJ) -lunwind -ldl -lpthread
 
 # The preload library as it is built where there is no shadow stack (not
 # x86-64): its sources checked with that path turned off.
 preload-portable:
 	$(CC) $(PRELOAD_CFLAGS) -DMT_GENERIC -fsyntax-only $(wildcard lib/preload/*.c)
 
+# The test programs are built their own way (-O1, frame pointers), with
+# the user's CPPFLAGS and LDFLAGS but not CFLAGS.
+TEST_CC = $(CC) -std=gnu11 $(CPPFLAGS) $(LDFLAGS)
+TESTPROG_FLAGS = -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wno-unused-result
 tests/progs/%: tests/progs/%.c
-	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Wno-unused-result -o $@ $< -ldl -lpthread -lm
+	$(TEST_CC) $(TESTPROG_FLAGS) -o $@ $< -ldl -lpthread -lm
+# Its frames without frame pointers are gcc's optimize attribute, which
+# clang ignores: gcc builds it whatever CC is.
+tests/progs/unwind-cases: tests/progs/unwind-cases.c
+	gcc -std=gnu11 $(CPPFLAGS) $(LDFLAGS) $(TESTPROG_FLAGS) -o $@ $< -ldl -lpthread -lm
 
 # mt-record -p's refusal of a program with no libc to load a library.
 tests/progs/attach-static: tests/progs/attach-target.c
-	$(CC) -std=gnu11 -D_GNU_SOURCE -O1 -g -static -o $@ $< -lpthread
+	$(TEST_CC) -D_GNU_SOURCE -O1 -g -static -o $@ $< -lpthread
 
 # mt-record --uprobes: the same program static, with glibc and with musl.
 # -fno-builtin: no allocation of its elided by the compiler.
+# musl-gcc is given none of the user's flags: they are for glibc's tree.
 UCOUNT_CFLAGS = -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin
 tests/progs/ucount: tests/progs/ucount.c
-	$(CC) $(UCOUNT_CFLAGS) -o $@ $<
+	$(TEST_CC) $(UCOUNT_CFLAGS) -o $@ $<
 tests/progs/ucount-static: tests/progs/ucount.c
-	$(CC) $(UCOUNT_CFLAGS) -static -o $@ $<
+	$(TEST_CC) $(UCOUNT_CFLAGS) -static -o $@ $<
 tests/progs/ucount-musl: tests/progs/ucount.c
 	musl-gcc $(UCOUNT_CFLAGS) -static -o $@ $<
 
 # A collector stalled while a static program allocates as fast as it can.
 tests/progs/busy-static: tests/progs/busy.c
-	$(CC) $(UCOUNT_CFLAGS) -static -o $@ $< -lpthread
+	$(TEST_CC) $(UCOUNT_CFLAGS) -static -o $@ $< -lpthread
 
 # --uprobes' copied stacks: a program built as Debian builds its packages.
 tests/progs/unofp: tests/progs/unofp.c
-	$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -fno-builtin -o $@ $< -lpthread
+	$(TEST_CC) -O2 -g -fomit-frame-pointer -fno-builtin -o $@ $< -lpthread
 tests/progs/uswap: tests/progs/uswap.c
-	$(CC) -std=gnu11 -O2 -g -fomit-frame-pointer -fno-builtin -o $@ $<
+	$(TEST_CC) -O2 -g -fomit-frame-pointer -fno-builtin -o $@ $<
 
 # jemalloc's own API, from the shared library (libjemalloc-dev).
 tests/progs/jemx: tests/progs/jemx.c
-	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< -ljemalloc
+	$(TEST_CC) -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< -ljemalloc
 # tcmalloc's, from libtcmalloc-minimal4 (no -dev package: the library by its path).
-TCMALLOC_SO = /usr/lib/$(shell $(CC) -dumpmachine)/libtcmalloc_minimal.so.4
+TCMALLOC_SO = /usr/lib/$(MULTIARCH)/libtcmalloc_minimal.so.4
 tests/progs/tcx: tests/progs/tcx.c
-	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< $(TCMALLOC_SO)
+	$(TEST_CC) -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< $(TCMALLOC_SO)
 # mimalloc's (libmimalloc-dev).
 tests/progs/mimx: tests/progs/mimx.c
-	$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< -lmimalloc
+	$(TEST_CC) -O1 -g -fno-omit-frame-pointer -fno-builtin -o $@ $< -lmimalloc
 
 tests/progs/%: tests/progs/%.cc
-	$(CXX) -O1 -g -fno-omit-frame-pointer -o $@ $<
+	$(CXX) $(CPPFLAGS) $(LDFLAGS) -O1 -g -fno-omit-frame-pointer -o $@ $<
 
 deps:
 	@sh share/mt-deps.sh $(APT_PACKAGES)
@@ -291,18 +315,18 @@ clean:
 	preload-portable
 
 tests/progs/mtr-encode tests/progs/gen-trace tests/progs/ktrace-text: %: %.c lib/libmt.a
-	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
 # mt-record's collector (lib/record/) driven by hand through its API.
 tests/progs/collector-early-exit: tests/progs/collector-early-exit.c lib/libmt.a
-	$(CC) $(ALL_CFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
 tests/progs/lib%.so: tests/progs/lib%.c
-	$(CC) -std=gnu11 -O1 -g -fPIC -shared -o $@ $<
+	$(TEST_CC) -O1 -g -fPIC -shared -o $@ $<
 
 # One source, two shapes of frames (tests/progs/dlreload).
 tests/progs/libframes-a.so tests/progs/libframes-b.so: tests/progs/libframes.c
-	$(CC) -std=gnu11 -O1 -g -fPIC -shared $(if $(findstring -b.so,$@),-DFRAMES_B) -o $@ $<
+	$(TEST_CC) -O1 -g -fPIC -shared $(if $(findstring -b.so,$@),-DFRAMES_B) -o $@ $<
 
 # libFuzzer targets: clang with the fuzzer, ASan and UBSan runtimes, and
 # the library built again with them.
@@ -315,14 +339,14 @@ fuzz: tests/fuzz/fuzz-decode tests/fuzz/fuzz-parse tests/fuzz/fuzz-ktrace tests/
 
 tests/fuzz/obj/%.o: lib/%.c | lib/mt-suppress.h
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS:-fsanitize=fuzzer,%=-fsanitize=fuzzer-no-link,%) $(DEPFLAGS) -c -o $@ $<
+	clang $(CPPFLAGS) $(FUZZ_CFLAGS:-fsanitize=fuzzer,%=-fsanitize=fuzzer-no-link,%) $(DEPFLAGS) -c -o $@ $<
 
 tests/fuzz/libmt-fuzz.a: $(FUZZ_OBJ)
 	rm -f $@
 	ar rcs $@ $(FUZZ_OBJ)
 
 tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/libmt-fuzz.a
-	clang $(FUZZ_CFLAGS) -o $@ $< tests/fuzz/libmt-fuzz.a $(FUZZ_LIBS)
+	clang $(CPPFLAGS) $(FUZZ_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/libmt-fuzz.a $(FUZZ_LIBS)
 
 .PHONY: fuzz
 

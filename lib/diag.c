@@ -76,6 +76,8 @@ mt_shown(const char *s, size_t len)
  * errx forms exit with the status given; warn and warnx set mt_status.
  */
 static void
+vsay(int errnum, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void
 vsay(int errnum, const char *fmt, va_list ap)
 {
 	mt_status_line(NULL);

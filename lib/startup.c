@@ -14,7 +14,7 @@
 static const char startup_re[] =
     "^(_start|__libc_start_main(_impl|_alias_\\d+)?|__libc_start_call_main|"
     "start_thread|__?clone3?|"
-    "std::rt::lang_start\\b.*|std::sys(_common)?::backtrace::__rust_begin_short_backtrace\\b.*|"
+    "std::rt::lang_start(_internal)?\\b.*|std::sys(_common)?::backtrace::__rust_begin_short_backtrace\\b.*|"
     "core::ops::function::FnOnce::call_once\\b.*|std::sys::.*::thread_start\\b.*|"
     "_PyEval_EvalFrameDefault|_PyEval_EvalFrame|_PyEval_Vector|PyEval_EvalCode(Ex)?|"
     "Py_RunMain|Py_BytesMain|Py_Main|pymain_\\w+|_?PyRun_\\w+|run_mod|run_eval_code_obj)"

@@ -38,7 +38,7 @@ need_ptrace() {
 	has_line "$output" "^# mt-record: detached from pid $TARGET: it runs on$"
 	has_line "$output" "^proc\t$TARGET\t"
 	# no exit: it did not end while recorded
-	! has_line "$output" '^exit\t'
+	! has_line "$output" '^exit\t' || false
 	mt-decode a.mtr | mt-symbolize > sym.txt
 	# about 200 lines in 1 s, each an allocation in keep_here and leak_here
 	awk -F'\t' '$1 == "sym" && $3 == "leak_here" { s = 1 } END { exit !s }' sym.txt
@@ -120,7 +120,7 @@ sys.exit(5)'
 		wait_target
 		[ "$(cat status.txt)" = 3 ] || { echo "delay $delay: status $(cat status.txt)"; false; }
 		counted_to 200 || { echo "delay $delay"; false; }
-		! grep -q '^State:.*T' "/proc/$TARGET/status" 2>/dev/null
+		! grep -q '^State:.*T' "/proc/$TARGET/status" 2>/dev/null || false
 	done
 }
 

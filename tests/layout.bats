@@ -22,6 +22,16 @@ setup() {
 	has_line "$output" 'long\.c: 903 lines$'
 }
 
+@test "no bare '!' in a bats file: bats passes it whatever its command says" {
+	run awk -f tests/layout.awk $(git ls-files 'tests/*.bats' 'tests/*.bash')
+	[ "$status" = 0 ] || { echo "$output"; false; }
+	# The check itself sees each bare form and lets each that asserts be.
+	cd "$BATS_TEST_TMPDIR"
+	cp "$TESTS/fixtures/layout/bang.in" bang.bats
+	run -1 --separate-stderr awk -f "$TESTS/layout.awk" bang.bats
+	diff -u "$TESTS/fixtures/layout/bang.out" - <<<"$output"
+}
+
 INCLUDE_C='^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"][^>"]*\.c[>"]'
 PRINTS='stderr|fprintf\(stdout|, stdout\)|mt_progname|(^|[^a-z_])(printf|puts|putchar|perror)\('
 

@@ -803,7 +803,7 @@ deep_input() {
 	has_line "$output" "^        Operation1 memtestapp\\.c:$inner +250 "
 	has_line "$output" "^          InnerLoopOperation memtestapp\\.c:$leak +250 "
 	# the runtime's frames above main, never shown
-	! grep -Eq '^ *(_start|__libc_start_main\w*|__libc_start_call_main) ' <<<"$output"
+	! grep -Eq '^ *(_start|__libc_start_main\w*|__libc_start_call_main) ' <<<"$output" || false
 	# TSV and JSON name the file as the sym line does
 	run -0 --separate-stderr mt-group --tree --from-main --by function,line --format tsv "$BATS_FILE_TMPDIR/wpa.life"
 	has_line "$output" "^[0-9]+\t[0-9]+\tline\tInnerLoopOperation \\S*tests/progs/memtestapp\\.c:$leak\t250\t10000\t10000\t40\$"
@@ -836,7 +836,7 @@ assert leak["children"][0]["name"] == "[start-up]"'
 	[[ ${lines[3]} =~ ^\ {4}\[start-up\]\ + ]]
 	has_line "$output" '^ {6}leak::main +'
 	has_line "$output" '^ {8}leak::make_buffer +1 +97\.7 KiB +97\.7 KiB +97\.7 KiB$'
-	! grep -Eq '^ *(main|_start|std::rt::lang_start\S*|std::panicking::\S*|\S*__rust_begin_short_backtrace) ' <<<"$output"
+	! grep -Eq '^ *(main|_start|std::rt::lang_start\S*|std::panicking::\S*|\S*__rust_begin_short_backtrace) ' <<<"$output" || false
 	# every lifetime is under it: the program's and the runtime's own
 	run -0 mt-group --tree --from-main --format tsv r.life
 	[ "$(awk -F'\t' '$3 == "process" { print $5 }' <<<"$output")" = "$(awk -F'\t' '$4 == "[start-up]" { print $5 }' <<<"$output")" ]
@@ -844,7 +844,7 @@ assert leak["children"][0]["name"] == "[start-up]"'
 	mt-symbolize py.mtr | mt-lifetime -q >py.life
 	run -0 mt-group --tree --from-main --format tsv py.life
 	# the interpreter's way to the eval loop never a node
-	! grep -Eq '\t(Py_BytesMain|Py_RunMain|pymain_run_python|PyEval_EvalCode|_start|__libc_start_call_main)\t' <<<"$output"
+	! grep -Eq '\t(Py_BytesMain|Py_RunMain|pymain_run_python|PyEval_EvalCode|_start|__libc_start_call_main)\t' <<<"$output" || false
 	has_line "$output" '\t\[start-up\]\t'
 }
 

@@ -124,11 +124,11 @@ png() {
 	# a window after the last sample: said, none drawn
 	run -0 --separate-stderr mt-plot --from 100s --gnuplot p.gp -o p.png s.txt
 	[[ $stderr == "mt-plot: warning: --from is past the last sample ("*"): no window drawn" ]]
-	! grep -q '^set object' p.gp
-	! grep -q '^set label' p.gp
+	! grep -q '^set object' p.gp || false
+	! grep -q '^set label' p.gp || false
 	# no window asked: none drawn
 	mt-plot --gnuplot n.gp -o n.png s.txt
-	! grep -q '^set object' n.gp
+	! grep -q '^set object' n.gp || false
 	run -2 --separate-stderr mt-plot --from 2s --to 1s -o x.png s.txt
 	[ "$stderr" = "mt-plot: empty window: --to must come after --from" ]
 	run -2 --separate-stderr mt-plot --from 500 -o x.png s.txt
@@ -153,7 +153,7 @@ png() {
 	[ "$(sed -n '/^\$d1 << EOD/,/^EOD/p' s.gp)" = \
 	  "$(printf '$d1 << EOD\n0.000000 1\n1.000000 1\n1.600000 2\n2.000000 2\nEOD')" ]
 	grep -q '\$s1 using 1:2:(0):3 axes x1y1 with vectors' s.gp
-	! grep -q 'filledcurves' s.gp
+	! grep -q 'filledcurves' s.gp || false
 	# the walkthrough at 100 ms: every instant drawn inside a step is one
 	# at which a mapping was made or unmade, by the life lines
 	mt-window --series 100ms wpa.life >w.txt

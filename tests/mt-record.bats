@@ -292,8 +292,8 @@ free mmap 262144" ]
 	has_line "$(cat out)" '^allocs=(\d+) frees=\1 handled=\d+$'
 	handled=$(sed 's/.*handled=//' out)
 	[ "$(mt-decode s.mtr | awk -F '\t' '$1 == "alloc" && $7 == 77' | wc -l)" = "$handled" ]
-	! grep -q lost err
-	! mt-decode s.mtr | grep -q '^lost'
+	! grep -q lost err || false
+	! mt-decode s.mtr | grep -q '^lost' || false
 }
 
 @test "a full disk: recording stops with a message, the program runs on" {

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Every test of mt: the bats suites, the man page lint, eslint on the
-# report page's scripts, the same suites against an ASan+UBSan build, and
-# a short fuzzing run of the decoder, the parsers and mt-record's
-# collector.  The last line is "N passed, N failed".
+# report page's scripts, the same suites against an ASan+UBSan build, a
+# build by the other compiler (clang when CC is gcc) with warnings as
+# errors, and a short fuzzing run of the decoder, the parsers and
+# mt-record's collector.  The last line is "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -16,6 +17,11 @@ count_tap() {	# a TAP log: counts its results, shows its failures
 	pass=$((pass + p - s)) skip=$((skip + s)) fail=$((fail + f))
 	grep -A12 '^not ok ' "$1" || true
 	grep '^ok .* # skip' "$1" || true
+}
+
+copy_tree() {	# the sources, no build products, for a build of their own
+	mkdir -p "$1"
+	tar -cf - --exclude=.git --exclude='*.o' --exclude='*.a' --exclude='*.so' . | (cd "$1" && tar -xf -)
 }
 
 step() {	# one check that passes or fails as a whole
@@ -58,11 +64,24 @@ fi
 
 echo "== ASan+UBSan build"
 san=$log/san
-mkdir -p "$san"
-tar -cf - --exclude=.git --exclude='*.o' --exclude='*.a' --exclude='*.so' . | (cd "$san" && tar -xf -)
+copy_tree "$san"
 if step "make SAN=1" make -C "$san" -s clean all SAN=1 WERROR="${WERROR:-}"; then
 	MT_BINDIR=$san/cmd bats --tap tests/cli.bats tests/mt-decode.bats tests/mt-record.bats tests/mt-symbolize.bats tests/mt-lifetime.bats tests/mt-window.bats tests/mt-group.bats tests/mt-plot.bats tests/mt-pooldiff.bats tests/realworld.bats tests/hostile.bats tests/unwind.bats tests/attach.bats tests/uprobes.bats >"$log/san.tap" 2>&1
 	count_tap "$log/san.tap"
+fi
+
+# The compiler CC is not, gcc or clang: a warning only it gives is an
+# error here too.  Built, not tested: the suites ran on CC's build.
+case $(${CC:-cc} --version 2>/dev/null) in
+*clang*) other=gcc ;;
+*) other=clang ;;
+esac
+echo "== $other build"
+if command -v "$other" >/dev/null 2>&1; then
+	copy_tree "$log/$other"
+	step "make CC=$other WERROR=1" make -C "$log/$other" -s clean all tests CC="$other" WERROR=1
+else
+	skipped "make CC=$other" "no $other on PATH"
 fi
 
 echo "== fuzzing"

@@ -348,7 +348,7 @@ allocator_api() {	# PROG FUNCTION LIBRARY
 	diff maps.before <(files)
 	wait $rec
 	has_line "$(cat rec.err)" "^mt-record: pid $TARGET runs on, untraced: its probes are gone$"
-	! grep "returns not seen" rec.err
+	! grep "returns not seen" rec.err || false
 	wait_target
 	[ "$(cat status.txt)" = 3 ]
 	counted_to 2000
@@ -356,7 +356,7 @@ allocator_api() {	# PROG FUNCTION LIBRARY
 	run -0 mt-decode p.mtr
 	has_line "$output" "^# mt-record: attached through uprobes to pid $TARGET, "
 	has_line "$output" "^proc	$TARGET	$ppid	[0-9]+	$PROGS/attach-target	$PROGS/attach-target 2000$"
-	! has_line "$output" '^exit	'
+	! has_line "$output" '^exit	' || false
 	# Its mappings before recording, with no time: a later munmap has a size.
 	[ -s anon.before ]
 	diff anon.before <(awk -F'\t' '$1 == "alloc" && $2 == "-" { print $5, $6, $7 }' <<<"$output" | sort)
@@ -456,7 +456,7 @@ main_stacks() {
 	# Frame pointers alone do not get past leaf: the two ways differ.
 	mt-record --uprobes --unwind fp -o f.mtr -- "$PROGS/unofp" 4 >/dev/null 2>&1
 	mt-decode f.mtr | grep -q '^# mt-record: pid [0-9]*: stacks by --unwind fp: its frame pointers$'
-	! grep -q ';top;mid;leaf ' <(main_stacks f.mtr)
+	! grep -q ';top;mid;leaf ' <(main_stacks f.mtr) || false
 	# The heap's first growth, brk inside malloc: its stack goes through
 	# the kernel's uretprobe trampoline, put back, to main.
 	mt-symbolize u.mtr | mt-lifetime -q | mt-group -M -F folded 2>/dev/null |
@@ -470,7 +470,7 @@ main_stacks() {
 	mt-record --uprobes --unwind dwarf:64K -o d64.mtr -- "$PROGS/unofp" 30 >/dev/null 2>&1
 	mt-decode d64.mtr | grep -q '^# mt-record: pid [0-9]*: stacks by --unwind dwarf: 65536 bytes of its stack copied at each event'
 	main_stacks d64.mtr | grep -q "main;$(printf 'deep;%.0s' $(seq 31))leaf 7777\$"
-	! main_stacks d8.mtr | grep -q ';deep;.*leaf 7777$'
+	! main_stacks d8.mtr | grep -q ';deep;.*leaf 7777$' || false
 	# 8 KiB whatever sp's place in its page: 14 frames of 512 bytes at least.
 	mt-symbolize d8.mtr | mt-lifetime -q | mt-group -F folded | grep -q "^unofp;$(printf 'deep;%.0s' $(seq 14))[de;p]*leaf 7777\$"
 	# The refusals: a size out of bounds, a method of the preload library's.

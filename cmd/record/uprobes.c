@@ -53,6 +53,9 @@ uprog(struct urec *u, int i)
 /* libbpf's messages: none, but with MT_BPF_DEBUG (the verifier's log). */
 static int
 quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+static int
+quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (getenv("MT_BPF_DEBUG"))
 		vfprintf(stderr, fmt, ap);

@@ -32,6 +32,9 @@ static struct ktrace *active;	/* for the exit-time clean-up */
 
 static int
 write_file(const char *dir, const char *file, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int
+write_file(const char *dir, const char *file, const char *fmt, ...)
 {
 	char path[512], val[256];
 	va_list ap;

@@ -422,8 +422,12 @@ release(struct urec *u, int fd, const char *name, int created)
 		bpf_link__destroy(u->links[i]);
 	}
 	u->nlink_fds = u->nlinks;
-	if (!u->keep_links)
+	if (!u->keep_links) {
 		close_all(u->link_fds, u->nlink_fds);
+		free(u->link_fds);
+		u->link_fds = NULL;
+		u->nlink_fds = 0;
+	}
 	free(u->links);
 	ualloc__destroy(u->skel);
 	u64map_free(&u->stacks, NULL);

@@ -186,6 +186,11 @@ int stop_sent(struct urec *u, pid_t tid);
 int stops_outstanding(struct urec *u);
 void hold_read_ring(struct urec *u);
 
+/* ulinks.c: probes' descriptors closed by many threads; closed by a
+   child after our exit. */
+void close_all(const int *fds, size_t n);
+void let_go_later(struct urec *u);
+
 /* uhold.c: the processes held through ptrace. */
 int hold_fd(void);
 int hold_seize(struct urec *u, pid_t pid);

@@ -347,11 +347,12 @@ descendants_left(struct urec *u)
 	int n = 0;
 
 	for (i = 1; i < u->nprocs; i++) {
-		if (u->procs[i]->ended)
+		if (u->procs[i]->ended || u->procs[i]->gone)
 			continue;
-		/* Its end's event lost: gone all the same. */
+		/* Gone, its end's event not read yet (or lost): what the ring
+		   holds of it is still its own. */
 		if (kill(u->procs[i]->pid, 0) < 0 && errno == ESRCH)
-			u->procs[i]->ended = 1;
+			u->procs[i]->gone = 1;
 		else
 			n++;
 	}

@@ -112,7 +112,8 @@ struct uproc {
 	int first_exec;		/* the command's exec, which mt-record made: said already */
 	int copies;		/* its stacks are copies (UA_DWARF) */
 	int ready;		/* its probes are in: what it does is recorded */
-	int ended;
+	int ended;		/* its end's event read */
+	int gone;		/* not in /proc any more */
 };
 
 /* A thread held through ptrace (uhold.c). */

@@ -160,7 +160,7 @@ cmd/record/bpf/ualloc.bpf.o: cmd/record/bpf/ualloc.bpf.c cmd/record/bpf/ualloc.h
 	clang $(BPF_CFLAGS) -c -o $@ $<
 cmd/record/ualloc.skel.h: cmd/record/bpf/ualloc.bpf.o
 	bpftool gen skeleton $< name ualloc >$@.tmp && mv $@.tmp $@
-cmd/record/uprobes.o: cmd/record/ualloc.skel.h
+cmd/record/ubpf.o: cmd/record/ualloc.skel.h
 # zlib for mt-group's pprof profiles alone (lib/pprof/): pprof reads
 # them gzipped.  The other programs never pull pprof/gzip.o from the archive.
 ZLIB_CFLAGS := $(shell $(PKG_CONFIG) --cflags zlib 2>/dev/null)

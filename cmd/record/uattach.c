@@ -73,13 +73,6 @@ site_of(struct urec *u, const char *path, uint64_t off, const char *heap, uint64
 	return u->nsites++;
 }
 
-void
-keep_link(struct urec *u, struct bpf_link *l)
-{
-	u->links = egrow(u->links, u->nlinks, &u->linkcap, sizeof(*u->links));
-	u->links[u->nlinks++] = l;
-}
-
 /* Whether path is probed for p already; else it is said to be. */
 static int
 probed_already(struct uproc *p, const char *path)
@@ -357,4 +350,35 @@ descendants_left(struct urec *u)
 			n++;
 	}
 	return n;
+}
+
+/*
+ * How the stacks of p, which now runs exe, are taken: copies where
+ * --unwind dwarf says, or (by default) where exe keeps no frame pointers;
+ * the BPF program told, and the trace.
+ */
+void
+stacks_way(struct urec *u, struct uproc *p, const char *exe)
+{
+	p->copies = u->unwind == 'd' || (u->unwind == 'a' && !keeps_frame_pointers(exe));
+	if (set_traced(u, p) < 0)
+		p->copies = 0;
+	say_stacks_way(u, p);
+}
+
+/* What took p's stacks, in the trace; counted for its end. */
+void
+say_stacks_way(struct urec *u, struct uproc *p)
+{
+	if (p->copies)
+		recorder_comment(u->rc, "# mt-record: pid %d: stacks by --unwind dwarf: %u bytes "
+		    "of its stack copied at each event, unwound by the call frame information",
+		    (int)p->pid, u->copy_size);
+	else
+		recorder_comment(u->rc, "# mt-record: pid %d: stacks by --unwind fp: its frame "
+		    "pointers", (int)p->pid);
+	if (p->copies)
+		u->by_copy++;
+	else
+		u->by_fp++;
 }

@@ -305,7 +305,8 @@ frames_of(struct urec *u, struct uproc *p, const struct ua_event *e, const struc
 	uint64_t ip;
 
 	if (copy)
-		return unwind_copy(u, p, e, g, copy, e->kind == UA_ALLOC, ips, UA_FRAMES, ts);
+		return unwind_copy(u, p, umap_of, e, g, copy, e->kind == UA_ALLOC, ips, UA_FRAMES,
+		    ts);
 	for (i = 0; i < e->nips && i < UA_FRAMES && e->ips[i] && e->ips[i] < (1ULL << 47); i++) {
 		ip = e->ips[i];
 		/* The trampoline of a call of ours under way: where it returns,
@@ -342,7 +343,7 @@ on_event(void *ctx, void *data, size_t len)
 	p = uproc_of(u, e.kind == UA_FORK ? (pid_t)e.old : (pid_t)e.pid);
 	if (e.kind >= UA_FORK) {
 		u->last_ts = ts;
-		on_proc_event(u, p, (int)e.kind, ts, (pid_t)e.pid, e.kind == UA_FORK ? raw : e.size);
+		u->on_proc(u, p, (int)e.kind, ts, (pid_t)e.pid, e.kind == UA_FORK ? raw : e.size);
 		return 0;
 	}
 	if (!p)

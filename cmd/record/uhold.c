@@ -158,7 +158,7 @@ on_stop(struct urec *u, pid_t tid, int status)
 	case 0:
 		if (sig == SIGSTOP && stop_is_ours(u, tid, tgid)) {
 			u->held++;
-			hold_read_ring(u);
+			ubpf_read(u);
 			sig = 0;
 		}
 		ptrace(PTRACE_CONT, tid, NULL, (void *)(long)sig);

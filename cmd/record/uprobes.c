@@ -26,55 +26,7 @@
 #include "mt.h"
 #include "command.h"
 #include "uprobes.h"
-#include "ktrace.h"
 #include "bpf/ualloc.h"
-/* bpftool's skeleton casts away a const. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wcast-qual"
-#include "ualloc.skel.h"
-#pragma GCC diagnostic pop
-
-struct bpf_program *
-uprog(struct urec *u, int i)
-{
-	struct ualloc *s = u->skel;
-	struct bpf_program *p[] = { s->progs.malloc_in, s->progs.calloc_in, s->progs.realloc_in,
-		s->progs.memalign_in, s->progs.posix_memalign_in, s->progs.free_in,
-		s->progs.pool_in, s->progs.pool_free_in, s->progs.alloc_out,
-		s->progs.posix_memalign_out, s->progs.entry_stop };
-
-	return p[i];
-}
-
-#define RING_HELD	(16u << 20)
-#define RING_ATTACHED	(64u << 20)
-
-/* libbpf's messages: none, but with MT_BPF_DEBUG (the verifier's log). */
-static int
-quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-static int
-quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (getenv("MT_BPF_DEBUG"))
-		vfprintf(stderr, fmt, ap);
-	return 0;
-}
-
-/* The running kernel's own types, which the BPF program is fitted to as it loads (CO-RE). */
-#define KERNEL_BTF "/sys/kernel/btf/vmlinux"
-
-/* Whether --uprobes can work here: root, and a kernel with uprobes and BTF. */
-int
-uprobes_possible(void)
-{
-	/* And BPF allowed: a container's root may be refused it (a trivial
-	   program loaded and let go of, a millisecond). */
-	libbpf_set_print(quiet_libbpf);
-	return geteuid() == 0 && access("/sys/bus/event_source/devices/uprobe/type", F_OK) == 0 &&
-	    access(KERNEL_BTF, R_OK) == 0 &&
-	    libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) == 1;
-}
 
 
 
@@ -89,192 +41,8 @@ free_sites(struct urec *u)
 	free(u->sites);
 }
 
-/* A tracepoint's program attached, with a cookie: 0, or -1 with errno. */
-static int
-attach_tp(struct urec *u, struct bpf_program *prog, const char *group, const char *name,
-    uint64_t cookie)
-{
-	LIBBPF_OPTS(bpf_tracepoint_opts, o);
-	struct bpf_link *l;
-
-	o.bpf_cookie = cookie;
-	if (!(l = bpf_program__attach_tracepoint_opts(prog, group, name, &o)))
-		return -1;
-	keep_link(u, l);
-	return 0;
-}
-
-int
-set_traced(struct urec *u, struct uproc *p)
-{
-	uint32_t key = (uint32_t)p->pid;
-	uint8_t v = (uint8_t)(UA_TRACED | (p->copies ? UA_DWARF : 0) | (u->hold ? UA_HOLD : 0));
-
-	if (!p->ready)
-		return 0;
-	return bpf_map__update_elem(u->skel->maps.traced, &key, sizeof(key), &v, sizeof(v),
-	    BPF_ANY);
-}
-
-int
-stop_sent(struct urec *u, pid_t tid)
-{
-	uint32_t key = (uint32_t)tid;
-
-	return bpf_map__delete_elem(u->skel->maps.stops, &key, sizeof(key), 0) == 0;
-}
-
-int
-stops_outstanding(struct urec *u)
-{
-	uint32_t next;
-
-	return bpf_map__get_next_key(u->skel->maps.stops, NULL, &next, sizeof(next)) == 0;
-}
-
-void
-hold_read_ring(struct urec *u)
-{
-	if (u->rb)
-		ring_buffer__consume(u->rb);
-}
-
-/* Nothing recorded any more: the BPF program stops nobody from now. */
-static void
-untrace_all(struct urec *u)
-{
-	uint32_t key, next;
-
-	while (bpf_map__get_next_key(u->skel->maps.traced, NULL, &next, sizeof(next)) == 0) {
-		key = next;
-		bpf_map__delete_elem(u->skel->maps.traced, &key, sizeof(key), 0);
-	}
-}
-
-/*
- * The tracepoints, for the command's process and those it makes: the
- * mmap family's calls, its commits and decommits as the preload library
- * records them (and brk's too, and the C library's own mappings, which
- * that does not see); a child's first return from fork (unless -n), an
- * exec and an end, that its probes follow.  0, or -1 with errno.
- */
-static int
-attach_tps(struct urec *u, int follow)
-{
-	static const struct { const char *name; int kind; } calls[] = {
-		{ "mmap", UA_MMAP }, { "munmap", UA_MUNMAP }, { "mremap", UA_MREMAP },
-		{ "mprotect", UA_MPROTECT }, { "brk", UA_BRK },
-	};
-	static const char *const forks[] = { "fork", "vfork", "clone", "clone3" };
-	struct ualloc *s = u->skel;
-	char tp[64];
-	size_t i;
-
-	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
-		snprintf(tp, sizeof(tp), "sys_enter_%s", calls[i].name);
-		if (attach_tp(u, s->progs.sys_in, "syscalls", tp, (uint64_t)calls[i].kind) < 0)
-			return -1;
-		snprintf(tp, sizeof(tp), "sys_exit_%s", calls[i].name);
-		if (attach_tp(u, s->progs.sys_out, "syscalls", tp, (uint64_t)calls[i].kind) < 0)
-			return -1;
-	}
-	for (i = 0; follow && i < sizeof(forks) / sizeof(forks[0]); i++) {
-		snprintf(tp, sizeof(tp), "sys_exit_%s", forks[i]);
-		/* A kernel without one (fork, vfork on arm64): its children come by the others. */
-		if (attach_tp(u, s->progs.fork_out, "syscalls", tp, 0) < 0 && errno != ENOENT)
-			return -1;
-	}
-	if (attach_tp(u, s->progs.exec_done, "sched", "sched_process_exec", 0) < 0 ||
-	    attach_tp(u, s->progs.exit_done, "sched", "sched_process_exit", 0) < 0)
-		return -1;
-	return 0;
-}
-
-/* The tracepoints attached, tracefs mounted for it if it is not, and let be after. */
-static int
-trace_calls(struct urec *u, int follow)
-{
-	char root[256];
-	int mounted, r, e;
-
-	if (tracefs_find(root, sizeof(root), &mounted) < 0)
-		return -1;
-	r = attach_tps(u, follow);
-	e = errno;
-	/* Attached, they need it no more. */
-	if (mounted)
-		tracefs_unmount(root);
-	errno = e;
-	return r;
-}
-
-/* The refusals that come before anything is loaded: 0, or said. */
-static int
-can_probe(void)
-{
-	if (access("/sys/bus/event_source/devices/uprobe/type", F_OK) < 0) {
-		mt_warnx("--uprobes: this kernel has no uprobes (CONFIG_UPROBE_EVENTS): "
-		    "record with LD_PRELOAD instead");
-		return -1;
-	}
-	if (geteuid() != 0) {
-		mt_warnx("--uprobes needs root (or CAP_BPF and CAP_PERFMON): "
-		    "run mt-record as root, or without --uprobes");
-		return -1;
-	}
-	if (access(KERNEL_BTF, R_OK) < 0) {
-		mt_warnx("--uprobes: this kernel has no BTF (%s: %s; CONFIG_DEBUG_INFO_BTF): "
-		    "record with LD_PRELOAD instead", KERNEL_BTF, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* A per-CPU counter of the BPF program's, summed. */
-static uint64_t
-counted(struct bpf_map *map)
-{
-	int ncpu = libbpf_num_possible_cpus(), i;
-	uint64_t *v, sum = 0;
-	uint32_t z = 0;
-
-	if (ncpu <= 0)
-		return 0;
-	v = ecalloc((size_t)ncpu, sizeof(*v));
-	if (bpf_map__lookup_elem(map, &z, sizeof(z), v, (size_t)ncpu * sizeof(*v), 0) == 0)
-		for (i = 0; i < ncpu; i++)
-			sum += v[i];
-	free(v);
-	return sum;
-}
 
 
-
-
-/* The BPF program opened, told what it should send, and loaded; NULL, errno set. */
-static struct ualloc *
-open_skel(const struct args *a)
-{
-	struct ualloc *s;
-	int e;
-
-	libbpf_set_print(quiet_libbpf);
-	if (!(s = ualloc__open()))
-		return NULL;
-	s->rodata->free_stacks = a->opts.free_stacks;
-	s->rodata->stack_copy = a->uunwind != 'p' ? a->copy_size : 0;
-	s->rodata->npools = (unsigned)a->npools;
-	/* Attached (-p), nothing holds a thread while the ring is read: room
-	   for a second's stall of the collector at 200,000 events a second. */
-	s->rodata->ring_size = a->opts.attach_pid ? RING_ATTACHED : RING_HELD;
-	bpf_map__set_max_entries(s->maps.ring, (uint32_t)s->rodata->ring_size);
-	if ((e = ualloc__load(s)) != 0) {
-		ualloc__destroy(s);
-		errno = e < 0 ? -e : e;
-		return NULL;
-	}
-	return s;
-}
 
 /* What to probe: the known functions, then each pool's two (--alloc-fn). */
 static struct want *
@@ -310,8 +78,7 @@ load_probes(struct urec *u, struct uproc *p, const char *exe, const struct args 
 	    script_interp(exe, interp, sizeof(interp)))
 		exe = interp;
 	u->w = wants(a, &u->nw);
-	libbpf_set_print(quiet_libbpf);
-	if (!(u->skel = open_skel(a))) {
+	if (ubpf_open(u, a) < 0) {
 		mt_warnx("--uprobes: the BPF program was refused: %s%s", strerror(errno),
 		    errno == EPERM ? " (root, or CAP_BPF and CAP_PERFMON, is needed)" : "");
 		return -1;
@@ -386,7 +153,7 @@ release(struct urec *u, int fd, const char *name, int created)
 		u->nlink_fds = 0;
 	}
 	free(u->links);
-	ualloc__destroy(u->skel);
+	ubpf_close(u);
 	u64map_free(&u->stacks, NULL);
 	umods_free(u);
 	uprocs_free(u);
@@ -412,10 +179,11 @@ finish(struct urec *u, int fd, const char *name, int status)
 		put_exit(u, u->procs[0], recorder_now(u->rc), status);
 	recorder_comment(u->rc, "# mt-record: stacks taken by --unwind fp in %llu processes, "
 	    "dwarf in %llu", (unsigned long long)u->by_fp, (unsigned long long)u->by_copy);
-	if ((lost = counted(u->skel->maps.lost)))
+	ubpf_counts(u, &lost, &unseen);
+	if (lost)
 		recorder_comment(u->rc, "# mt-record: %llu events lost: the BPF ring buffer was full",
 		    (unsigned long long)lost);
-	if ((unseen = counted(u->skel->maps.unseen))) {
+	if (unseen) {
 		snprintf(msg, sizeof(msg), "%llu calls' returns not seen (a longjmp out of an "
 		    "allocation function, or uretprobes the kernel dropped): their blocks are not "
 		    "in the trace", (unsigned long long)unseen);
@@ -490,7 +258,7 @@ leave_running(struct urec *u, pid_t cmd, int *status, int *done)
 	struct pollfd pf[2] = { { .fd = ring_buffer__epoll_fd(u->rb), .events = POLLIN },
 	    { .fd = hold_fd(), .events = POLLIN } };
 	uint64_t until = recorder_now(u->rc) + 1000000000u;
-	uint32_t next;
+	pid_t tid;
 
 	untrace_all(u);
 	while (stops_outstanding(u) && recorder_now(u->rc) < until) {
@@ -499,11 +267,9 @@ leave_running(struct urec *u, pid_t cmd, int *status, int *done)
 		poll(pf, 2, 10);
 	}
 	ring_buffer__consume(u->rb);
-	while (bpf_map__get_next_key(u->skel->maps.stops, NULL, &next, sizeof(next)) == 0) {
+	while (ubpf_take_stop(u, &tid))
 		if (!u->hold)
-			kill((pid_t)next, SIGCONT);
-		stop_sent(u, (pid_t)next);
-	}
+			kill(tid, SIGCONT);
 	hold_release(u, cmd, status, done);
 	let_go_all(u);
 }
@@ -530,7 +296,7 @@ int
 record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 {
 	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks, .unwind = a->uunwind,
-	    .copy_size = a->copy_size };
+	    .copy_size = a->copy_size, .on_proc = on_proc_event };
 	char *exe, *defname = NULL, *base;
 	int fd = -1, created = 0, go = -1, status = 0, done = 0, e;
 	struct cmd_wait cw = { &done };
@@ -558,7 +324,7 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	/* The output made only once the recording can start: a refusal leaves it be. */
 	if (load_probes(&u, cmd, exe, a) < 0 ||
-	    !(u.rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL)) ||
+	    !(u.rb = ubpf_ring(&u, on_event)) ||
 	    (fd = open_output(rc, a->output, base, pid, &defname, &created)) < 0) {
 		/* The command is not run untraced. */
 		run_spawned(go, 0, &e);
@@ -646,7 +412,7 @@ int
 attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 {
 	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks, .unwind = a->uunwind,
-	    .copy_size = a->copy_size };
+	    .copy_size = a->copy_size, .on_proc = on_proc_event };
 	char exe[64], real[PATH_MAX], comm[64], *defname = NULL;
 	int fd = -1, created = 0, done = 0, n, refused = 0, dynamic, status = 0, dummy = 0;
 	struct attach_wait aw = { .pid = pid, .duration = a->duration, .done = &done };
@@ -669,13 +435,12 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	collector_setup();
 	p = uproc_add(&u, pid);
 	aw.pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	libbpf_set_print(quiet_libbpf);
 	u.w = wants(a, &u.nw);
 	/* Every probe in before any fires (it is not traced yet), and the output made last. */
-	if (!(u.skel = open_skel(a)) ||
+	if (ubpf_open(&u, a) < 0 ||
 	    (n = attach_file(&u, p, exe, u.w, u.nw, &refused, &dynamic)) < 0 ||
 	    (trace_calls(&u, a->flags[1] != 'n') < 0 && (refused = errno)) ||
-	    !(u.rb = ring_buffer__new(bpf_map__fd(u.skel->maps.ring), on_event, &u, NULL)) ||
+	    !(u.rb = ubpf_ring(&u, on_event)) ||
 	    (fd = open_output(rc, a->output, comm, pid, &defname, &created)) < 0) {
 		if (!u.rb)
 			mt_warnx("pid %d: its probes were refused: %s", (int)pid,

@@ -121,6 +121,12 @@ struct tracee {
 	pid_t tid, tgid;
 };
 
+struct urec;
+struct uproc;
+/* The mapping of p's that holds ip (its maps read again if it is in none); NULL if none. */
+typedef const struct umap *umap_lookup(struct urec *u, struct uproc *p, uint64_t ip,
+    uint64_t ts);
+
 /* What the collector keeps while it reads. */
 struct urec {
 	struct site *sites;	/* by the probe's BPF cookie */
@@ -154,63 +160,89 @@ struct urec {
 	struct tracee *tracees;	/* the threads held */
 	size_t ntracees, tracecap;
 	uint64_t held;		/* stops of ours ended */
+	/* A process's fork, exec, entry or end (uattach.c's on_proc_event). */
+	void (*on_proc)(struct urec *u, struct uproc *p, int kind, uint64_t ts, pid_t pid,
+	    uint64_t arg);
 };
+
+/*
+ * The files, each calling only those above it here: ELF lookups (uelf.c),
+ * the BPF program (ubpf.c), the files' frame information (umods.c),
+ * unwinding (uunwind.c), collection (ucollect.c), ptrace (uhold.c),
+ * probes and processes (uattach.c), the probes' end (ulinks.c), the
+ * recording (uprobes.c).
+ */
+
+/* ubpf.c: the BPF program loaded, its tracepoints attached (follow:
+   forks too; tracefs mounted meanwhile if it is not), and its maps:
+   p's `traced' value (UA_TRACED, UA_DWARF, UA_HOLD; 0 until it is ready),
+   whether it sent a stop to tid (forgotten then), whether any it sent is
+   not seen yet. */
+struct bpf_program;
+struct ring_buffer;
+int uprobes_possible(void);
+int can_probe(void);
+int ubpf_open(struct urec *u, const struct args *a);
+void ubpf_close(struct urec *u);
+struct bpf_program *uprog(struct urec *u, int which);	/* P_*, or P_ENTRY_STOP */
+void keep_link(struct urec *u, struct bpf_link *l);
+int trace_calls(struct urec *u, int follow);
+struct ring_buffer *ubpf_ring(struct urec *u, int (*fn)(void *, void *, size_t));
+void ubpf_read(struct urec *u);
+void ubpf_counts(struct urec *u, uint64_t *lost, uint64_t *unseen);
+int set_traced(struct urec *u, struct uproc *p);
+void untrace_all(struct urec *u);
+int stop_sent(struct urec *u, pid_t tid);
+int stops_outstanding(struct urec *u);
+int ubpf_take_stop(struct urec *u, pid_t *tid);
+
+/* umods.c: the files of the copied stacks' frames, read when first needed. */
+int umod_of(struct urec *u, const char *path);
+struct umod *mod_image(struct urec *u, struct uproc *p, const struct umap *mp);
+void umods_free(struct urec *u);
+int keeps_frame_pointers(const char *path);
+
+/* uunwind.c: a copied stack unwound by the files' call frame information. */
+struct ua_regs;
+struct ua_event;
+size_t unwind_copy(struct urec *u, struct uproc *p, umap_lookup *lookup,
+    const struct ua_event *e, const struct ua_regs *g, const uint8_t *copy, int at_return,
+    uint64_t *ips, size_t max, uint64_t ts);
 
 /* ucollect.c: the ring's events into the trace. */
 struct uproc *uproc_of(struct urec *u, pid_t pid);
 struct uproc *uproc_add(struct urec *u, pid_t pid);
 void uprocs_free(struct urec *u);
 void read_maps(struct urec *u, struct uproc *p, uint64_t ts);
+const struct umap *umap_of(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts);
 int on_event(void *ctx, void *data, size_t len);
 void put_proc(struct urec *u, struct uproc *p, char **argv, const char *exe, pid_t ppid);
 void put_proc_read(struct urec *u, struct uproc *p, pid_t ppid);
 char *read_small_file(const char *path, size_t *len);
 void put_exit(struct urec *u, struct uproc *p, uint64_t ts, int status);
 
-/* uunwind.c: copied stacks unwound by the files' call frame information. */
-struct ua_regs;
-struct ua_event;
-int umod_of(struct urec *u, const char *path);
-struct umod *mod_image(struct urec *u, struct uproc *p, const struct umap *mp);
-void umods_free(struct urec *u);
-size_t unwind_copy(struct urec *u, struct uproc *p, const struct ua_event *e,
-    const struct ua_regs *g, const uint8_t *copy, int at_return, uint64_t *ips, size_t max,
-    uint64_t ts);
-int keeps_frame_pointers(const char *path);
-void stacks_way(struct urec *u, struct uproc *p, const char *exe);
-void say_stacks_way(struct urec *u, struct uproc *p);
-/* uprobes.c: the BPF program's `traced' value of p (UA_TRACED, UA_DWARF,
-   UA_HOLD; 0 until it is ready); whether our program sent a stop to tid
-   (forgotten then); whether any it sent is not seen yet; the ring read. */
-int set_traced(struct urec *u, struct uproc *p);
-int stop_sent(struct urec *u, pid_t tid);
-int stops_outstanding(struct urec *u);
-void hold_read_ring(struct urec *u);
-
-/* ulinks.c: probes' descriptors closed by many threads; closed by a
-   child after our exit. */
-void close_all(const int *fds, size_t n);
-void let_go_later(struct urec *u);
-
 /* uhold.c: the processes held through ptrace. */
 int hold_fd(void);
 int hold_seize(struct urec *u, pid_t pid);
 void hold_reap(struct urec *u, pid_t cmd, int *status, int *done);
 void hold_release(struct urec *u, pid_t cmd, int *status, int *done);
-const struct umap *umap_of(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts);
 
 /* uattach.c: the probes of each process, and its fork, exec, entry and end. */
-struct bpf_program;
-struct bpf_program *uprog(struct urec *u, int which);	/* P_*, or P_ENTRY_STOP */
-void keep_link(struct urec *u, struct bpf_link *l);
 const char *libc_path(void);
 int attach_file(struct urec *u, struct uproc *p, const char *path, struct want *w, size_t nw,
     int *refused, int *dynamic);
 void probe_mapped(struct urec *u, struct uproc *p, const char *when);
 int probe_image(struct urec *u, struct uproc *p, const char *exe, int *n, int *m, int *refused);
+void stacks_way(struct urec *u, struct uproc *p, const char *exe);
+void say_stacks_way(struct urec *u, struct uproc *p);
 void on_proc_event(struct urec *u, struct uproc *p, int kind, uint64_t ts, pid_t pid,
     uint64_t arg);
 void let_go_all(struct urec *u);
 int descendants_left(struct urec *u);
+
+/* ulinks.c: probes' descriptors closed by many threads; closed by a
+   child after our exit. */
+void close_all(const int *fds, size_t n);
+void let_go_later(struct urec *u);
 
 #endif

@@ -312,7 +312,7 @@ on_proc_event(struct urec *u, struct uproc *p, int kind, uint64_t ts, pid_t pid,
 		break;
 	case UA_EXIT:
 		/* The command's own end is mt-record's to wait for. */
-		if (p != u->procs[0])
+		if (p != u->cmd)
 			put_exit(u, p, ts, (int)arg);
 		p->ended = 1;
 		bpf_link__destroy(p->stop);
@@ -325,27 +325,29 @@ on_proc_event(struct urec *u, struct uproc *p, int kind, uint64_t ts, pid_t pid,
 void
 let_go_all(struct urec *u)
 {
+	struct uproc *p;
 	size_t i;
 
-	for (i = 0; i < u->nprocs; i++)
-		if (u->procs[i]->stopped && !u->procs[i]->ended)
-			let_go(u, u->procs[i]);
+	for (i = 0; i < recorder_nprocs(u->rc); i++)
+		if ((p = uproc_at(u, i)) && p->stopped && !p->ended)
+			let_go(u, p);
 }
 
 /* The command's descendants recorded that have not ended. */
 int
 descendants_left(struct urec *u)
 {
+	struct uproc *p;
 	size_t i;
 	int n = 0;
 
-	for (i = 1; i < u->nprocs; i++) {
-		if (u->procs[i]->ended || u->procs[i]->gone)
+	for (i = 0; i < recorder_nprocs(u->rc); i++) {
+		if (!(p = uproc_at(u, i)) || p == u->cmd || p->ended || p->gone)
 			continue;
 		/* Gone, its end's event not read yet (or lost): what the ring
 		   holds of it is still its own. */
-		if (kill(u->procs[i]->pid, 0) < 0 && errno == ESRCH)
-			u->procs[i]->gone = 1;
+		if (kill(p->pid, 0) < 0 && errno == ESRCH)
+			p->gone = 1;
 		else
 			n++;
 	}

@@ -18,53 +18,55 @@
 #include "uprobes.h"
 #include "bpf/ualloc.h"
 
-static void
-put(struct urec *u, struct mt_event *ev)
-{
-	recorder_put(u->rc, ev);
-}
-
-/* The process an event is of; NULL for one not recorded. */
+/* The process an event is of; NULL for one not recorded (or ended). */
 struct uproc *
 uproc_of(struct urec *u, pid_t pid)
 {
-	size_t i;
+	struct uproc *p;
 
-	if (u->last && u->last->pid == pid)
+	if (u->last && u->last->pid == pid && !u->last->ended)
 		return u->last;
-	for (i = u->nprocs; i-- > 0;)
-		if (u->procs[i]->pid == pid && !u->procs[i]->ended)
-			return u->last = u->procs[i];
-	return NULL;
+	p = recorder_outside_data(u->rc, pid);
+	return p && !p->ended ? (u->last = p) : NULL;
 }
 
+/* pid recorded from now, in the recorder's table; the first, the command. */
 struct uproc *
 uproc_add(struct urec *u, pid_t pid)
 {
 	struct uproc *p = ecalloc(1, sizeof(*p));
 
 	p->pid = pid;
-	u->procs = egrow(u->procs, u->nprocs, &u->proccap, sizeof(*u->procs));
-	u->procs[u->nprocs++] = p;
+	recorder_outside_add(u->rc, pid, p);
+	if (!u->cmd)
+		u->cmd = p;
 	return p;
+}
+
+/* The i-th process recorded, in the order they came; NULL for none. */
+struct uproc *
+uproc_at(struct urec *u, size_t i)
+{
+	return recorder_data_at(u->rc, i);
 }
 
 void
 uprocs_free(struct urec *u)
 {
+	struct uproc *p;
 	size_t i, j;
 
-	for (i = 0; i < u->nprocs; i++) {
-		for (j = 0; j < u->procs[i]->nprobed; j++)
-			free(u->procs[i]->probed[j].path);
-		free(u->procs[i]->probed);
-		free(u->procs[i]->maps);
-		free(u->procs[i]);
+	for (i = 0; i < recorder_nprocs(u->rc); i++) {
+		if (!(p = uproc_at(u, i)))
+			continue;
+		for (j = 0; j < p->nprobed; j++)
+			free(p->probed[j].path);
+		free(p->probed);
+		free(p->maps);
+		free(p);
 	}
-	free(u->procs);
-	u->procs = NULL;
-	u->nprocs = 0;
-	u->last = NULL;
+	recorder_outside_forget(u->rc);
+	u->cmd = u->last = NULL;
 }
 
 /* A map line for [lo, hi) at off in file, unless a mapping said overlaps it. */
@@ -72,7 +74,6 @@ static void
 say_map(struct urec *u, struct uproc *p, uint64_t ts, uint64_t lo, uint64_t hi, uint64_t off,
     const char *file)
 {
-	struct mt_event ev;
 	size_t i;
 
 	for (i = 0; i < p->nmaps; i++)
@@ -83,16 +84,7 @@ say_map(struct urec *u, struct uproc *p, uint64_t ts, uint64_t lo, uint64_t hi, 
 	/* Read while the process is there to read it from (a stop, mostly). */
 	if (p->copies && p->maps[p->nmaps - 1].mod >= 0)
 		mod_image(u, p, &p->maps[p->nmaps - 1]);
-	memset(&ev, 0, sizeof(ev));
-	ev.type = MT_MAP;
-	ev.ts = ts;
-	ev.pid = p->pid;
-	ev.addr = lo;
-	ev.size = hi;
-	ev.stack = off;
-	ev.s1 = (struct mt_str){ "-", 1 };
-	ev.s2 = (struct mt_str){ file, strlen(file) };
-	put(u, &ev);
+	recorder_put_map(u->rc, ts, p->pid, lo, hi, off, file);
 }
 
 /* The executable mappings of the process, as map lines, when new. */
@@ -174,16 +166,16 @@ know_address(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts)
 #define NO_STACK ((void *)UINTPTR_MAX)
 
 /*
- * The stack's id, its stack line written the first time; 0 for none.  A
- * frame in no code of the process's is a frame-pointer chain gone astray
- * through code built without them (data taken for a return address): the
- * stack ends there, once its maps are known to be whole.
+ * The stack's id (the recorder's), 0 for none, remembered by its frames
+ * as the probe gave them.  A frame in no code of the process's is a
+ * frame-pointer chain gone astray through code built without them (data
+ * taken for a return address): the stack ends there, once its maps are
+ * known to be whole.
  */
 static uint64_t
 stack_id(struct urec *u, struct uproc *p, const uint64_t *ips, size_t n, uint64_t ts)
 {
 	void **v = u64map_stack(&u->stacks, ips, n);
-	struct mt_event ev;
 	size_t i;
 
 	if (*v)
@@ -197,14 +189,8 @@ stack_id(struct urec *u, struct uproc *p, const uint64_t *ips, size_t n, uint64_
 		*v = NO_STACK;
 		return 0;
 	}
-	*v = (void *)(uintptr_t)++u->next_stack;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = MT_STACK;
-	ev.stack = u->next_stack;
-	ev.nips = n;
-	ev.ips = (uint64_t *)(uintptr_t)ips;
-	put(u, &ev);
-	return u->next_stack;
+	*v = (void *)(uintptr_t)recorder_stack(u->rc, ips, n);
+	return (uint64_t)(uintptr_t)*v;
 }
 
 /*
@@ -371,7 +357,7 @@ on_event(void *ctx, void *data, size_t len)
 		ev.size = e.size;
 	if (!n || (e.kind == UA_FREE && !u->free_stacks) || !(ev.stack = stack_id(u, p, ips, n, ts)))
 		ev.flags |= EV_STACK_NONE;
-	put(u, &ev);
+	recorder_put(u->rc, &ev);
 	u->events++;
 	return 0;
 }
@@ -438,16 +424,5 @@ put_proc_read(struct urec *u, struct uproc *p, pid_t ppid)
 void
 put_exit(struct urec *u, struct uproc *p, uint64_t ts, int status)
 {
-	struct mt_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.type = MT_EXIT;
-	ev.ts = ts;
-	if (ev.ts < u->last_ts)
-		ev.ts = u->last_ts;
-	ev.pid = p->pid;
-	/* -1: not known (an attached process, or one left running). */
-	ev.status = status == -1 ? MT_STATUS_NONE : WIFEXITED(status) ? WEXITSTATUS(status) :
-	    WIFSIGNALED(status) ? MT_STATUS_SIG(WTERMSIG(status)) : MT_STATUS_NONE;
-	put(u, &ev);
+	recorder_put_exit(u->rc, ts < u->last_ts ? u->last_ts : ts, p->pid, status);
 }

@@ -127,6 +127,7 @@ load_probes(struct urec *u, struct uproc *p, const char *exe, const struct args 
 static void
 release(struct urec *u, int fd, const char *name, int created)
 {
+	struct uproc *p;
 	size_t i;
 
 	if (fd >= 0 && fd != STDOUT_FILENO && created) {
@@ -136,8 +137,9 @@ release(struct urec *u, int fd, const char *name, int created)
 	ring_buffer__free(u->rb);
 	u->rb = NULL;
 	free(u->tracees);
-	for (i = 0; i < u->nprocs; i++)
-		bpf_link__destroy(u->procs[i]->stop);
+	for (i = 0; i < recorder_nprocs(u->rc); i++)
+		if ((p = uproc_at(u, i)))
+			bpf_link__destroy(p->stop);
 	/* Their fds open for the child that lets go of them, or closed now. */
 	u->link_fds = erealloc(u->link_fds, (u->nlinks + 1) * sizeof(*u->link_fds));
 	for (i = 0; i < u->nlinks; i++) {
@@ -169,14 +171,15 @@ release(struct urec *u, int fd, const char *name, int created)
 static int
 finish(struct urec *u, int fd, const char *name, int status)
 {
-	uint64_t lost, unseen, written;
+	uint64_t lost, unseen, written, nprocs = 0;
 	char msg[256];
+	size_t i;
 
 	/* What the ring still holds came before the exit. */
 	ring_buffer__consume(u->rb);
 	let_go_all(u);
 	if (status != -2)
-		put_exit(u, u->procs[0], recorder_now(u->rc), status);
+		put_exit(u, u->cmd, recorder_now(u->rc), status);
 	recorder_comment(u->rc, "# mt-record: stacks taken by --unwind fp in %llu processes, "
 	    "dwarf in %llu", (unsigned long long)u->by_fp, (unsigned long long)u->by_copy);
 	ubpf_counts(u, &lost, &unseen);
@@ -191,7 +194,9 @@ finish(struct urec *u, int fd, const char *name, int status)
 		mt_warnx("%s", msg);
 	}
 	written = recorder_close(u->rc, fd);
-	recorder_say_written(u->rc, u->nprocs, written);
+	for (i = 0; i < recorder_nprocs(u->rc); i++)
+		nprocs += uproc_at(u, i) != NULL;
+	recorder_say_written(u->rc, nprocs, written);
 	if (lost)
 		mt_warnx("%llu events lost: the BPF ring buffer was full", (unsigned long long)lost);
 	release(u, -1, name, 0);

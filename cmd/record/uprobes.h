@@ -133,12 +133,10 @@ struct urec {
 	size_t nsites, sitecap;
 	struct recorder *rc;
 	struct ualloc *skel;
-	struct uproc **procs;	/* the command's (the first), and its descendants */
-	size_t nprocs, proccap;
+	struct uproc *cmd;	/* the command's process (the recorder's table holds them all) */
 	struct uproc *last;	/* the one the last event was of */
 	uint64_t start, last_ts;
-	struct u64map stacks;	/* hash of frames -> id */
-	uint64_t next_stack;
+	struct u64map stacks;	/* frames as probed -> the recorder's stack id */
 	int free_stacks;
 	uint64_t events;
 	struct want *w;		/* what is probed */
@@ -212,6 +210,7 @@ size_t unwind_copy(struct urec *u, struct uproc *p, umap_lookup *lookup,
 /* ucollect.c: the ring's events into the trace. */
 struct uproc *uproc_of(struct urec *u, pid_t pid);
 struct uproc *uproc_add(struct urec *u, pid_t pid);
+struct uproc *uproc_at(struct urec *u, size_t i);
 void uprocs_free(struct urec *u);
 void read_maps(struct urec *u, struct uproc *p, uint64_t ts);
 const struct umap *umap_of(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts);

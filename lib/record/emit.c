@@ -20,6 +20,57 @@ needs_quote(const char *a, size_t n)
 	return 0;
 }
 
+
+/* A map line; path escaped as the format says. */
+static void
+put_map(struct recorder *rc, uint64_t ts, pid_t pid, uint64_t lo, uint64_t hi, uint64_t off,
+    struct mt_str id, const char *path, size_t n)
+{
+	char *buf = emalloc(n * 4 + 1);
+	struct mt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_MAP;
+	ev.ts = ts;
+	ev.pid = pid;
+	ev.addr = lo;
+	ev.size = hi;
+	ev.stack = off;
+	ev.s1 = id;
+	ev.s2.s = buf;
+	ev.s2.len = str_escape(buf, path, n);
+	put_event(rc, &ev);
+	free(buf);
+}
+
+void
+recorder_put_map(struct recorder *rc, uint64_t ts, pid_t pid, uint64_t lo, uint64_t hi,
+    uint64_t off, const char *path)
+{
+	put_map(rc, ts, pid, lo, hi, off, (struct mt_str){ "-", 1 }, path, strlen(path));
+}
+
+/* The first word on a process's end is the one that counts. */
+void
+recorder_put_exit(struct recorder *rc, uint64_t ts, pid_t pid, int status)
+{
+	struct proc *p = proc_by_pid(rc, pid);
+	struct mt_event ev;
+
+	if (p && p->exited)
+		return;
+	if (p)
+		p->exited = 1;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_EXIT;
+	ev.ts = ts;
+	ev.pid = pid;
+	/* -1: not known (an attached process, or one left running). */
+	ev.status = status == -1 ? MT_STATUS_NONE : WIFEXITED(status) ? WEXITSTATUS(status) :
+	    WIFSIGNALED(status) ? MT_STATUS_SIG(WTERMSIG(status)) : MT_STATUS_NONE;
+	put_event(rc, &ev);
+}
+
 /*
  * A command line from /proc/PID/cmdline (each argument ended by a NUL)
  * as a shell would read it back: arguments joined by spaces, those that
@@ -95,7 +146,7 @@ void
 emit_control(struct recorder *rc, struct rec *r, struct proc *p)
 {
 	struct mt_event ev;
-	char *buf, *exe, *args;
+	char *exe, *args;
 	size_t elen, n;
 
 	memset(&ev, 0, sizeof(ev));
@@ -123,17 +174,8 @@ emit_control(struct recorder *rc, struct rec *r, struct proc *p)
 		size_t blen = strnlen(bid, r->len);
 		path = bid + blen + (blen < r->len);
 		n = r->len - (size_t)(path - bid);
-		buf = emalloc(n * 4 + 1);
-		ev.type = MT_MAP;
-		ev.addr = r->addr;
-		ev.size = r->size;
-		ev.stack = r->off;
-		ev.s1.s = bid;
-		ev.s1.len = blen;
-		ev.s2.s = buf;
-		ev.s2.len = str_escape(buf, path, strnlen(path, n));
-		put_event(rc, &ev);
-		free(buf);
+		put_map(rc, r->ts, r->pid, r->addr, r->size, r->off, (struct mt_str){ bid, blen },
+		    path, strnlen(path, n));
 		break;
 	}
 	case CTL_BEFORE:
@@ -161,23 +203,10 @@ emit_control(struct recorder *rc, struct rec *r, struct proc *p)
 		put_event(rc, &ev);
 		break;
 	case CTL_EXIT:
-		/* The first word on a process's end is the one that counts. */
-		p = proc_by_pid(rc, r->pid);
-		if (!p) {
-			keep_early_exit(rc, r->pid, 0, 0, r->status, r->ts);
-			break;
-		}
-		if (p->exited)
-			break;
-		p->exited = 1;
-		ev.type = MT_EXIT;
-		if (WIFEXITED(r->status))
-			ev.status = WEXITSTATUS(r->status);
-		else if (WIFSIGNALED(r->status))
-			ev.status = MT_STATUS_SIG(WTERMSIG(r->status));
+		if (proc_by_pid(rc, r->pid))
+			recorder_put_exit(rc, r->ts, r->pid, r->status);
 		else
-			ev.status = MT_STATUS_NONE;
-		put_event(rc, &ev);
+			keep_early_exit(rc, r->pid, 0, 0, r->status, r->ts);
 		break;
 	}
 }

@@ -246,20 +246,6 @@ emit_mapping(struct recorder *rc, struct rec *r, struct proc *p)
 }
 
 
-/* The state of a process recorded from outside it, made on its first call. */
-static struct proc *
-outside_proc(struct recorder *rc, pid_t pid)
-{
-	struct proc *p = proc_by_pid(rc, pid);
-
-	if (!p) {
-		p = add_proc(rc, -1);
-		p->pid = pid;
-		p->outside = 1;
-	}
-	return p;
-}
-
 static uint64_t
 page_up(uint64_t a)
 {
@@ -323,34 +309,4 @@ regions_before(struct recorder *rc, struct proc *p, struct rec *r)
 	for (i = 0; i < rc->nbefores; i++)
 		region_add_flags(rc, p, r, rc->befores[i].lo, rc->befores[i].hi, rc->befores[i].heap,
 		    EV_TS_NONE);
-}
-
-void
-recorder_put_befores(struct recorder *rc, pid_t pid, uint64_t ts)
-{
-	struct rec r = { .ts = ts, .pid = pid, .tid = pid };
-
-	regions_before(rc, outside_proc(rc, pid), &r);
-}
-
-void
-recorder_fork_outside(struct recorder *rc, pid_t pid, pid_t ppid, uint64_t at)
-{
-	struct proc *parent = proc_by_pid(rc, ppid), *child;
-	struct rec r = { .ts = at, .pid = pid, .tid = pid };
-
-	if (!parent || !parent->outside)
-		return;
-	child = outside_proc(rc, pid);
-	regions_as_of_fork(rc, child, parent, &r, at);
-}
-
-void
-recorder_exec_outside(struct recorder *rc, pid_t pid)
-{
-	struct proc *p = proc_by_pid(rc, pid);
-
-	/* The old image is gone, its mappings with it. */
-	if (p && p->outside)
-		p->replaced = 1;
 }

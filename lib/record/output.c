@@ -69,6 +69,24 @@ stack_id(struct recorder *rc, struct proc *p, uint32_t off)
 	return id;
 }
 
+uint64_t
+recorder_stack(struct recorder *rc, const uint64_t *ips, size_t n)
+{
+	void **v = u64map_stack(&rc->stack_ids, ips, n);
+	struct mt_event ev;
+
+	if (*v)
+		return (uint64_t)(uintptr_t)*v;
+	*v = (void *)(uintptr_t)rc->next_stack_id;
+	memset(&ev, 0, sizeof(ev));
+	ev.type = MT_STACK;
+	ev.stack = rc->next_stack_id++;
+	ev.nips = n;
+	ev.ips = (uint64_t *)(uintptr_t)ips;
+	put_event(rc, &ev);
+	return ev.stack;
+}
+
 static void
 say_stopped(struct recorder *rc)
 {

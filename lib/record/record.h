@@ -125,12 +125,32 @@ uint64_t recorder_traced(const struct recorder *rc);	/* process images */
    every process recorded has ended; tell them to stop, whether all have. */
 void recorder_read_befores(struct recorder *rc, pid_t pid);
 void recorder_map_call(struct recorder *rc, const struct mt_map_call *c);
+/*
+ * Processes recorded from outside (--uprobes), in the recorder's table:
+ * pid recorded from now, data its source's (a pid used again: the old
+ * process ended); pid's data, NULL if not recorded; the data of the i-th
+ * process of the table (NULL for one of no source's), of how many; the
+ * data forgotten (the source has let go of it).
+ */
+void recorder_outside_add(struct recorder *rc, pid_t pid, void *data);
+void *recorder_outside_data(struct recorder *rc, pid_t pid);
+void *recorder_data_at(const struct recorder *rc, size_t i);
+size_t recorder_nprocs(const struct recorder *rc);
+void recorder_outside_forget(struct recorder *rc);
 /* pid forked by ppid at `at' (since time 0): its mappings are its parent's as of then. */
 void recorder_fork_outside(struct recorder *rc, pid_t pid, pid_t ppid, uint64_t at);
-/* pid runs a new program: its mappings are gone. */
+/* pid runs a new program: its mappings are gone (its data kept). */
 void recorder_exec_outside(struct recorder *rc, pid_t pid);
 /* --uprobes -p: the mappings read by recorder_read_befores, as pid's, with no time. */
 void recorder_put_befores(struct recorder *rc, pid_t pid, uint64_t ts);
+/* The lines of a process recorded from outside: a map line (off, the
+   file offset of lo; path escaped as the format says); its end (a wait
+   status, or -1 when not known), said once; the id of a stack, its stack
+   line written the first time. */
+void recorder_put_map(struct recorder *rc, uint64_t ts, pid_t pid, uint64_t lo, uint64_t hi,
+    uint64_t off, const char *path);
+void recorder_put_exit(struct recorder *rc, uint64_t ts, pid_t pid, int status);
+uint64_t recorder_stack(struct recorder *rc, const uint64_t *ips, size_t n);
 int recorder_said_hello(struct recorder *rc, pid_t pid);
 int recorder_all_gone(struct recorder *rc);
 int recorder_detach_all(struct recorder *rc, int tell);

@@ -57,6 +57,7 @@ recorder_free(struct recorder *rc)
 	free(rc->heap);
 	free(rc->pfds);
 	free(rc->befores);
+	u64map_free(&rc->stack_ids, NULL);
 	if (rc->bound)
 		bound_free(rc->bound);
 	if (rc->writer)

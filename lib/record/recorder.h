@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mt.h"
+#include "map.h"
 #include "proto.h"
 #include "record/record.h"
 #include "procfs.h"
@@ -93,6 +94,7 @@ struct proc {
 	int runs_on;		/* attached, and alive when we detached */
 	int outside;		/* recorded from outside (--uprobes): its stack ids are the trace's */
 	int exec_checked;	/* its connection gone while it runs: what it runs, looked at */
+	void *data;		/* recorded from outside: what its source keeps of it */
 };
 
 struct ring {
@@ -136,6 +138,7 @@ struct recorder {
 	uint64_t late;		/* events that arrived after the watermark */
 	uint64_t last_emitted;
 	uint64_t next_stack_id;
+	struct u64map stack_ids;	/* frames -> id, of the processes recorded from outside */
 
 	/* Processes, their rings, and what we learn by waitpid. */
 	struct queue reaped_q;
@@ -282,6 +285,7 @@ void region_add_flags(struct recorder *rc, struct proc *p, struct rec *r, uint64
 void regions_as_of_fork(struct recorder *rc, struct proc *child, struct proc *parent,
     struct rec *r, uint64_t at);
 void emit_mapping(struct recorder *rc, struct rec *r, struct proc *p);
+struct proc *outside_proc(struct recorder *rc, pid_t pid);
 void regions_before(struct recorder *rc, struct proc *p, struct rec *r);
 
 /* emit.c */

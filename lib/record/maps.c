@@ -246,60 +246,6 @@ emit_mapping(struct recorder *rc, struct rec *r, struct proc *p)
 }
 
 
-static uint64_t
-page_up(uint64_t a)
-{
-	return a > UINT64_MAX - 4095 ? UINT64_MAX & ~(uint64_t)4095 : (a + 4095) & ~(uint64_t)4095;
-}
-
-/* One range record of a call, through the same path as the preload library's. */
-static void
-map_rec(struct recorder *rc, struct proc *p, const struct mt_map_call *c, int kind, int heap,
-    int flags, uint64_t addr, uint64_t len)
-{
-	struct rec r = { .ts = c->ts, .addr = addr, .size = len, .kind = (uint8_t)kind,
-	    .heap = (uint8_t)heap, .flags = (uint16_t)flags, .tid = c->tid, .pid = c->pid,
-	    .stack = (uint32_t)c->stack };
-
-	emit_mapping(rc, &r, p);
-}
-
-void
-recorder_map_call(struct recorder *rc, const struct mt_map_call *c)
-{
-	struct proc *p = outside_proc(rc, c->pid);
-	int anon = raw_anon_private(c->flags), exec = c->prot & PROT_EXEC ? RAW_EXEC : 0;
-	uint64_t from, to;
-
-	switch (c->call) {
-	case MT_CALL_MMAP:
-		/* A fixed mapping of anything replaces what was there. */
-		if (anon || (c->flags & MAP_FIXED))
-			map_rec(rc, p, c, RAW_MMAP, anon ? raw_heap_of_prot(c->prot) : RAW_HEAP_NONE,
-			    anon ? exec : 0, c->addr, c->len);
-		break;
-	case MT_CALL_MUNMAP:
-		map_rec(rc, p, c, RAW_MUNMAP, RAW_HEAP_NONE, 0, c->addr, c->len);
-		break;
-	case MT_CALL_MREMAP:
-		map_rec(rc, p, c, RAW_MREMAP_FROM, RAW_HEAP_NONE, 0, c->old_addr, c->old_len);
-		map_rec(rc, p, c, RAW_MREMAP_TO, RAW_HEAP_NONE, 0, c->addr, c->len);
-		break;
-	case MT_CALL_MPROTECT:
-		map_rec(rc, p, c, RAW_MPROTECT, raw_heap_of_prot(c->prot), exec, c->addr, c->len);
-		break;
-	case MT_CALL_BRK:
-		/* The data segment's end moved: its pages committed, or given back. */
-		from = page_up(c->old_addr);
-		to = page_up(c->addr);
-		if (to > from)
-			map_rec(rc, p, c, RAW_MMAP, RAW_HEAP_MMAP, 0, from, to - from);
-		else if (to < from)
-			map_rec(rc, p, c, RAW_MUNMAP, RAW_HEAP_NONE, 0, to, from - to);
-		break;
-	}
-}
-
 /* The mappings read by recorder_read_befores, as p's, with no time. */
 void
 regions_before(struct recorder *rc, struct proc *p, struct rec *r)

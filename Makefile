@@ -317,7 +317,7 @@ clean:
 tests/progs/mtr-encode tests/progs/gen-trace tests/progs/ktrace-text: %: %.c lib/libmt.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 
-# mt-record's collector (lib/record/) driven by hand through its API.
+# mt-record's collector (lib/recorder/) driven by hand through its API.
 tests/progs/collector-early-exit: tests/progs/collector-early-exit.c lib/libmt.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< lib/libmt.a $(DEPS_LIBS) -lm
 

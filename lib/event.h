@@ -104,7 +104,7 @@ event_clear(struct mt_event *ev)
 	memset(p + i, 0, sizeof(*ev) - i);
 }
 
-/* event/names.c */
+/* event/typenames.c */
 extern const char *const mt_type_names[MT_NTYPES];
 #define MT_NSIGNALS 32
 /* An exit status's signal names, by number (SIGHUP is 1); NULL: none. */

@@ -27,7 +27,7 @@
 #include "lifeclass.h"
 #include "sink.h"
 #include "stacks.h"
-#include "names.h"
+#include "shortname.h"
 #include "startup.h"
 #include "groupkey.h"
 #include "steps.h"

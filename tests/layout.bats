@@ -37,17 +37,17 @@ setup() {
 	[ -s "$BATS_TEST_TMPDIR/inc" ]
 	run --separate-stderr tsort "$BATS_TEST_TMPDIR/inc"
 	[ "$status" = 0 ] && [ -z "$stderr" ] || { echo "$stderr"; false; }
-	# The check itself sees a header of lib/ that includes one of lib/record/.
+	# The check itself sees a header of lib/ that includes one of lib/recorder/.
 	mkdir -p "$BATS_TEST_TMPDIR/lib/record"
-	echo '#include "record/x.h"' >"$BATS_TEST_TMPDIR/lib/y.h"
-	echo '#include "y.h"' >"$BATS_TEST_TMPDIR/lib/record/x.h"
-	(cd "$BATS_TEST_TMPDIR" && sh "$TESTS/layout/includes.sh" lib/y.h lib/record/x.h) >"$BATS_TEST_TMPDIR/bad"
+	echo '#include "recorder/x.h"' >"$BATS_TEST_TMPDIR/lib/y.h"
+	echo '#include "y.h"' >"$BATS_TEST_TMPDIR/lib/recorder/x.h"
+	(cd "$BATS_TEST_TMPDIR" && sh "$TESTS/layout/includes.sh" lib/y.h lib/recorder/x.h) >"$BATS_TEST_TMPDIR/bad"
 	run -1 --separate-stderr tsort "$BATS_TEST_TMPDIR/bad"
 	[[ "$stderr" == *loop* ]]
 }
 
 @test "the files of mt-record's collectors call one another one way: downward, no circle" {
-	for d in cmd/record lib/record; do
+	for d in cmd/record lib/recorder; do
 		sh tests/layout/calls.sh "$d" >"$BATS_TEST_TMPDIR/calls"
 		# The objects were read: main calls what is below it.
 		[ "$(wc -l <"$BATS_TEST_TMPDIR/calls")" -gt 10 ]

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "record/record.h"
+#include "recorder/recorder.h"
 
 struct ktrace_opts;
 

@@ -49,7 +49,7 @@ shared_libc(const char *path)
  * serves every process probed there (the cookie has 16 bits).
  */
 static uint64_t
-site_of(struct urec *u, const char *path, uint64_t off, const char *heap, uint64_t segs[][2],
+site_of(struct usource *u, const char *path, uint64_t off, const char *heap, uint64_t segs[][2],
     size_t nsegs)
 {
 	struct site *t;
@@ -98,7 +98,7 @@ probed_already(struct uproc *p, const char *path)
  * probed for the process already gets none: 0.
  */
 int
-attach_file(struct urec *u, struct uproc *p, const char *path, struct want *w, size_t nw,
+attach_file(struct usource *u, struct uproc *p, const char *path, struct want *w, size_t nw,
     int *refused, int *dynamic)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, o);
@@ -159,7 +159,7 @@ refused:
  * says which, and when.
  */
 void
-probe_mapped(struct urec *u, struct uproc *p, const char *when)
+probe_mapped(struct usource *u, struct uproc *p, const char *when)
 {
 	char path[64], line[4096];
 	int refused, dynamic, n;
@@ -188,7 +188,7 @@ probe_mapped(struct urec *u, struct uproc *p, const char *when)
  * 0, or -1 with the errno of a refusal in *refused.
  */
 int
-probe_image(struct urec *u, struct uproc *p, const char *exe, int *n, int *m, int *refused)
+probe_image(struct usource *u, struct uproc *p, const char *exe, int *n, int *m, int *refused)
 {
 	const char *libc = libc_path();
 	int dynamic = 0, dummy;
@@ -215,7 +215,7 @@ probe_image(struct urec *u, struct uproc *p, const char *exe, int *n, int *m, in
  * seen (uhold.c), another now.
  */
 static void
-let_go(struct urec *u, struct uproc *p)
+let_go(struct usource *u, struct uproc *p)
 {
 	if (!u->hold && stop_sent(u, p->pid))
 		kill(p->pid, SIGCONT);
@@ -224,7 +224,7 @@ let_go(struct urec *u, struct uproc *p)
 
 /* A new process: forked by one recorded, probed as its parent was. */
 static void
-at_fork(struct urec *u, struct uproc *parent, pid_t pid, uint64_t ts, uint64_t forked_at)
+at_fork(struct usource *u, struct uproc *parent, pid_t pid, uint64_t ts, uint64_t forked_at)
 {
 	struct uproc *p = uproc_of(u, pid) ? u->last : uproc_add(u, pid);
 	int refused, dynamic;
@@ -249,7 +249,7 @@ at_fork(struct urec *u, struct uproc *parent, pid_t pid, uint64_t ts, uint64_t f
 
 /* A process recorded runs a new program: its probes, before it starts. */
 static void
-at_exec(struct urec *u, struct uproc *p, uint64_t ts)
+at_exec(struct usource *u, struct uproc *p, uint64_t ts)
 {
 	char path[64], exe[PATH_MAX];
 	int n, m, refused = 0;
@@ -287,7 +287,7 @@ at_exec(struct urec *u, struct uproc *p, uint64_t ts)
  * program, the process goes on whatever becomes of the event.
  */
 void
-on_proc_event(struct urec *u, struct uproc *p, int kind, uint64_t ts, pid_t pid, uint64_t arg)
+on_proc_event(struct usource *u, struct uproc *p, int kind, uint64_t ts, pid_t pid, uint64_t arg)
 {
 	if (!p) {
 		if (kind != UA_EXIT && !u->hold && stop_sent(u, pid))
@@ -323,7 +323,7 @@ on_proc_event(struct urec *u, struct uproc *p, int kind, uint64_t ts, pid_t pid,
 
 /* Processes stopped by our program and not let go of yet, let go (we are ending). */
 void
-let_go_all(struct urec *u)
+let_go_all(struct usource *u)
 {
 	struct uproc *p;
 	size_t i;
@@ -335,7 +335,7 @@ let_go_all(struct urec *u)
 
 /* The command's descendants recorded that have not ended. */
 int
-descendants_left(struct urec *u)
+descendants_left(struct usource *u)
 {
 	struct uproc *p;
 	size_t i;
@@ -360,7 +360,7 @@ descendants_left(struct urec *u)
  * the BPF program told, and the trace.
  */
 void
-stacks_way(struct urec *u, struct uproc *p, const char *exe)
+stacks_way(struct usource *u, struct uproc *p, const char *exe)
 {
 	p->copies = u->unwind == 'd' || (u->unwind == 'a' && !keeps_frame_pointers(exe));
 	if (set_traced(u, p) < 0)
@@ -370,7 +370,7 @@ stacks_way(struct urec *u, struct uproc *p, const char *exe)
 
 /* What took p's stacks, in the trace; counted for its end. */
 void
-say_stacks_way(struct urec *u, struct uproc *p)
+say_stacks_way(struct usource *u, struct uproc *p)
 {
 	if (p->copies)
 		recorder_comment(u->rc, "# mt-record: pid %d: stacks by --unwind dwarf: %u bytes "

@@ -25,7 +25,7 @@
 #pragma GCC diagnostic pop
 
 struct bpf_program *
-uprog(struct urec *u, int i)
+uprog(struct usource *u, int i)
 {
 	struct ualloc *s = u->skel;
 	struct bpf_program *p[] = { s->progs.malloc_in, s->progs.calloc_in, s->progs.realloc_in,
@@ -69,7 +69,7 @@ uprobes_possible(void)
 
 /* A tracepoint's program attached, with a cookie: 0, or -1 with errno. */
 static int
-attach_tp(struct urec *u, struct bpf_program *prog, const char *group, const char *name,
+attach_tp(struct usource *u, struct bpf_program *prog, const char *group, const char *name,
     uint64_t cookie)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, o);
@@ -83,7 +83,7 @@ attach_tp(struct urec *u, struct bpf_program *prog, const char *group, const cha
 }
 
 int
-set_traced(struct urec *u, struct uproc *p)
+set_traced(struct usource *u, struct uproc *p)
 {
 	uint32_t key = (uint32_t)p->pid;
 	uint8_t v = (uint8_t)(UA_TRACED | (p->copies ? UA_DWARF : 0) | (u->hold ? UA_HOLD : 0));
@@ -95,7 +95,7 @@ set_traced(struct urec *u, struct uproc *p)
 }
 
 int
-stop_sent(struct urec *u, pid_t tid)
+stop_sent(struct usource *u, pid_t tid)
 {
 	uint32_t key = (uint32_t)tid;
 
@@ -103,7 +103,7 @@ stop_sent(struct urec *u, pid_t tid)
 }
 
 int
-stops_outstanding(struct urec *u)
+stops_outstanding(struct usource *u)
 {
 	uint32_t next;
 
@@ -112,7 +112,7 @@ stops_outstanding(struct urec *u)
 
 /* Nothing recorded any more: the BPF program stops nobody from now. */
 void
-untrace_all(struct urec *u)
+untrace_all(struct usource *u)
 {
 	uint32_t key, next;
 
@@ -130,7 +130,7 @@ untrace_all(struct urec *u)
  * exec and an end, that its probes follow.  0, or -1 with errno.
  */
 static int
-attach_tps(struct urec *u, int follow)
+attach_tps(struct usource *u, int follow)
 {
 	static const struct { const char *name; int kind; } calls[] = {
 		{ "mmap", UA_MMAP }, { "munmap", UA_MUNMAP }, { "mremap", UA_MREMAP },
@@ -163,7 +163,7 @@ attach_tps(struct urec *u, int follow)
 
 /* The tracepoints attached, tracefs mounted for it if it is not, and let be after. */
 int
-trace_calls(struct urec *u, int follow)
+trace_calls(struct usource *u, int follow)
 {
 	char root[256];
 	int mounted, r, e;
@@ -245,7 +245,7 @@ open_skel(const struct args *a)
 }
 
 void
-keep_link(struct urec *u, struct bpf_link *l)
+keep_link(struct usource *u, struct bpf_link *l)
 {
 	u->links = egrow(u->links, u->nlinks, &u->linkcap, sizeof(*u->links));
 	u->links[u->nlinks++] = l;
@@ -253,7 +253,7 @@ keep_link(struct urec *u, struct bpf_link *l)
 
 /* The BPF program loaded (open_skel), libbpf quiet: 0, or -1 with errno. */
 int
-ubpf_open(struct urec *u, const struct args *a)
+ubpf_open(struct usource *u, const struct args *a)
 {
 	libbpf_set_print(quiet_libbpf);
 	return (u->skel = open_skel(a)) ? 0 : -1;
@@ -261,14 +261,14 @@ ubpf_open(struct urec *u, const struct args *a)
 
 /* The ring the program writes, read into fn; NULL with errno. */
 struct ring_buffer *
-ubpf_ring(struct urec *u, ring_buffer_sample_fn fn)
+ubpf_ring(struct usource *u, ring_buffer_sample_fn fn)
 {
 	return ring_buffer__new(bpf_map__fd(u->skel->maps.ring), fn, u, NULL);
 }
 
 /* What the ring holds, read (into the function ubpf_ring was given). */
 void
-ubpf_read(struct urec *u)
+ubpf_read(struct usource *u)
 {
 	if (u->rb)
 		ring_buffer__consume(u->rb);
@@ -276,7 +276,7 @@ ubpf_read(struct urec *u)
 
 /* The events lost (the ring full) and the calls whose returns were not seen. */
 void
-ubpf_counts(struct urec *u, uint64_t *lost, uint64_t *unseen)
+ubpf_counts(struct usource *u, uint64_t *lost, uint64_t *unseen)
 {
 	*lost = counted(u->skel->maps.lost);
 	*unseen = counted(u->skel->maps.unseen);
@@ -284,7 +284,7 @@ ubpf_counts(struct urec *u, uint64_t *lost, uint64_t *unseen)
 
 /* A thread our program stopped and that stop not seen: 1 and it, forgotten; else 0. */
 int
-ubpf_take_stop(struct urec *u, pid_t *tid)
+ubpf_take_stop(struct usource *u, pid_t *tid)
 {
 	uint32_t next;
 
@@ -296,7 +296,7 @@ ubpf_take_stop(struct urec *u, pid_t *tid)
 }
 
 void
-ubpf_close(struct urec *u)
+ubpf_close(struct usource *u)
 {
 	ualloc__destroy(u->skel);
 	u->skel = NULL;

@@ -20,7 +20,7 @@
 
 /* The process an event is of; NULL for one not recorded (or ended). */
 struct uproc *
-uproc_of(struct urec *u, pid_t pid)
+uproc_of(struct usource *u, pid_t pid)
 {
 	struct uproc *p;
 
@@ -32,7 +32,7 @@ uproc_of(struct urec *u, pid_t pid)
 
 /* pid recorded from now, in the recorder's table; the first, the command. */
 struct uproc *
-uproc_add(struct urec *u, pid_t pid)
+uproc_add(struct usource *u, pid_t pid)
 {
 	struct uproc *p = ecalloc(1, sizeof(*p));
 
@@ -45,13 +45,13 @@ uproc_add(struct urec *u, pid_t pid)
 
 /* The i-th process recorded, in the order they came; NULL for none. */
 struct uproc *
-uproc_at(struct urec *u, size_t i)
+uproc_at(struct usource *u, size_t i)
 {
 	return recorder_data_at(u->rc, i);
 }
 
 void
-uprocs_free(struct urec *u)
+uprocs_free(struct usource *u)
 {
 	struct uproc *p;
 	size_t i, j;
@@ -71,7 +71,7 @@ uprocs_free(struct urec *u)
 
 /* A map line for [lo, hi) at off in file, unless a mapping said overlaps it. */
 static void
-say_map(struct urec *u, struct uproc *p, uint64_t ts, uint64_t lo, uint64_t hi, uint64_t off,
+say_map(struct usource *u, struct uproc *p, uint64_t ts, uint64_t lo, uint64_t hi, uint64_t off,
     const char *file)
 {
 	size_t i;
@@ -89,7 +89,7 @@ say_map(struct urec *u, struct uproc *p, uint64_t ts, uint64_t lo, uint64_t hi, 
 
 /* The executable mappings of the process, as map lines, when new. */
 void
-read_maps(struct urec *u, struct uproc *p, uint64_t ts)
+read_maps(struct usource *u, struct uproc *p, uint64_t ts)
 {
 	char path[64], line[4096];
 	struct procmap m;
@@ -120,7 +120,7 @@ read_maps(struct urec *u, struct uproc *p, uint64_t ts)
  * it is: known even when the process is gone before /proc was read.
  */
 static void
-site_map(struct urec *u, struct uproc *p, uint32_t cookie, uint64_t probe_ip, uint64_t ts)
+site_map(struct usource *u, struct uproc *p, uint32_t cookie, uint64_t probe_ip, uint64_t ts)
 {
 	const struct site *t;
 	uint64_t lo;
@@ -137,7 +137,7 @@ site_map(struct urec *u, struct uproc *p, uint32_t cookie, uint64_t probe_ip, ui
  * (dlopen) and it is looked for there.  NULL when in none.
  */
 const struct umap *
-umap_of(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts)
+umap_of(struct usource *u, struct uproc *p, uint64_t ip, uint64_t ts)
 {
 	size_t i, from = 0;
 
@@ -157,7 +157,7 @@ umap_of(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts)
 }
 
 static int
-know_address(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts)
+know_address(struct usource *u, struct uproc *p, uint64_t ip, uint64_t ts)
 {
 	return umap_of(u, p, ip, ts) != NULL;
 }
@@ -173,7 +173,7 @@ know_address(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts)
  * known to be whole.
  */
 static uint64_t
-stack_id(struct urec *u, struct uproc *p, const uint64_t *ips, size_t n, uint64_t ts)
+stack_id(struct usource *u, struct uproc *p, const uint64_t *ips, size_t n, uint64_t ts)
 {
 	void **v = u64map_stack(&u->stacks, ips, n);
 	size_t i;
@@ -200,7 +200,7 @@ stack_id(struct urec *u, struct uproc *p, const uint64_t *ips, size_t n, uint64_
  * stack that is code), unless the frame-pointer chain has it already.
  */
 static void
-on_map_call(struct urec *u, struct uproc *p, const struct ua_event *e, uint64_t ts,
+on_map_call(struct usource *u, struct uproc *p, const struct ua_event *e, uint64_t ts,
     uint64_t *ips, size_t n, int copied)
 {
 	static const int calls[UA_NKINDS] = { [UA_MMAP] = MT_CALL_MMAP,
@@ -284,7 +284,7 @@ pending_ret(const struct ua_event *e, size_t k)
  * no frame pointer (the chain starts at its caller's frame, or its own).
  */
 static size_t
-frames_of(struct urec *u, struct uproc *p, const struct ua_event *e, const struct ua_regs *g,
+frames_of(struct usource *u, struct uproc *p, const struct ua_event *e, const struct ua_regs *g,
     const uint8_t *copy, uint64_t *ips, uint64_t ts)
 {
 	size_t i, n = 0, k = 0;
@@ -309,7 +309,7 @@ frames_of(struct urec *u, struct uproc *p, const struct ua_event *e, const struc
 int
 on_event(void *ctx, void *data, size_t len)
 {
-	struct urec *u = ctx;
+	struct usource *u = ctx;
 	uint64_t ts, raw, ips[UA_FRAMES];
 	const uint8_t *copy;
 	struct ua_regs g;
@@ -363,7 +363,7 @@ on_event(void *ctx, void *data, size_t len)
 }
 
 void
-put_proc(struct urec *u, struct uproc *p, char **argv, const char *exe, pid_t ppid)
+put_proc(struct usource *u, struct uproc *p, char **argv, const char *exe, pid_t ppid)
 {
 	size_t len = 0, i;
 	char *args;
@@ -403,7 +403,7 @@ read_small_file(const char *path, size_t *len)
 
 /* A process's proc line, its program and command line as /proc has them. */
 void
-put_proc_read(struct urec *u, struct uproc *p, pid_t ppid)
+put_proc_read(struct usource *u, struct uproc *p, pid_t ppid)
 {
 	char path[64], real[PATH_MAX], *cmdline;
 	size_t len;
@@ -422,7 +422,7 @@ put_proc_read(struct urec *u, struct uproc *p, pid_t ppid)
 }
 
 void
-put_exit(struct urec *u, struct uproc *p, uint64_t ts, int status)
+put_exit(struct usource *u, struct uproc *p, uint64_t ts, int status)
 {
 	recorder_put_exit(u->rc, ts < u->last_ts ? u->last_ts : ts, p->pid, status);
 }

@@ -71,7 +71,7 @@ drain_wakeups(void)
 }
 
 static struct tracee *
-tracee_of(struct urec *u, pid_t tid)
+tracee_of(struct usource *u, pid_t tid)
 {
 	size_t i;
 
@@ -82,7 +82,7 @@ tracee_of(struct urec *u, pid_t tid)
 }
 
 static void
-tracee_add(struct urec *u, pid_t tid, pid_t tgid)
+tracee_add(struct usource *u, pid_t tid, pid_t tgid)
 {
 	struct tracee *t = tracee_of(u, tid);
 
@@ -95,7 +95,7 @@ tracee_add(struct urec *u, pid_t tid, pid_t tgid)
 }
 
 static void
-tracee_remove(struct urec *u, pid_t tid)
+tracee_remove(struct usource *u, pid_t tid)
 {
 	struct tracee *t = tracee_of(u, tid);
 
@@ -114,7 +114,7 @@ tgid_of(pid_t tid)
 
 /* pid held from now.  0, or -1 with errno (EPERM: not allowed, or traced by another). */
 int
-hold_seize(struct urec *u, pid_t pid)
+hold_seize(struct usource *u, pid_t pid)
 {
 	if (hold_fd() < 0 || ptrace(PTRACE_SEIZE, pid, NULL, (void *)(long)SEIZE_OPTS) < 0)
 		return -1;
@@ -128,7 +128,7 @@ hold_seize(struct urec *u, pid_t pid)
  * its process (and then no longer outstanding).
  */
 static int
-stop_is_ours(struct urec *u, pid_t tid, pid_t tgid)
+stop_is_ours(struct usource *u, pid_t tid, pid_t tgid)
 {
 	/* A thread's own and its process's are two signals, seen one by one. */
 	return stop_sent(u, tid) || (tgid != tid && stop_sent(u, tgid));
@@ -141,7 +141,7 @@ stop_is_ours(struct urec *u, pid_t tid, pid_t tgid)
  * program's own SIGSTOP, SIGTSTP, ...) stays one until a SIGCONT.
  */
 static void
-on_stop(struct urec *u, pid_t tid, int status)
+on_stop(struct usource *u, pid_t tid, int status)
 {
 	int sig = WSTOPSIG(status), event = status >> 16;
 	struct tracee *t = tracee_of(u, tid);
@@ -190,7 +190,7 @@ on_stop(struct urec *u, pid_t tid, int status)
  * command's end into *status (and *done), the others' ends forgotten.
  */
 void
-hold_reap(struct urec *u, pid_t cmd, int *status, int *done)
+hold_reap(struct usource *u, pid_t cmd, int *status, int *done)
 {
 	int st;
 	pid_t w;
@@ -229,7 +229,7 @@ now_ns(void)
  * more, and the stops it sent are ended already (uprobes.c).
  */
 void
-hold_release(struct urec *u, pid_t cmd, int *status, int *done)
+hold_release(struct usource *u, pid_t cmd, int *status, int *done)
 {
 	struct pollfd pf = { .fd = chld_pipe[0], .events = POLLIN };
 	uint64_t until;

@@ -62,7 +62,7 @@ close_all(const int *fds, size_t n)
  * caller does not wait (its output closed, it is waited for by no one).
  */
 void
-let_go_later(struct urec *u)
+let_go_later(struct usource *u)
 {
 	int p[2], fd;
 	char c;

@@ -126,7 +126,7 @@ map_file(struct umod *m, const char *path)
  * may be there now).
  */
 struct umod *
-mod_image(struct urec *u, struct uproc *p, const struct umap *mp)
+mod_image(struct usource *u, struct uproc *p, const struct umap *mp)
 {
 	struct umod *m = &u->mods[mp->mod];
 	char path[PATH_MAX + 64];
@@ -151,7 +151,7 @@ mod_image(struct urec *u, struct uproc *p, const struct umap *mp)
 
 /* The module of a file named in a map line: its index, made when new. */
 int
-umod_of(struct urec *u, const char *path)
+umod_of(struct usource *u, const char *path)
 {
 	size_t i;
 
@@ -167,7 +167,7 @@ umod_of(struct urec *u, const char *path)
 }
 
 void
-umods_free(struct urec *u)
+umods_free(struct usource *u)
 {
 	size_t i;
 

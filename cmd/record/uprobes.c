@@ -32,7 +32,7 @@
 
 
 static void
-free_sites(struct urec *u)
+free_sites(struct usource *u)
 {
 	size_t i;
 
@@ -66,7 +66,7 @@ wants(const struct args *a, size_t *nw)
 
 /* The probes loaded and attached for the command's process p: 0, or said. */
 static int
-load_probes(struct urec *u, struct uproc *p, const char *exe, const struct args *a)
+load_probes(struct usource *u, struct uproc *p, const char *exe, const struct args *a)
 {
 	const char *libc = libc_path(), *one = NULL;
 	int refused = 0, n = 0, m = 0, dummy;
@@ -125,7 +125,7 @@ load_probes(struct urec *u, struct uproc *p, const char *exe, const struct args 
 
 /* What the recording holds, let go of; the trace unmade when it failed. */
 static void
-release(struct urec *u, int fd, const char *name, int created)
+release(struct usource *u, int fd, const char *name, int created)
 {
 	struct uproc *p;
 	size_t i;
@@ -169,7 +169,7 @@ release(struct urec *u, int fd, const char *name, int created)
  * writing it failed.
  */
 static int
-finish(struct urec *u, int fd, const char *name, int status)
+finish(struct usource *u, int fd, const char *name, int status)
 {
 	uint64_t lost, unseen, written, nprocs = 0;
 	char msg[256];
@@ -204,7 +204,7 @@ finish(struct urec *u, int fd, const char *name, int status)
 }
 
 static void
-flush_now(struct urec *u, uint64_t *last_flush)
+flush_now(struct usource *u, uint64_t *last_flush)
 {
 	uint64_t t = recorder_now(u->rc);
 
@@ -220,7 +220,7 @@ flush_now(struct urec *u, uint64_t *last_flush)
  * flushed now and then.
  */
 static void
-collect(struct urec *u, pid_t cmd, int *status, int *done, int (*more)(struct urec *, void *),
+collect(struct usource *u, pid_t cmd, int *status, int *done, int (*more)(struct usource *, void *),
     void *arg)
 {
 	struct pollfd pf[2] = { { .fd = ring_buffer__epoll_fd(u->rb), .events = POLLIN },
@@ -244,7 +244,7 @@ struct cmd_wait {
 };
 
 static int
-command_runs(struct urec *u, void *arg)
+command_runs(struct usource *u, void *arg)
 {
 	const struct cmd_wait *w = arg;
 
@@ -258,7 +258,7 @@ command_runs(struct urec *u, void *arg)
  * go of all the same.
  */
 static void
-leave_running(struct urec *u, pid_t cmd, int *status, int *done)
+leave_running(struct usource *u, pid_t cmd, int *status, int *done)
 {
 	struct pollfd pf[2] = { { .fd = ring_buffer__epoll_fd(u->rb), .events = POLLIN },
 	    { .fd = hold_fd(), .events = POLLIN } };
@@ -281,7 +281,7 @@ leave_running(struct urec *u, pid_t cmd, int *status, int *done)
 
 /* The command started, held before its exec until its probes are in: its pid, or -1 said. */
 static pid_t
-start_command(struct urec *u, char **argv, const struct args *a, int *go)
+start_command(struct usource *u, char **argv, const struct args *a, int *go)
 {
 	pid_t pid;
 
@@ -300,7 +300,7 @@ start_command(struct urec *u, char **argv, const struct args *a, int *go)
 int
 record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 {
-	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks, .unwind = a->uunwind,
+	struct usource u = { .rc = rc, .free_stacks = a->opts.free_stacks, .unwind = a->uunwind,
 	    .copy_size = a->copy_size, .on_proc = on_proc_event };
 	char *exe, *defname = NULL, *base;
 	int fd = -1, created = 0, go = -1, status = 0, done = 0, e;
@@ -404,7 +404,7 @@ struct attach_wait {
 };
 
 static int
-attached_runs(struct urec *u, void *arg)
+attached_runs(struct usource *u, void *arg)
 {
 	const struct attach_wait *w = arg;
 
@@ -416,7 +416,7 @@ attached_runs(struct urec *u, void *arg)
 int
 attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 {
-	struct urec u = { .rc = rc, .free_stacks = a->opts.free_stacks, .unwind = a->uunwind,
+	struct usource u = { .rc = rc, .free_stacks = a->opts.free_stacks, .unwind = a->uunwind,
 	    .copy_size = a->copy_size, .on_proc = on_proc_event };
 	char exe[64], real[PATH_MAX], comm[64], *defname = NULL;
 	int fd = -1, created = 0, done = 0, n, refused = 0, dynamic, status = 0, dummy = 0;

@@ -121,14 +121,14 @@ struct tracee {
 	pid_t tid, tgid;
 };
 
-struct urec;
+struct usource;
 struct uproc;
 /* The mapping of p's that holds ip (its maps read again if it is in none); NULL if none. */
-typedef const struct umap *umap_lookup(struct urec *u, struct uproc *p, uint64_t ip,
+typedef const struct umap *umap_lookup(struct usource *u, struct uproc *p, uint64_t ip,
     uint64_t ts);
 
 /* What the collector keeps while it reads. */
-struct urec {
+struct usource {
 	struct site *sites;	/* by the probe's BPF cookie */
 	size_t nsites, sitecap;
 	struct recorder *rc;
@@ -159,7 +159,7 @@ struct urec {
 	size_t ntracees, tracecap;
 	uint64_t held;		/* stops of ours ended */
 	/* A process's fork, exec, entry or end (uattach.c's on_proc_event). */
-	void (*on_proc)(struct urec *u, struct uproc *p, int kind, uint64_t ts, pid_t pid,
+	void (*on_proc)(struct usource *u, struct uproc *p, int kind, uint64_t ts, pid_t pid,
 	    uint64_t arg);
 };
 
@@ -180,68 +180,68 @@ struct bpf_program;
 struct ring_buffer;
 int uprobes_possible(void);
 int can_probe(void);
-int ubpf_open(struct urec *u, const struct args *a);
-void ubpf_close(struct urec *u);
-struct bpf_program *uprog(struct urec *u, int which);	/* P_*, or P_ENTRY_STOP */
-void keep_link(struct urec *u, struct bpf_link *l);
-int trace_calls(struct urec *u, int follow);
-struct ring_buffer *ubpf_ring(struct urec *u, int (*fn)(void *, void *, size_t));
-void ubpf_read(struct urec *u);
-void ubpf_counts(struct urec *u, uint64_t *lost, uint64_t *unseen);
-int set_traced(struct urec *u, struct uproc *p);
-void untrace_all(struct urec *u);
-int stop_sent(struct urec *u, pid_t tid);
-int stops_outstanding(struct urec *u);
-int ubpf_take_stop(struct urec *u, pid_t *tid);
+int ubpf_open(struct usource *u, const struct args *a);
+void ubpf_close(struct usource *u);
+struct bpf_program *uprog(struct usource *u, int which);	/* P_*, or P_ENTRY_STOP */
+void keep_link(struct usource *u, struct bpf_link *l);
+int trace_calls(struct usource *u, int follow);
+struct ring_buffer *ubpf_ring(struct usource *u, int (*fn)(void *, void *, size_t));
+void ubpf_read(struct usource *u);
+void ubpf_counts(struct usource *u, uint64_t *lost, uint64_t *unseen);
+int set_traced(struct usource *u, struct uproc *p);
+void untrace_all(struct usource *u);
+int stop_sent(struct usource *u, pid_t tid);
+int stops_outstanding(struct usource *u);
+int ubpf_take_stop(struct usource *u, pid_t *tid);
 
 /* umods.c: the files of the copied stacks' frames, read when first needed. */
-int umod_of(struct urec *u, const char *path);
-struct umod *mod_image(struct urec *u, struct uproc *p, const struct umap *mp);
-void umods_free(struct urec *u);
+int umod_of(struct usource *u, const char *path);
+struct umod *mod_image(struct usource *u, struct uproc *p, const struct umap *mp);
+void umods_free(struct usource *u);
 int keeps_frame_pointers(const char *path);
 
 /* uunwind.c: a copied stack unwound by the files' call frame information. */
 struct ua_regs;
 struct ua_event;
-size_t unwind_copy(struct urec *u, struct uproc *p, umap_lookup *lookup,
+size_t unwind_copy(struct usource *u, struct uproc *p, umap_lookup *lookup,
     const struct ua_event *e, const struct ua_regs *g, const uint8_t *copy, int at_return,
     uint64_t *ips, size_t max, uint64_t ts);
 
 /* ucollect.c: the ring's events into the trace. */
-struct uproc *uproc_of(struct urec *u, pid_t pid);
-struct uproc *uproc_add(struct urec *u, pid_t pid);
-struct uproc *uproc_at(struct urec *u, size_t i);
-void uprocs_free(struct urec *u);
-void read_maps(struct urec *u, struct uproc *p, uint64_t ts);
-const struct umap *umap_of(struct urec *u, struct uproc *p, uint64_t ip, uint64_t ts);
+struct uproc *uproc_of(struct usource *u, pid_t pid);
+struct uproc *uproc_add(struct usource *u, pid_t pid);
+struct uproc *uproc_at(struct usource *u, size_t i);
+void uprocs_free(struct usource *u);
+void read_maps(struct usource *u, struct uproc *p, uint64_t ts);
+const struct umap *umap_of(struct usource *u, struct uproc *p, uint64_t ip, uint64_t ts);
 int on_event(void *ctx, void *data, size_t len);
-void put_proc(struct urec *u, struct uproc *p, char **argv, const char *exe, pid_t ppid);
-void put_proc_read(struct urec *u, struct uproc *p, pid_t ppid);
+void put_proc(struct usource *u, struct uproc *p, char **argv, const char *exe, pid_t ppid);
+void put_proc_read(struct usource *u, struct uproc *p, pid_t ppid);
 char *read_small_file(const char *path, size_t *len);
-void put_exit(struct urec *u, struct uproc *p, uint64_t ts, int status);
+void put_exit(struct usource *u, struct uproc *p, uint64_t ts, int status);
 
 /* uhold.c: the processes held through ptrace. */
 int hold_fd(void);
-int hold_seize(struct urec *u, pid_t pid);
-void hold_reap(struct urec *u, pid_t cmd, int *status, int *done);
-void hold_release(struct urec *u, pid_t cmd, int *status, int *done);
+int hold_seize(struct usource *u, pid_t pid);
+void hold_reap(struct usource *u, pid_t cmd, int *status, int *done);
+void hold_release(struct usource *u, pid_t cmd, int *status, int *done);
 
 /* uattach.c: the probes of each process, and its fork, exec, entry and end. */
 const char *libc_path(void);
-int attach_file(struct urec *u, struct uproc *p, const char *path, struct want *w, size_t nw,
+int attach_file(struct usource *u, struct uproc *p, const char *path, struct want *w, size_t nw,
     int *refused, int *dynamic);
-void probe_mapped(struct urec *u, struct uproc *p, const char *when);
-int probe_image(struct urec *u, struct uproc *p, const char *exe, int *n, int *m, int *refused);
-void stacks_way(struct urec *u, struct uproc *p, const char *exe);
-void say_stacks_way(struct urec *u, struct uproc *p);
-void on_proc_event(struct urec *u, struct uproc *p, int kind, uint64_t ts, pid_t pid,
+void probe_mapped(struct usource *u, struct uproc *p, const char *when);
+int probe_image(struct usource *u, struct uproc *p, const char *exe, int *n, int *m, int *refused);
+void stacks_way(struct usource *u, struct uproc *p, const char *exe);
+void say_stacks_way(struct usource *u, struct uproc *p);
+void on_proc_event(struct usource *u, struct uproc *p, int kind, uint64_t ts, pid_t pid,
     uint64_t arg);
-void let_go_all(struct urec *u);
-int descendants_left(struct urec *u);
+void let_go_all(struct usource *u);
+int descendants_left(struct usource *u);
 
 /* ulinks.c: probes' descriptors closed by many threads; closed by a
    child after our exit. */
 void close_all(const int *fds, size_t n);
-void let_go_later(struct urec *u);
+void let_go_later(struct usource *u);
 
 #endif

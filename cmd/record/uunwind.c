@@ -32,7 +32,7 @@ vaddr_of(const struct umod *m, uint64_t off)
 
 /* The packed rule (ehframe.h) of the code at pc in the process; K_UNSUP when unknown. */
 static uint64_t
-rule_at(struct urec *u, struct uproc *p, umap_lookup *lookup, uint64_t pc, uint64_t ts)
+rule_at(struct usource *u, struct uproc *p, umap_lookup *lookup, uint64_t pc, uint64_t ts)
 {
 	const struct umap *mp = lookup(u, p, pc, ts);
 	struct umod *m;
@@ -80,7 +80,7 @@ signal_context(const struct ua_regs *g, const uint8_t *copy, uint64_t sp, uint64
  * or a frame would not be above the last (a rule gone wrong).
  */
 size_t
-unwind_copy(struct urec *u, struct uproc *p, umap_lookup *lookup, const struct ua_event *e,
+unwind_copy(struct usource *u, struct uproc *p, umap_lookup *lookup, const struct ua_event *e,
     const struct ua_regs *g, const uint8_t *copy, int at_return, uint64_t *ips, size_t max,
     uint64_t ts)
 {

@@ -143,7 +143,7 @@ void report_free(struct report *r);
 /* json.c: the page's data (man mt-report, DATA) */
 struct mt_out;
 void report_json(struct report *r, const char *trace, struct mt_out *o);
-/* names.c: the stacks' names, by mt-symbolize beside the pass */
+/* symbols.c: the stacks' names, by mt-symbolize beside the pass */
 struct rep_names;
 struct mt_event;
 struct rep_names *names_new(int symbolize, char **symdirs, size_t nsymdirs, const char *skip);

@@ -24,7 +24,7 @@
 
 #include "mt.h"
 #include "proto.h"
-#include "record/record.h"
+#include "recorder/recorder.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * mt-record's collector (lib/record/), driven by hand through its API as
+ * mt-record's collector (lib/recorder/), driven by hand through its API as
  * the fuzz target drives it, in the order that lost an exit: a parent tells of its
  * child's end before the child's connection is accepted, the merge
  * writes the end (of nobody, then), and only after that the child's
@@ -20,7 +20,7 @@
 
 #include "mt.h"
 #include "proto.h"
-#include "record/record.h"
+#include "recorder/recorder.h"
 
 /* A hello as the library says it, with a sealed stack table. */
 static void

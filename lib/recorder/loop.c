@@ -6,7 +6,7 @@
 #include <poll.h>
 #include <sys/wait.h>
 
-#include "recorder.h"
+#include "internal.h"
 
 static void
 reap(struct recorder *rc)

@@ -1,5 +1,5 @@
 /*
- * names.c: the stacks' names for mt-report.  The input's
+ * symbols: the stacks' names for mt-report.  The input's
  * dictionary lines (proc, map, stack, sym, #task, the header) are kept;
  * when the input has no sym lines, mt-symbolize is started at its first
  * stack and fed them as they come, on the other core, a thread of ours

@@ -1,6 +1,6 @@
-/* names: Function names shortened for people. */
-#ifndef MT_NAMES_H
-#define MT_NAMES_H
+/* shortname: function names shortened for people. */
+#ifndef MT_SHORTNAME_H
+#define MT_SHORTNAME_H
 
 #include <stddef.h>
 

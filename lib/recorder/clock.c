@@ -3,7 +3,7 @@
  * the kernel keeps time by it, else CLOCK_MONOTONIC.
  */
 
-#include "recorder.h"
+#include "internal.h"
 
 /*
  * Where the kernel keeps time by the TSC (its clocksource is tsc:

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "recorder.h"
+#include "internal.h"
 
 void
 add_counts(struct table_counts *to, const struct table_counts *c)

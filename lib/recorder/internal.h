@@ -1,9 +1,9 @@
 /*
- * recorder: the collector's state, one struct, and what its files share;
- * lib/record's own header (record.h is what others see).
+ * internal: the recorder's state, one struct, and what its files share;
+ * lib/recorder's own header (recorder.h is what others see).
  */
-#ifndef MT_RECORDER_H
-#define MT_RECORDER_H
+#ifndef MT_RECORDER_INTERNAL_H
+#define MT_RECORDER_INTERNAL_H
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include "mt.h"
 #include "map.h"
 #include "proto.h"
-#include "record/record.h"
+#include "recorder/recorder.h"
 #include "procfs.h"
 
 /* An event waiting to be merged. */

@@ -3,7 +3,7 @@
  * exit) written as its events.
  */
 
-#include "recorder.h"
+#include "internal.h"
 
 /* Needs quoting for a shell: empty, or more than the letters of a path. */
 static int

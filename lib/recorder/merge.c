@@ -16,7 +16,7 @@
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
-#include "recorder.h"
+#include "internal.h"
 
 /*
  * A ring the process spoiled (its head further than a ring holds, or

@@ -6,7 +6,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "recorder.h"
+#include "internal.h"
 
 int
 recorder_listen(struct recorder *rc, char *name, size_t cap)

@@ -1,10 +1,10 @@
 /*
- * record: mt-record's collector.  It accepts the connections of traced
+ * recorder: mt-record's collector.  It accepts the connections of traced
  * processes, reads their control messages and rings (nothing of which it
  * trusts), and writes their events to one trace in time order.
  */
-#ifndef MT_RECORD_H
-#define MT_RECORD_H
+#ifndef MT_RECORDER_H
+#define MT_RECORDER_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "recorder.h"
+#include "internal.h"
 
 /*
  * A change to a process's regions, kept a while (OPS_NS, OPS_MAX) so

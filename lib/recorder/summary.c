@@ -5,7 +5,7 @@
 
 #include <sys/wait.h>
 
-#include "recorder.h"
+#include "internal.h"
 
 /* Everything merged, and what the recording has to say of itself. */
 void

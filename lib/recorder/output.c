@@ -8,7 +8,7 @@
 #include <time.h>
 #include <sys/stat.h>
 
-#include "recorder.h"
+#include "internal.h"
 
 /* Stacks: a process's table offset becomes a trace-wide id on first use. */
 uint64_t

@@ -6,7 +6,7 @@
  * become commits and decommits as the preload library's do.
  */
 
-#include "recorder.h"
+#include "internal.h"
 
 /* The state of a process recorded from outside it, made on its first call. */
 struct proc *

@@ -1,8 +1,8 @@
 /*
- * The recorder's core: an event, its stack by the unwinder chosen, the
- * stack interned in the process's table, and the event written to the
- * thread's ring.  The interposed functions call record() and nothing
- * else of it.
+ * event: the preload library's core: an event, its stack by the
+ * unwinder chosen, the stack interned in the process's table, and the
+ * event written to the thread's ring.  The interposed functions call
+ * record() and nothing else of it.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include <stdarg.h>
 #include <sys/mman.h>
 
-#include "recorder.h"
+#include "internal.h"
 
 struct recorder *
 recorder_new(const struct record_opts *o)

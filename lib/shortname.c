@@ -1,5 +1,5 @@
 /*
- * names.c: a function's name as a table shows it to a person: template
+ * shortname: a function's name as a table shows it to a person: template
  * arguments collapsed, and a name too long for its column cut where it
  * stays recognisable, keeping the end of a qualified name.
  */

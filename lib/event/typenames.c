@@ -1,4 +1,4 @@
-/* names: the event format's names of records, heaps and signals. */
+/* typenames: the event format's names of records, heaps and signals. */
 #include <string.h>
 
 #include "mt.h"

@@ -1,6 +1,6 @@
 /* queue: the records of one source waiting to be merged, in its order. */
 
-#include "recorder.h"
+#include "internal.h"
 
 #define QUEUE_KEEP 4096		/* records a queue keeps room for when empty */
 #define QUEUE_WEIGH 16		/* emptyings between two looks at its room */

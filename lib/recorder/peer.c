@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include "recorder.h"
+#include "internal.h"
 
 /*
  * What one process may make us hold.  A JVM has a few thousand threads,

@@ -38,7 +38,7 @@ setup() {
 	run --separate-stderr tsort "$BATS_TEST_TMPDIR/inc"
 	[ "$status" = 0 ] && [ -z "$stderr" ] || { echo "$stderr"; false; }
 	# The check itself sees a header of lib/ that includes one of lib/recorder/.
-	mkdir -p "$BATS_TEST_TMPDIR/lib/record"
+	mkdir -p "$BATS_TEST_TMPDIR/lib/recorder"
 	echo '#include "recorder/x.h"' >"$BATS_TEST_TMPDIR/lib/y.h"
 	echo '#include "y.h"' >"$BATS_TEST_TMPDIR/lib/recorder/x.h"
 	(cd "$BATS_TEST_TMPDIR" && sh "$TESTS/layout/includes.sh" lib/y.h lib/recorder/x.h) >"$BATS_TEST_TMPDIR/bad"

@@ -159,14 +159,14 @@ proc_free(struct proc *p)
  * table let go of, no ring of its left, and a second has passed: a
  * child forked just before its parent ended finds its parent's modules.
  * Kept for ever, short processes' states would pile up, and every lookup
- * would walk them all.
+ * would walk them all.  One a source keeps data of is the source's to end.
  */
 #define PROC_GRACE_NS 1000000000u
 
 static int
 proc_done(const struct proc *p, uint64_t t)
 {
-	return p->fd < 0 && !p->table && !p->nrings && p->ctl.head == p->ctl.len &&
+	return p->fd < 0 && !p->data && !p->table && !p->nrings && p->ctl.head == p->ctl.len &&
 	    !p->fork_pending &&
 	    (p->exited || p->replaced || !p->said_hello) && t - p->gone_at > PROC_GRACE_NS;
 }

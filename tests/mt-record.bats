@@ -1081,9 +1081,11 @@ t.join()'
 
 # Until mt-record's instance has its events on: tracing has begun.  The
 # instance is made before they are enabled, one by one: its set_event
-# the same at two looks 50 ms apart, and not empty.
+# the same at two looks 50 ms apart, and not empty.  Looked at through
+# mt-record's own root: where tracefs was not mounted, it is mounted in
+# mt-record's mount namespace alone.
 wait_instance() {
-	local i d=/sys/kernel/tracing/instances/mt-record-$1 was= now
+	local i d=/proc/$1/root/sys/kernel/tracing/instances/mt-record-$1 was= now
 	for ((i = 0; i < 200; i++)); do
 		now=$(cat "$d/set_event" 2>/dev/null) || now=
 		[ -n "$now" ] && [ "$now" = "$was" ] && return
@@ -1100,7 +1102,7 @@ wait_instance() {
 	# Until the work is done, however slow the machine: stopped by SIGINT.
 	mt-record --kernel -d 120s -o k.mtr 2>k.err &
 	rec=$!
-	wait_instance $rec
+	wait_instance $rec || { kill $rec; false; }
 	kernel_work
 	kill -INT $rec
 	wait $rec
@@ -1136,7 +1138,7 @@ wait_instance() {
 	tracefs_state >"$BATS_TEST_TMPDIR/tracefs.before"
 	mt-record --kernel --events page,kmalloc --min-order 1 --stacks -d 3s -o p.mtr 2>p.err &
 	rec=$!
-	wait_instance $rec
+	wait_instance $rec || { kill $rec; false; }
 	kernel_work
 	wait $rec
 	diff -u "$BATS_TEST_TMPDIR/tracefs.before" <(tracefs_state)
@@ -1166,7 +1168,7 @@ wait_instance() {
 	for sig in INT TERM; do
 		mt-record --kernel -o s.mtr 2>s.err &
 		rec=$!
-		wait_instance $rec
+		wait_instance $rec || { kill $rec; false; }
 		kernel_work
 		kill -$sig $rec
 		wait $rec
@@ -1307,7 +1309,7 @@ wait_instance() {
 	for c in "" --circular; do
 		mt-record --kernel --stacks --max-size 64K $c -d 3s -o b.mtr 2>b.err &
 		rec=$!
-		wait_instance $rec
+		wait_instance $rec || { kill $rec; false; }
 		kernel_work
 		kernel_work
 		wait $rec
@@ -1352,7 +1354,7 @@ wait_instance() {
 	tracefs_state >"$BATS_TEST_TMPDIR/tracefs.before"
 	MT_KTRACE_TEXT=1 mt-record --kernel -d 2s -o t.mtr 2>t.err &
 	rec=$!
-	wait_instance $rec
+	wait_instance $rec || { kill $rec; false; }
 	kernel_work
 	wait $rec
 	diff -u "$BATS_TEST_TMPDIR/tracefs.before" <(tracefs_state)

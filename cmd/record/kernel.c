@@ -120,10 +120,7 @@ record_kernel(struct recorder *rc, const char *output, struct ktrace_opts *ko,
 		recorder_comment(rc, "# mt-record: %llu call sites not in /proc/kallsyms have no stack",
 		    (unsigned long long)ktrace_unresolved(k));
 	written = recorder_close(rc, fd);
-	mt_note("%llu kernel events, %llu bytes written to %s%s",
-	    (unsigned long long)recorder_events(rc), (unsigned long long)written,
-	    output && strcmp(output, "-") ? output : "<stdout>",
-	    recorder_failed(rc) ? " (incomplete)" : "");
+	recorder_say_written(rc, RECORDER_KERNEL, written);
 	if (ktrace_lost(k))
 		mt_warnx("%llu events lost: the kernel's buffer overran",
 		    (unsigned long long)ktrace_lost(k));

@@ -82,7 +82,9 @@ uint64_t recorder_close(struct recorder *rc, int fd);	/* the bytes written */
 void recorder_say_bound(struct recorder *rc);
 uint64_t recorder_events(const struct recorder *rc);
 int recorder_failed(const struct recorder *rc);	/* errno of a write that failed */
-/* What was written, said: events, processes, bytes and where. */
+/* What was written, said: events, processes (RECORDER_KERNEL: the
+   kernel's events), bytes and where. */
+#define RECORDER_KERNEL UINT64_MAX
 void recorder_say_written(struct recorder *rc, uint64_t nprocs, uint64_t written);
 /* The end: the summary, the trace closed, and what was written said. */
 void recorder_end(struct recorder *rc, int fd);

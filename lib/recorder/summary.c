@@ -90,14 +90,21 @@ recorder_finish(struct recorder *rc)
 		    (unsigned long long)rc->late);
 }
 
-/* The trace ended and closed, and said. */
+/* The trace ended and closed, and said; nprocs RECORDER_KERNEL: the kernel's. */
 void
 recorder_say_written(struct recorder *rc, uint64_t nprocs, uint64_t written)
 {
-	mt_note("%llu events, %llu process%s, %llu bytes written to %s%s",
-	    (unsigned long long)trace_writer_events(rc->writer), (unsigned long long)nprocs,
-	    nprocs == 1 ? "" : "es", (unsigned long long)written, rc->out_name,
-	    rc->write_failed ? " (incomplete)" : "");
+	char procs[64];
+
+	if (nprocs == RECORDER_KERNEL)
+		procs[0] = '\0';
+	else
+		snprintf(procs, sizeof(procs), ", %llu process%s", (unsigned long long)nprocs,
+		    nprocs == 1 ? "" : "es");
+	mt_note("%llu %sevents%s, %llu bytes written to %s%s",
+	    (unsigned long long)trace_writer_events(rc->writer),
+	    nprocs == RECORDER_KERNEL ? "kernel " : "", procs, (unsigned long long)written,
+	    rc->out_name, rc->write_failed ? " (incomplete)" : "");
 }
 
 void

@@ -14,6 +14,7 @@ struct dso {
 	Elf *elf;
 	int fd;
 	int warned;
+	struct symtab *symtab;	/* its functions by address, made at the first lookup */
 };
 
 struct mapping {
@@ -35,6 +36,9 @@ struct dso *dso_get(const char *path, const char *build_id, uint64_t off, uint64
 /* ip's sym lines, from the mapping that holds it. */
 void resolve(uint64_t ip, const struct mapping *mp);
 void put_sym(uint64_t ip, const char *fn, const char *file, int line, const char *module);
+/* symtab.c: the function at a file address of d's module, or NULL. */
+const char *symtab_name(struct dso *d, uint64_t a);
+void symtab_free(struct symtab *t);
 /* main.c: a sym line made, with its newline, to the output. */
 void sym_line(const char *line, size_t len);
 

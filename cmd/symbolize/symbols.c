@@ -327,8 +327,9 @@ deeper_first(const void *a, const void *b)
  * it was inlined into, at its call site.
  */
 static int
-resolve_inlines(uint64_t ip, Dwfl_Module *m, GElf_Addr a, const char *module)
+resolve_inlines(uint64_t ip, struct dso *d, GElf_Addr a, const char *module)
 {
+	Dwfl_Module *m = d->mod;
 	Dwarf_Addr bias = 0, dbias;
 	Dwarf_Die *cu = dwfl_module_addrdie(m, a, &bias), die;
 	Dwarf *dbg = dwfl_module_getdwarf(m, &dbias);
@@ -359,7 +360,7 @@ resolve_inlines(uint64_t ip, Dwfl_Module *m, GElf_Addr a, const char *module)
 		tag = dwarf_tag(&die);
 		fn = die_name(&die);
 		if (!fn)
-			fn = dwfl_module_addrname(m, a);
+			fn = symtab_name(d, a);
 		put_sym(ip, fn, file, lineno, module);
 		if (tag == DW_TAG_subprogram || no_inline)
 			return 1;
@@ -373,7 +374,7 @@ resolve_inlines(uint64_t ip, Dwfl_Module *m, GElf_Addr a, const char *module)
 			file = dwarf_filesrc(files, w, NULL, NULL);
 	}
 	/* No enclosing function in the DWARF: name it by its symbol. */
-	put_sym(ip, dwfl_module_addrname(m, a), file, lineno, module);
+	put_sym(ip, symtab_name(d, a), file, lineno, module);
 	return 1;
 }
 
@@ -389,9 +390,9 @@ resolve(uint64_t ip, const struct mapping *mp)
 	/* A return address: the call is the byte before it. */
 	a = ip - 1 - mp->bias;
 	if (mp->dso->mod) {
-		if (resolve_inlines(ip, mp->dso->mod, a, mp->dso->path))
+		if (resolve_inlines(ip, mp->dso, a, mp->dso->path))
 			return;
-		fn = dwfl_module_addrname(mp->dso->mod, a);
+		fn = symtab_name(mp->dso, a);
 		line = dwfl_module_getsrc(mp->dso->mod, a);
 		if (line)
 			file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);

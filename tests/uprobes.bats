@@ -491,5 +491,5 @@ main_stacks() {
 	# file mapped: get's hundred blocks have main and the C library's
 	# start above them (get and main unnamed: the FIFO is no ELF file).
 	mt-symbolize s.mtr 2>/dev/null | mt-lifetime -q | mt-group -F folded 2>/dev/null |
-		grep -q '^x;??+0x[0-9a-f]*;__libc_start_main_impl;__libc_start_call_main;??+0x[0-9a-f]*;??+0x[0-9a-f]* 14950$'
+		grep -q '^x;x+0x[0-9a-f]*;__libc_start_main_impl;__libc_start_call_main;x+0x[0-9a-f]*;x+0x[0-9a-f]* 14950$'
 }

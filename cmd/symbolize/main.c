@@ -176,7 +176,7 @@ stack_address(struct mt_reader *r, const char *path, uint64_t ip, size_t frame)
 	}
 	/* A file's later maps are known: none holds it. */
 	if (ahead_file)
-		put_sym(ip, "??", NULL, 0, "??");
+		put_unmapped(ip);
 	else	/* odd: never a pointer */
 		*u64map_get(&pending, ip, 1) = (void *)(uintptr_t)place(r, frame);
 }
@@ -224,9 +224,10 @@ say_unresolved(const char *name)
 		return;
 	for (i = 0; i < pending.cap; i++)
 		if (is_pending(pending.e[i].value))
-			put_sym(pending.e[i].key, "??", NULL, 0, "??");
+			put_unmapped(pending.e[i].key);
 	n = snprintf(tok, sizeof(tok), "0x%llx", (unsigned long long)first_pending);
-	snprintf(what, sizeof(what), "address outside every map (%llu such, named \"?\?\")",
+	snprintf(what, sizeof(what),
+	    "address outside every map (%llu such, named by it, in [unknown])",
 	    (unsigned long long)npending);
 	mt_warn_at(name, first_pending_line, what, tok, (size_t)n);
 }

@@ -35,6 +35,8 @@ struct dso *dso_get(const char *path, const char *build_id, uint64_t off, uint64
     uint64_t *bias);
 /* ip's sym lines, from the mapping that holds it. */
 void resolve(uint64_t ip, const struct mapping *mp);
+/* ip's sym line when no mapping holds it: its address, module [unknown]. */
+void put_unmapped(uint64_t ip);
 void put_sym(uint64_t ip, const char *fn, const char *file, int line, const char *module);
 /* symtab.c: the function at a file address of d's module, or NULL. */
 const char *symtab_name(struct dso *d, uint64_t a);

@@ -378,12 +378,22 @@ resolve_inlines(uint64_t ip, struct dso *d, GElf_Addr a, const char *module)
 	return 1;
 }
 
+/* An address in no module: named by itself, never a bare "??". */
+void
+put_unmapped(uint64_t ip)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "0x%llx", (unsigned long long)ip);
+	put_sym(ip, name, NULL, 0, "[unknown]");
+}
+
 void
 resolve(uint64_t ip, const struct mapping *mp)
 {
 	GElf_Addr a;
-	const char *fn, *file = NULL;
-	char unknown[64];
+	const char *fn, *file = NULL, *base;
+	char unknown[256];
 	int lineno = 0;
 	Dwfl_Line *line;
 
@@ -401,6 +411,9 @@ resolve(uint64_t ip, const struct mapping *mp)
 			return;
 		}
 	}
-	snprintf(unknown, sizeof(unknown), "??+0x%llx", (unsigned long long)(ip - mp->bias));
+	/* No name: the module and the offset addr2line -e takes for the call. */
+	base = strrchr(mp->dso->path, '/') ? strrchr(mp->dso->path, '/') + 1 : mp->dso->path;
+	snprintf(unknown, sizeof(unknown), "%.200s+0x%llx", *base ? base : mp->dso->path,
+	    (unsigned long long)a);
 	put_sym(ip, unknown, NULL, 0, mp->dso->path);
 }

@@ -30,7 +30,7 @@ name_address(struct ktrace *k, uint64_t ip)
 		ev.s1 = (struct mt_str){ s->name, strlen(s->name) };
 		ev.s3 = (struct mt_str){ s->module, strlen(s->module) };
 	} else {
-		snprintf(off, sizeof(off), "??");
+		snprintf(off, sizeof(off), "0x%llx", (unsigned long long)ip);
 		ev.s1 = (struct mt_str){ off, strlen(off) };
 		ev.s3 = (struct mt_str){ "[kernel.kallsyms]", 17 };
 	}

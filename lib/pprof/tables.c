@@ -218,12 +218,17 @@ pprof_event(struct mt_pprof *p, const struct mt_event *ev)
 	}
 }
 
-/* A frame mt-symbolize could not name: its address only. */
+/*
+ * A frame with nothing but its address: in no module (mt-symbolize's
+ * [unknown]), or not symbolized, or "??" from an older mt-symbolize.
+ * One in a module without a name is named module+0xOFFSET: kept.
+ */
 static int
 unnamed(const struct mt_frame *f)
 {
-	return !strncmp(f->function, "??", 2) ||
-	    (!strcmp(f->module, "-") && !strncmp(f->function, "0x", 2));
+	return !strcmp(f->function, "??") || !strncmp(f->function, "??+", 3) ||
+	    ((!strcmp(f->module, "-") || !strcmp(f->module, "[unknown]")) &&
+	    !strncmp(f->function, "0x", 2));
 }
 
 /* The number after a file's last ':', or 0. */

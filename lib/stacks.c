@@ -16,7 +16,9 @@
  * language.  One anchored branch a family; a name must be the whole
  * function (a program's make_allocator or arena_of is its own).
  *
- * C: libc's entries and inner steps, glib's, OpenSSL's, SQLite's, and the
+ * C: libc's entries and inner steps, glib's, OpenSSL's, SQLite's, the
+ * wrappers that die on failure (libiberty's and git's xmalloc family, as
+ * GCC and git link them), PostgreSQL's memory contexts, and the
  * allocators jemalloc (je_ and _rjem_ prefixes, its inlined steps),
  * tcmalloc and mimalloc.  The kernel's by pattern, as its names change
  * from release to release (6.18 allocates pages in
@@ -37,6 +39,9 @@
     "sqlite3(Db)?(Malloc|Realloc)\\w*|sqlite3_(malloc|realloc)(64)?|sqlite3_free|" \
     "sqlite3Mem(Malloc|Realloc|Free)|sqlite3(Db)?Free\\w*|sqlite3DbStrN?Dup|" \
     "sqlite3PageMalloc|pcache1Alloc|mallocWithAlarm|db(MallocRaw|Realloc)Finish|" \
+    "x(malloc|calloc|realloc|zalloc|strdup|strndup|memdup|memdupz|mallocz|mallocz_gently)|" \
+    "palloc0?|palloc_extended|repalloc\\w*|pfree|pstrdup|pnstrdup|MemoryContextAlloc\\w*|" \
+    "MemoryContextStrdup|AllocSet(Alloc|Realloc|Free)\\w*|(Generation|Slab|Bump)(Alloc|Free)\\w*|" \
     "(_rjem_)?je_(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|" \
     "(arena|tcache|extent|ecache|pa|pac|large|pages|ehooks|emap|edata|base|sec|hpa|bin|" \
     "malloc|sz|prof)_\\w+)|_rjem_\\w+|" \
@@ -113,6 +118,16 @@
 
 static const char api_default[] = API_C API_CXX API_RUST;
 
+/*
+ * The C library, the C++ runtime and the known allocators, by their
+ * files' names: a frame in one of them that has no name (a stripped
+ * build: module+0xOFFSET, or an address) is the API's all the same.
+ */
+static const char api_modules[] = "(^|/)(libc\\.so|libc-[0-9.]+\\.so|libstdc\\+\\+\\.so|"
+    "libc\\+\\+(abi)?\\.so|libjemalloc\\.so|libtcmalloc(_minimal)?(_debug)?\\.so|"
+    "libmimalloc(-\\w+)?\\.so)(\\.[0-9]+)*$";
+static const char unnamed_fn[] = "^(.*\\+0x[0-9a-f]+|0x[0-9a-f]+|\\?\\?)$";
+
 struct mt_dict {
 	/*
 	 * id -> the stack line's ips until its first use (tagged: low bit
@@ -127,7 +142,7 @@ struct mt_dict {
 	struct u64map procs;	/* pid -> executable's base name */
 	struct u64map tasks;	/* tid + 1 -> comm, from #task lines (kernel traces) */
 	struct u64map strs;	/* hash -> struct istr chain: each name held once */
-	struct mt_regex *api, *skip;
+	struct mt_regex *api, *skip, *api_modules, *unnamed;
 	int keep_ips;		/* dict_keep_ips() */
 };
 
@@ -137,6 +152,8 @@ dict_new(const char *skip)
 	struct mt_dict *d = ecalloc(1, sizeof(*d));
 
 	d->api = re_compile(api_default);
+	d->api_modules = re_compile(api_modules);
+	d->unnamed = re_compile(unnamed_fn);
 	if (skip)
 		d->skip = re_compile(skip);
 	return d;
@@ -252,10 +269,14 @@ dict_process(struct mt_dict *d, int64_t pid)
 }
 
 static int
-is_api(const struct mt_dict *d, const char *fn)
+is_api(const struct mt_dict *d, const struct mt_frame *f)
 {
+	const char *fn = f->function;
+
 	return re_match(d->api, fn, strlen(fn)) ||
-	    (d->skip && re_match(d->skip, fn, strlen(fn)));
+	    (d->skip && re_match(d->skip, fn, strlen(fn))) ||
+	    (re_match(d->unnamed, fn, strlen(fn)) &&
+	    re_match(d->api_modules, f->module, strlen(f->module)));
 }
 
 /*
@@ -399,7 +420,7 @@ dict_stack(struct mt_dict *d, uint64_t id)
 	free(ips);
 	*v = si;
 	for (si->alloc_frame = 0; si->alloc_frame < si->n &&
-	    is_api(d, si->frame[si->alloc_frame]->function); si->alloc_frame++)
+	    is_api(d, si->frame[si->alloc_frame]); si->alloc_frame++)
 		;
 	if (si->alloc_frame == si->n && si->n)
 		si->alloc_frame = si->n - 1;

@@ -650,7 +650,9 @@ api_stream() {
 		'tc_malloc' 'tc_newarray' 'tcmalloc::ThreadCache::FetchFromCentralCache(unsigned int, int, void* (*)(unsigned long))'
 		'(anonymous namespace)::do_malloc(unsigned long)' 'TCMallocInternalNew'
 		'mi_malloc' 'mi_heap_malloc_small' '_mi_malloc_generic' 'mi_page_fresh_alloc' '_mi_os_alloc'
-		'_int_malloc' 'sysmalloc' '__GI___libc_malloc' 'PyMem_Malloc' 'kmalloc_noprof')
+		'_int_malloc' 'sysmalloc' '__GI___libc_malloc' 'PyMem_Malloc' 'kmalloc_noprof'
+		'xmalloc' 'xcalloc' 'xrealloc' 'xstrdup' 'xmemdupz' 'palloc' 'palloc0' 'repalloc'
+		'MemoryContextAlloc' 'MemoryContextAllocZero' 'AllocSetAlloc' 'pstrdup')
 	api_stream api.life "${api[@]}"
 	run -0 mt-group --by function,line --format tsv api.life
 	[ "${#lines[@]}" = $((${#api[@]} + 1)) ]
@@ -666,7 +668,8 @@ api_stream() {
 		'fill(std::vector<int, std::allocator<int> >&)' 'std_vector_like' 'Vec::push'
 		'std::ios_base::Init::Init()' 'std::rt::lang_start_internal'
 		'std::io::stdio::_print' 'unsigned long myns::build<std::map<int, int> >()'
-		'std::basic_filebuf<char, std::char_traits<char> >::_M_allocate_internal_buffer()')
+		'std::basic_filebuf<char, std::char_traits<char> >::_M_allocate_internal_buffer()'
+		'xmalloc_stats' 'pallocate' 'liba.so+0x1a2b' '0x7f0012345678')
 	api_stream own.life "${own[@]}"
 	run -0 mt-group --by function --format tsv own.life
 	[ "${#lines[@]}" = $((${#own[@]} + 1)) ]
@@ -675,6 +678,40 @@ api_stream() {
 	run -0 mt-group --skip '^make_allocator$' --by function --format tsv own.life
 	has_line "$output" '^caller_1\t1\t1\t1\t1$'
 	! has_line "$output" '^make_allocator\t' || false
+}
+
+@test "an unnamed frame of the C library, the C++ runtime or an allocator is the API's; another module's is not" {
+	{
+		printf 'proc\t10\t1\t0\t/bin/x\tx\n'
+		n=0
+		for m in /usr/lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30 \
+		    /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 /usr/lib/libtcmalloc_minimal.so.4 \
+		    /usr/lib/x86_64-linux-gnu/libmimalloc.so.2.0 /usr/lib/libfoo.so.1 /usr/bin/libc.so.6x; do
+			n=$((n + 1))
+			base=${m##*/}
+			printf 'stack\t%d\t0x%x\t0x%x\n' $n $((n * 16 + 4096)) $((n * 16 + 4104))
+			printf 'sym\t0x%x\t%s+0x%x\t-\t%s\n' $((n * 16 + 4096)) "$base" $((n * 256)) "$m"
+			printf 'sym\t0x%x\tcaller_%d\tx.c:%d\t/bin/x\n' $((n * 16 + 4104)) $n $n
+			printf 'life\t1\t-\t10\t10\tmalloc\t0x%x\t%d\t%d\taifo\t%d\n' $n $n $n $n
+		done
+	} >m.life
+	run -0 mt-group --by function --format tsv m.life
+	# The five runtimes' frames seen through to their callers.
+	for k in 1 2 3 4 5; do has_line "$output" "^caller_$k\t"; done
+	# Another library's unnamed frame is where its allocations come from.
+	has_line "$output" '^libfoo\.so\.1\+0x600\t'
+	has_line "$output" '^libc\.so\.6x\+0x700\t'
+	[ "${#lines[@]}" = 8 ]
+}
+
+@test "a program's own xmalloc and xcalloc are seen through: its rows are their callers'" {
+	run -0 --separate-stderr mt-record -o x.mtr -- "$PROGS/xwrap"
+	run -0 --separate-stderr bash -c 'mt-symbolize x.mtr | mt-lifetime -q | mt-group --by function --format tsv'
+	# xwrap.c: build_list, 100 x 48 through xmalloc and 100 pointers
+	# through xcalloc; read_config, 7 x 96 through xcalloc.
+	has_line "$output" '^build_list\t101\t5600\t'
+	has_line "$output" '^read_config\t7\t672\t'
+	[ "${#lines[@]}" = 3 ]
 }
 
 # valgrind's definitely lost records of rust-leak whose stack has $1, as

@@ -267,6 +267,19 @@ free mmap 262144" ]
 	[ $((ip)) -lt $((hi)) ]
 }
 
+@test "a module the C library loads by itself (iconv's converter): its map before its stacks" {
+	run -0 --separate-stderr mt-record -o g.mtr -- "$PROGS/gconv"
+	module=$output	# the converter's path, as the program's /proc/self/maps has it
+	[ -n "$module" ]
+	run -0 mt-decode g.mtr
+	has_line "$output" "^map\t.*\t\Q$module\E$"
+	# Every frame in a module: mt-symbolize has nothing to warn of, and
+	# the converter's own frame is its gconv_init.
+	run -0 --separate-stderr mt-symbolize g.mtr
+	[ -z "$stderr" ]
+	has_line "$output" "^sym\t0x[0-9a-f]+\tgconv_init\t.*\t\Q$module\E$"
+}
+
 @test "a signal handler that allocates: every allocation recorded, no deadlock" {
 	run -0 --separate-stderr timeout 60 mt-record -o s.mtr -- "$PROGS/signal"
 	read -r pa pf <<<"$(echo "$output" | sed 's/allocs=\([0-9]*\) frees=\([0-9]*\).*/\1 \2/')"

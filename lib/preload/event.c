@@ -187,9 +187,16 @@ record(struct mt_raw *r, struct mt_raw *before, int want_stack)
 			n -= SKIP_FRAMES + truncated;
 			st = ips + SKIP_FRAMES;
 		}
-		if (n > 0)
+		if (n > 0) {
+			uint64_t used = __atomic_load_n(&table->used, __ATOMIC_RELAXED);
+
 			r->stack = stack_intern(table, stack_words, st, n, truncated,
 			    h ? h : hash_frames(st, n, truncated));
+			/* A new stack may be in a module the loader loaded
+			   unasked (not from a signal handler's nesting). */
+			if (w == t && used != __atomic_load_n(&table->used, __ATOMIC_RELAXED))
+				modules_check(r->ts);
+		}
 		if (idp && r->stack != MT_STACK_NONE)
 			*idp = (uint64_t)table_epoch << 32 | r->stack;
 	}

@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,8 @@
 static uintptr_t maps_sent[MAPS_MAX];
 static unsigned nmaps_sent;
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The loader's count of modules loaded, as of our last walk of them. */
+static unsigned long long adds_walked;
 static void *(*real_dlopen)(const char *, int);
 
 static size_t
@@ -66,6 +69,7 @@ send_module(struct dl_phdr_info *info, size_t size, void *arg)
 	char buf[4096 + 128], *path = buf + 128;
 	const char *name = info->dlpi_name;
 	struct mt_msg m = { .type = MSG_MAP };
+	const uint64_t *at = arg;
 	const ElfW(Phdr) *ph;
 	unsigned j;
 	size_t blen, plen;
@@ -89,7 +93,7 @@ send_module(struct dl_phdr_info *info, size_t size, void *arg)
 		m.hi = m.lo + ph->p_memsz;
 		m.off = ph->p_offset;
 		m.pid = getpid();
-		m.ts = now();
+		m.ts = *at ? *at : now();
 		blen = build_id_hex(info, buf, 128);
 		if (!name || !*name) {
 			n = readlink("/proc/self/exe", path, 4095);
@@ -108,12 +112,42 @@ send_module(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-void
-send_modules(void)
+/* The loader's count of the modules it has loaded so far. */
+static int
+peek_adds(struct dl_phdr_info *info, size_t size, void *arg)
 {
+	if (size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof(info->dlpi_adds))
+		*(unsigned long long *)arg = info->dlpi_adds;
+	return 1;
+}
+
+/* The modules not sent yet, at time ts (0: now). */
+void
+send_modules(uint64_t ts)
+{
+	unsigned long long adds = 0;
+
 	pthread_mutex_lock(&maps_lock);
-	dl_iterate_phdr(send_module, NULL);
+	dl_iterate_phdr(peek_adds, &adds);
+	dl_iterate_phdr(send_module, &ts);
+	__atomic_store_n(&adds_walked, adds, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&maps_lock);
+}
+
+/*
+ * A new stack was made: the modules the C library loaded by itself
+ * (NSS's, iconv's gconv) come by no dlopen of ours, so the loader's
+ * count says whether one came since the last walk.  Sent at ts, the
+ * event's time, so that its map line comes before the stack.
+ */
+void
+modules_check(uint64_t ts)
+{
+	unsigned long long adds = 0;
+
+	dl_iterate_phdr(peek_adds, &adds);
+	if (adds != __atomic_load_n(&adds_walked, __ATOMIC_RELAXED))
+		send_modules(ts);
 }
 
 /*
@@ -138,7 +172,7 @@ dlopen(const char *file, int mode)
 	if (h && recording) {
 		if (attached)
 			patch_gots();
-		send_modules();
+		send_modules(0);
 	}
 	return h;
 }

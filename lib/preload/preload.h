@@ -193,8 +193,10 @@ void keep_nested(struct thread_state *t, struct mt_raw *r);
 void drain_nested(struct thread_state *t);
 void nested_free(struct thread_state *t);
 
-/* modules.c: every executable segment with its build-id, once. */
-void send_modules(void);
+/* modules.c: every executable segment with its build-id, once (sent at
+   ts, 0 for now); those the loader loaded since the last look. */
+void send_modules(uint64_t ts);
+void modules_check(uint64_t ts);
 void modules_forked(void);
 
 /* process.c: forks. */

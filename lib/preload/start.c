@@ -175,7 +175,7 @@ start_process(int modules)
 	}
 	recording = sock >= 0;
 	if (modules)
-		send_modules();
+		send_modules(0);
 }
 
 /* With --no-follow, what this process runs is not traced. */

@@ -175,27 +175,30 @@ sys.exit(5)'
 
 @test "-p a second time, after a detach: refused, said why; the process runs on" {
 	need_ptrace
-	start_target "$PROGS/attach-target" 300
+	# 5 s of counting: two recorders' start and end on a loaded machine
+	# took longer than 1.5 s, and the second found the process gone.
+	start_target "$PROGS/attach-target" 1000
 	run -0 --separate-stderr mt-record -p "$TARGET" -d 300ms -o a.mtr
 	run -2 --separate-stderr mt-record -p "$TARGET" -d 300ms -o b.mtr
 	has_line "$stderr" "^mt-record: pid $TARGET: libmt-preload.so is loaded in it already: it is recorded by mt-record, or was attached to before \(a process is attached to once\)$"
 	[ ! -e b.mtr ]
 	wait_target
 	[ "$(cat status.txt)" = 3 ]
-	counted_to 300
+	counted_to 1000
 	grep -qx 'malloc: libc.so.6' err.txt
 }
 
 @test "-p where the default trace cannot be made: refused before attaching, exit 2" {
 	need_ptrace
-	start_target "$PROGS/attach-target" 200
+	# 3 s: the process must outlive a refusal on a loaded machine.
+	start_target "$PROGS/attach-target" 600
 	# Not ours to write over: the default name is made anew.
 	echo theirs >"mt.attach-target.$TARGET.mtr"
 	run -2 --separate-stderr mt-record -p "$TARGET" -d 1s
 	[ "$stderr" = "mt-record: mt.attach-target.$TARGET.mtr: File exists" ]
 	run -1 grep -q libmt-preload "/proc/$TARGET/maps"
 	wait_target
-	counted_to 200
+	counted_to 600
 	[ "$(cat "mt.attach-target.$TARGET.mtr")" = theirs ]
 }
 

@@ -411,6 +411,7 @@ main(int argc, char *argv[])
 	} else {
 		status |= out_finish(&out);
 	}
+	unnamed_say();
 	for (i = 0; i < (int)nsymdirs; i++)
 		free(symdirs[i]);
 	free(symdirs);

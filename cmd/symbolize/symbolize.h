@@ -15,6 +15,7 @@ struct dso {
 	int fd;
 	int warned;
 	struct symtab *symtab;	/* its functions by address, made at the first lookup */
+	uint64_t unnamed;	/* its addresses left without a name */
 };
 
 struct mapping {
@@ -41,6 +42,9 @@ void put_sym(uint64_t ip, const char *fn, const char *file, int line, const char
 /* symtab.c: the function at a file address of d's module, or NULL. */
 const char *symtab_name(struct dso *d, uint64_t a);
 void symtab_free(struct symtab *t);
+/* unnamed.c: an address of d's left without a name; all such, said. */
+void unnamed_count(struct dso *d);
+void unnamed_say(void);
 /* main.c: a sym line made, with its newline, to the output. */
 void sym_line(const char *line, size_t len);
 

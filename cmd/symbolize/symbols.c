@@ -416,4 +416,5 @@ resolve(uint64_t ip, const struct mapping *mp)
 	snprintf(unknown, sizeof(unknown), "%.200s+0x%llx", *base ? base : mp->dso->path,
 	    (unsigned long long)a);
 	put_sym(ip, unknown, NULL, 0, mp->dso->path);
+	unnamed_count(mp->dso);
 }

@@ -401,3 +401,70 @@ PY
 	has_line "$stderr" '^mt-symbolize: \d+ address(es)? without a name, as module\+offset: .*/usr/bin/id \d+.*; their debug information: apt-get install [^;]*\bcoreutils-dbgsym\b.*, or DEBUGINFOD_URLS \(a debuginfod server\)$'
 	has_line "$output" '^sym\t0x[0-9a-f]+\tid\+0x[0-9a-f]+\t-\t/usr/bin/id$'
 }
+
+# A free port on the loopback.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+@test "debuginfod: a stripped program's debug information from Debian's server; one bounded wait when none answers" {
+	command -v debuginfod >/dev/null || skip "debuginfod (Debian's server) not installed"
+	# A program stripped, its debug information alone in what the server serves.
+	cp "$PROGS/xwrap" xwrap
+	id=$(readelf -n xwrap | awk '/Build ID/ { print $3 }')
+	[ -n "$id" ]
+	mkdir srv
+	objcopy --only-keep-debug xwrap srv/xwrap.debug
+	strip --strip-all xwrap
+	port=$(free_port)
+	debuginfod -F srv -p "$port" -d "$BATS_TEST_TMPDIR/db.sqlite" >srv.log 2>&1 &
+	srv=$!
+	# Until it has scanned the directory and serves the file.
+	python3 -c 'import sys, time, urllib.request
+for _ in range(200):
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=2).read(); break
+    except Exception:
+        time.sleep(0.1)' "http://127.0.0.1:$port/buildid/$id/debuginfo"
+	run -0 --separate-stderr mt-record -o x.mtr -- ./xwrap
+	export DEBUGINFOD_CACHE_PATH=$BATS_TEST_TMPDIR/cache
+	DEBUGINFOD_URLS=http://127.0.0.1:$port run -0 --separate-stderr mt-symbolize x.mtr
+	kill $srv; wait $srv || true
+	# Every frame of the program named, with its file and line.
+	has_line "$output" "^sym\t0x[0-9a-f]+\tbuild_list\t.*xwrap\.c:\d+\t$PWD/xwrap$"
+	has_line "$output" "^sym\t0x[0-9a-f]+\txmalloc\t.*xwrap\.c:\d+\t$PWD/xwrap$"
+	run -1 has_line "$output" "^sym\t0x[0-9a-f]+\txwrap\+0x"
+	# --offline: nothing asked, the frames module+offset.
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$BATS_TEST_TMPDIR/c2 \
+		run -0 --separate-stderr mt-symbolize --offline x.mtr
+	has_line "$output" "^sym\t0x[0-9a-f]+\txwrap\+0x[0-9a-f]+\t-\t$PWD/xwrap$"
+	# A server that takes connections and never answers: one wait (5 s,
+	# DEBUGINFOD_TIMEOUT's default here), said once, and module+offset.
+	port=$(free_port)
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64); time.sleep(120)' "$port" &
+	mute=$!
+	sleep 0.3
+	SECONDS=0
+	DEBUGINFOD_URLS=http://127.0.0.1:$port DEBUGINFOD_CACHE_PATH=$BATS_TEST_TMPDIR/c3 \
+		run -0 --separate-stderr mt-symbolize x.mtr
+	took=$SECONDS
+	kill $mute
+	[ "$took" -le 12 ] || { echo "took $took s"; false; }
+	has_line "$stderr" "^mt-symbolize: debuginfod: no answer from http://127\.0\.0\.1:$port within 5 s: not asked again; "
+	[ "$(grep -c 'debuginfod: no answer' <<<"$stderr")" = 1 ]
+	has_line "$output" "^sym\t0x[0-9a-f]+\txwrap\+0x[0-9a-f]+\t-\t$PWD/xwrap$"
+}
+
+@test "libc6-dbg: the C library's own frames named by function and line" {
+	[ -n "$(find /usr/lib/debug/.build-id -name '*.debug' 2>/dev/null | head -n 1)" ] &&
+		dpkg-query -W -f '${Status}' libc6-dbg 2>/dev/null | grep -q installed ||
+		skip "libc6-dbg (Debian's glibc debug files) not installed"
+	run -0 --separate-stderr mt-record -o g.mtr -- "$PROGS/gconv"
+	run -0 --separate-stderr mt-symbolize g.mtr
+	# iconv_open's steps in glibc, by their sources' names.
+	has_line "$output" '^sym\t0x[0-9a-f]+\t(__GI_)?iconv_open\t\./iconv/iconv_open\.c:\d+\t.*/libc\.so\.6$'
+	has_line "$output" '^sym\t0x[0-9a-f]+\t(__GI_)?__gconv_open\t\./iconv/gconv_open\.c:\d+\t.*/libc\.so\.6$'
+	has_line "$output" '^sym\t0x[0-9a-f]+\tgconv_init\t.*iso-2022-jp\.c:\d+\t.*ISO-2022-JP\.so$'
+}

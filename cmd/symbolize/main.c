@@ -27,6 +27,7 @@ static const char options[] =
     "                     (repeatable; -s is the old spelling)\n"
     "  -I, --no-inline    one frame an address: no sym lines for inlined calls\n"
     "  -C, --no-demangle  C++ and Rust names as they are in the binary\n"
+    "      --offline      files alone: no debuginfod server asked\n"
     "  -b, --binary       write a .mtr stream for the next filter, not text\n"
     "  -q, --quiet        no progress meter\n"
     "  -h, --help         this help\n"
@@ -318,6 +319,7 @@ main(int argc, char *argv[])
 		{ "symbols", required_argument, NULL, 'y' },
 		{ "no-inline", no_argument, NULL, 'I' },
 		{ "no-demangle", no_argument, NULL, 'C' },
+		{ "offline", no_argument, NULL, 'O' },
 		{ "binary", no_argument, NULL, 'b' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -327,7 +329,7 @@ main(int argc, char *argv[])
 	struct stat st;
 	char *dir;
 	size_t len;
-	int ch, i, status = 0, binary = 0, error;
+	int ch, i, status = 0, binary = 0, error, offline = 0;
 
 	mt_setprogname(argv[0]);
 	while ((ch = getopt_long(argc, argv, "bCIqs:y:hV", longopts, NULL)) != -1) {
@@ -362,6 +364,9 @@ main(int argc, char *argv[])
 		case 'C':
 			no_demangle = 1;
 			break;
+		case 'O':
+			offline = 1;
+			break;
 		case 'q':
 			progress_off();
 			break;
@@ -377,6 +382,17 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (!reader_inputs(&argc, argv))
 		return 1;
+	/* --offline: files alone.  Else a server has DEBUGINFOD_TIMEOUT
+	   seconds (5 unless said; libdebuginfod's own is 90) to answer, once
+	   (its own retries each wait as long again). */
+	if (offline)
+		unsetenv("DEBUGINFOD_URLS");
+	else if (getenv("DEBUGINFOD_TIMEOUT") && atoi(getenv("DEBUGINFOD_TIMEOUT")) > 0)
+		debuginfod_timeout = atoi(getenv("DEBUGINFOD_TIMEOUT"));
+	else
+		setenv("DEBUGINFOD_TIMEOUT", "5", 1);
+	if (!getenv("DEBUGINFOD_RETRY_LIMIT"))
+		setenv("DEBUGINFOD_RETRY_LIMIT", "0", 1);
 
 	/* Beside the binary, its .debug directory, /usr/lib/debug, then ours. */
 	len = 64;

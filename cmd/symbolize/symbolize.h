@@ -29,6 +29,7 @@ extern char **symdirs;
 extern size_t nsymdirs;
 extern char *debuginfo_path;
 extern int no_inline, no_demangle;
+extern int debuginfod_timeout;	/* seconds a debuginfod server has to answer */
 
 /* The module of a map (its file, build-id or NULL, offset, start): bias
    set to process address - file address. */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mt.h"
@@ -23,12 +24,41 @@ char **symdirs;
 size_t nsymdirs;
 char *debuginfo_path;
 int no_inline, no_demangle;
+int debuginfod_timeout = 5;
 static struct dso **dsos;
 static size_t ndsos;
 
+/*
+ * A debuginfod server that does not answer costs one wait, not one a
+ * module: the first look that takes the whole timeout and finds nothing
+ * ends the asking (DEBUGINFOD_URLS unset: libdebuginfod reads it at each
+ * look), said once.
+ */
+static int
+find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+    const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+    char **debuginfo_file_name)
+{
+	struct timespec t0, t1;
+	int fd;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+	    debuglink_file, debuglink_crc, debuginfo_file_name);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (fd < 0 && getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS") &&
+	    t1.tv_sec - t0.tv_sec >= debuginfod_timeout) {
+		mt_note("debuginfod: no answer from %s within %d s: not asked again; "
+		    "frames without debug information stay module+offset",
+		    getenv("DEBUGINFOD_URLS"), debuginfod_timeout);
+		unsetenv("DEBUGINFOD_URLS");
+	}
+	return fd;
+}
+
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };

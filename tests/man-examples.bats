@@ -22,7 +22,7 @@ EX_CRON_RUNS=13			# cron's first hour at */5
 # What the tools say on standard error when all is well: their
 # summaries.  Anything else (a warning, a note that an argument asks for
 # more than the input has) fails the command.
-EX_SUMMARY='^(mt-record: |mt-lifetime: [0-9]+ (lifetimes|blocks)|mt-group: (suppressed|[0-9]+ groups changed)|mt-pooldiff: suppressed|mt-plot: |mt-report: [^ ]+: the page)'
+EX_SUMMARY='^(mt-record: |mt-lifetime: [0-9]+ (lifetimes|blocks)|mt-group: (suppressed|[0-9]+ groups changed)|mt-pooldiff: suppressed|mt-plot: |mt-report: [^ ]+: the page|mt-symbolize: [0-9]+ address(es)? without a name)'
 
 setup_file() {
 	cd "$BATS_FILE_TMPDIR"

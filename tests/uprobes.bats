@@ -426,6 +426,14 @@ merged() {
 	# The 64 MiB it keeps: committed under main.grow, once the runtime's own frames are passed.
 	mt-symbolize g.mtr | mt-lifetime -q | mt-group -k heap,function -A '^runtime\.' -F tsv 2>/dev/null |
 		awk -F'\t' '$1 == "mmap" && $2 == "main.grow" && $4 >= 64 * 1048576 { f = 1 } END { exit !f }'
+	# Its frames with file:line (Go writes no .debug_aranges), each as
+	# binutils' addr2line has the call (the byte before the return address).
+	mt-symbolize g.mtr 2>/dev/null | awk -F'\t' '$1 == "sym" && $5 ~ /goheap$/' >syms.txt
+	[ "$(awk -F'\t' '$4 == "-"' syms.txt | wc -l)" = 0 ] || { awk -F'\t' '$4 == "-"' syms.txt | head; false; }
+	grep -q $'\tmain\.grow\t.*/main\.go:[0-9]*\t' syms.txt
+	while IFS=$'\t' read -r _ ip fn fl _; do
+		[ "$(addr2line -e goheap "$(printf '0x%x' $((ip - 1)))")" = "$fl" ] || { echo "$ip $fn $fl"; false; }
+	done < <(head -n 20 syms.txt)
 }
 
 # A trace's stacks of unofp's malloc through main, folded (callers first)

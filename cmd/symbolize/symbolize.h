@@ -16,6 +16,7 @@ struct dso {
 	int warned;
 	struct symtab *symtab;	/* its functions by address, made at the first lookup */
 	uint64_t unnamed;	/* its addresses left without a name */
+	struct culines *culines;	/* its units' ranges, made at the first look */
 };
 
 struct mapping {
@@ -43,6 +44,9 @@ void put_sym(uint64_t ip, const char *fn, const char *file, int line, const char
 /* symtab.c: the function at a file address of d's module, or NULL. */
 const char *symtab_name(struct dso *d, uint64_t a);
 void symtab_free(struct symtab *t);
+/* culines.c: the file and line of a module address from its unit; NULL. */
+const char *culine(struct dso *d, Dwarf_Addr a, int *line);
+void culines_free(struct culines *c);
 /* unnamed.c: an address of d's left without a name; all such, said. */
 void unnamed_count(struct dso *d);
 void unnamed_say(void);

@@ -436,6 +436,9 @@ resolve(uint64_t ip, const struct mapping *mp)
 		line = dwfl_module_getsrc(mp->dso->mod, a);
 		if (line)
 			file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+		/* No .debug_aranges (Go's): the unit looked for by its ranges. */
+		if (!file)
+			file = culine(mp->dso, a, &lineno);
 		if (fn) {
 			put_sym(ip, fn, file, lineno, mp->dso->path);
 			return;

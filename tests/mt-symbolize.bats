@@ -468,3 +468,26 @@ s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64); time.sleep(120)' "$port" 
 	has_line "$output" '^sym\t0x[0-9a-f]+\t(__GI_)?__gconv_open\t\./iconv/gconv_open\.c:\d+\t.*/libc\.so\.6$'
 	has_line "$output" '^sym\t0x[0-9a-f]+\tgconv_init\t.*iso-2022-jp\.c:\d+\t.*ISO-2022-JP\.so$'
 }
+
+@test "MiniDebugInfo: a stripped program's functions named from its .gnu_debugdata (xz), as Fedora ships them" {
+	python3 -c 'import lzma' 2>/dev/null || skip "python3 without lzma"
+	cp "$PROGS/xwrap" p
+	# Fedora's recipe: the functions the dynamic symbol table lacks, in a
+	# symbol table alone, xz-compressed into .gnu_debugdata of the stripped file.
+	nm -D p --format=posix --defined-only | awk '{ print $1 }' | sort >dyn
+	nm p --format=posix --defined-only | awk '$2 ~ /^[Tt]$/ { print $1 }' | sort >funcs
+	comm -13 dyn funcs >keep
+	grep -qx build_list keep
+	objcopy --only-keep-debug p mini.debug
+	objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols=keep mini.debug mini
+	python3 -c 'import lzma, sys
+open(sys.argv[2], "wb").write(lzma.compress(open(sys.argv[1], "rb").read(), format=lzma.FORMAT_XZ))' mini mini.xz
+	strip --strip-all p
+	objcopy --add-section .gnu_debugdata=mini.xz p
+	run -1 bash -c "nm p 2>&1 | grep -w build_list"
+	run -0 --separate-stderr mt-record -o p.mtr -- ./p
+	run -0 --separate-stderr mt-symbolize --offline p.mtr
+	has_line "$output" "^sym\t0x[0-9a-f]+\tbuild_list\t-\t$PWD/p$"
+	has_line "$output" "^sym\t0x[0-9a-f]+\tread_config\t-\t$PWD/p$"
+	run -1 has_line "$output" "^sym\t0x[0-9a-f]+\tp\+0x"
+}

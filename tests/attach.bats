@@ -215,12 +215,12 @@ sys.exit(5)'
 		skip "the build is not readable by other users: ${shut:+a directory above it is }${shut:-its files are private}"
 	fi
 	chmod 777 .
-	start_target setpriv --reuid 65534 --regid 65534 --clear-groups "$PROGS/attach-target" 200
+	start_target setpriv --reuid 65534 --regid 65534 --clear-groups "$PROGS/attach-target" 600
 	run -2 --separate-stderr setpriv --reuid 65533 --regid 65533 --clear-groups \
 		"$MT_BINDIR/mt-record" -p "$TARGET" -o x.mtr
 	has_line "$stderr" "^mt-record: pid $TARGET: not permitted: it belongs to uid 65534, and we are not root$"
 	wait_target
-	counted_to 200
+	counted_to 600
 
 }
 
@@ -232,11 +232,11 @@ sys.exit(5)'
 	chmod 4755 suid-target
 	setpriv --reuid 65534 --regid 65534 --clear-groups test -x suid-target ||
 		skip "uid 65534 cannot run a program in $PWD"
-	start_target setpriv --reuid 65534 --regid 65534 --clear-groups ./suid-target 200
+	start_target setpriv --reuid 65534 --regid 65534 --clear-groups ./suid-target 600
 	run -2 --separate-stderr mt-record -p "$TARGET" -o x.mtr
 	has_line "$stderr" "^mt-record: pid $TARGET: it runs set-user-ID or set-group-ID"
 	wait_target
-	counted_to 200
+	counted_to 600
 }
 
 @test "-p -o - | mt-decode, mt-symbolize, mt-lifetime: lines come out as the recording goes, not at its end" {

@@ -6,7 +6,11 @@
 #      mt-decode alone, against mt-symbolize reading the same .mtr;
 #   2. resolving the distinct addresses of that trace that fall in
 #      python3.11, against eu-addr2line -i -f and binutils' addr2line -i -f
-#      on the same list.
+#      on the same list;
+#   3. a compiler: g++'s cc1plus on a one-file C++ program (<map>,
+#      <regex>, ... at -O2; some 5.7M events), recorded by mt-record and
+#      by heaptrack: mt-symbolize and mt-report against heaptrack_print
+#      (issue 41: mt-symbolize <= 0.5 s, mt-report <= 2x heaptrack_print).
 . "$(dirname "$0")/common.sh"
 
 PYTHONMALLOC=malloc cmd/mt-record -o "$work/py.mtr" -- /usr/bin/python3 tests/bench/py_dicts.py >/dev/null 2>&1
@@ -29,3 +33,26 @@ eu=$(timed sh -c "eu-addr2line -i -f -e /usr/bin/python3.11 <'$work/addrs.txt'")
 bu=$(timed sh -c "addr2line -i -f -e /usr/bin/python3.11 <'$work/addrs.txt'")
 printf '%d distinct addresses in python3.11: mt-symbolize %.2f s, eu-addr2line %.2f s (%.2fx), addr2line %.2f s (%.2fx)\n' \
 	"$n" "$ours" "$eu" "$(echo "$eu / $ours" | bc -l)" "$bu" "$(echo "$bu / $ours" | bc -l)"
+
+# 3. cc1plus, its command as g++ -### gives it.
+cat >"$work/t.cc" <<'CC'
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+int main() { std::map<std::string, std::vector<int>> m; std::regex r("a+b");
+	for (auto &x : m) std::sort(x.second.begin(), x.second.end());
+	std::cout << m.size() << std::regex_match("aab", r) << "\n"; }
+CC
+cc1=$(cd "$work" && g++ -O2 -c t.cc -### 2>&1 | grep 'cc1plus' | head -n 1 | sed 's| -o [^ ]*\.s| -o t.s|')
+(cd "$work" && eval "$top/cmd/mt-record -o cc1.mtr -- $cc1" >/dev/null 2>&1)
+(cd "$work" && eval "heaptrack -o cc1ht $cc1" >/dev/null 2>&1)
+ev=$(cmd/mt-decode "$work/cc1.mtr" | grep -c '^alloc\|^free')
+RUNS=3
+sym=$(timed cmd/mt-symbolize "$work/cc1.mtr")
+rep=$(timed cmd/mt-report -o "$work/cc1.html" "$work/cc1.mtr")
+htp=$(timed heaptrack_print "$work"/cc1ht.*)
+printf 'cc1plus, %d events: mt-symbolize %.2f s (target <= 0.5 s), mt-report %.2f s, heaptrack_print %.2f s: %.1fx (target <= 2x)\n' \
+	"$ev" "$sym" "$rep" "$htp" "$(echo "$rep / $htp" | bc -l)"

@@ -18,7 +18,8 @@
  *
  * C: libc's entries and inner steps, glib's, OpenSSL's, SQLite's, the
  * wrappers that die on failure (libiberty's and git's xmalloc family, as
- * GCC and git link them), PostgreSQL's memory contexts, and the
+ * GCC and git link them) and obstacks, GCC's garbage-collected heap,
+ * PostgreSQL's memory contexts, and the
  * allocators jemalloc (je_ and _rjem_ prefixes, its inlined steps),
  * tcmalloc and mimalloc.  The kernel's by pattern, as its names change
  * from release to release (6.18 allocates pages in
@@ -40,6 +41,7 @@
     "sqlite3Mem(Malloc|Realloc|Free)|sqlite3(Db)?Free\\w*|sqlite3DbStrN?Dup|" \
     "sqlite3PageMalloc|pcache1Alloc|mallocWithAlarm|db(MallocRaw|Realloc)Finish|" \
     "x(malloc|calloc|realloc|zalloc|strdup|strndup|memdup|memdupz|mallocz|mallocz_gently)|" \
+    "_obstack_(newchunk|begin\\w*)|" \
     "palloc0?|palloc_extended|repalloc\\w*|pfree|pstrdup|pnstrdup|MemoryContextAlloc\\w*|" \
     "MemoryContextStrdup|AllocSet(Alloc|Realloc|Free)\\w*|(Generation|Slab|Bump)(Alloc|Free)\\w*|" \
     "(_rjem_)?je_(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|" \
@@ -66,7 +68,8 @@
  * libc++'s __1), after the return type a template's name carries: the
  * user's function calling push_back is named, not vector's
  * _M_realloc_insert.  The rest of std (iostreams, locales, threads)
- * stays named: what it allocates is its own.  tcmalloc's and Python's
+ * stays named: what it allocates is its own.  GCC's garbage-collected
+ * heap (ggc_*alloc, C++ since GCC 4.8); tcmalloc's and Python's
  * allocators, by their namespaces and prefixes.
  */
 #define API_CXX \
@@ -88,6 +91,7 @@
     "__libcpp_\\w+|__allocate_at_least|__pool_alloc\\w*|__mt_alloc\\w*|bitmap_allocator|" \
     "polymorphic_allocator|memory_resource|synchronized_pool_resource|" \
     "unsynchronized_pool_resource|monotonic_buffer_resource)\\b.*" \
+    "|^(ggc_(internal_)?(cleared_)?alloc\\w*|ggc_realloc\\w*)(\\(.*)?$" \
     "|^(tcmalloc|\\(anonymous namespace\\)::do_(malloc|calloc|realloc|memalign|" \
     "free)\\w*)\\b.*" \
     "|^(PyMem_\\w+|_PyMem_\\w+|PyObject_Malloc|PyObject_Realloc|" \

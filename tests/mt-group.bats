@@ -652,7 +652,9 @@ api_stream() {
 		'mi_malloc' 'mi_heap_malloc_small' '_mi_malloc_generic' 'mi_page_fresh_alloc' '_mi_os_alloc'
 		'_int_malloc' 'sysmalloc' '__GI___libc_malloc' 'PyMem_Malloc' 'kmalloc_noprof'
 		'xmalloc' 'xcalloc' 'xrealloc' 'xstrdup' 'xmemdupz' 'palloc' 'palloc0' 'repalloc'
-		'MemoryContextAlloc' 'MemoryContextAllocZero' 'AllocSetAlloc' 'pstrdup')
+		'MemoryContextAlloc' 'MemoryContextAllocZero' 'AllocSetAlloc' 'pstrdup'
+		'ggc_internal_alloc(unsigned long, void (*)(void*), unsigned long, unsigned long)'
+		'ggc_internal_cleared_alloc' '_obstack_newchunk')
 	api_stream api.life "${api[@]}"
 	run -0 mt-group --by function,line --format tsv api.life
 	[ "${#lines[@]}" = $((${#api[@]} + 1)) ]
@@ -669,7 +671,7 @@ api_stream() {
 		'std::ios_base::Init::Init()' 'std::rt::lang_start_internal'
 		'std::io::stdio::_print' 'unsigned long myns::build<std::map<int, int> >()'
 		'std::basic_filebuf<char, std::char_traits<char> >::_M_allocate_internal_buffer()'
-		'xmalloc_stats' 'pallocate' 'liba.so+0x1a2b' '0x7f0012345678')
+		'xmalloc_stats' 'pallocate' 'liba.so+0x1a2b' '0x7f0012345678' 'ggc_collect')
 	api_stream own.life "${own[@]}"
 	run -0 mt-group --by function --format tsv own.life
 	[ "${#lines[@]}" = $((${#own[@]} + 1)) ]

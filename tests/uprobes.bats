@@ -301,6 +301,26 @@ pid_counts() {	# TRACE PID
 		grep -q "^$static	malloc	leak_here	7	28021	28021	"
 }
 
+@test "--uprobes: a vfork child's calls, made in its parent's memory, each seen once" {
+	need_uprobes
+	# The parent's probes fire in the child as well as the child's own
+	# until its exec: before, a call was seen twice, the second entry
+	# counted as a call whose return was lost, and a free sent twice.
+	run -0 --separate-stderr mt-record --uprobes -o v.mtr -- "$PROGS/uexec" -v
+	has_line "$output" '^child [0-9]+ exit 6$'
+	[[ "$stderr" =~ ^mt-record:\ [0-9]+\ events,\ 2\ processes,\ [0-9]+\ bytes\ written\ to\ v\.mtr$ ]]
+	# Its block of 4321 bytes, allocated once and freed once.
+	run -0 bash -c "mt-decode v.mtr | awk -F'\t' '
+		\$1 == \"alloc\" && \$5 == \"malloc\" && \$7 == 4321 { a++; at = \$6 }
+		\$1 == \"free\" && \$5 == \"malloc\" { f[\$6]++ }
+		END { print a + 0, f[at] + 0 }'"
+	[ "$output" = "1 1" ]
+	# dash runs a command by vfork (another sh may not): nothing said but
+	# the summary.
+	run -0 --separate-stderr mt-record --uprobes -o s.mtr -- sh -c 'true; /bin/true'
+	[[ "$stderr" =~ ^mt-record:\ [0-9]+\ events,\ 2\ processes,\ [0-9]+\ bytes\ written\ to\ s\.mtr$ ]]
+}
+
 # PROG, whose own line is "allocs N frees N bytes N": recorded with no
 # option, through uprobes by itself, every call of the allocator's own
 # API as the program counts it; its library probed at its entry.

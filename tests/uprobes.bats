@@ -90,6 +90,23 @@ own_rows() {
 	diff <(own_rows p.mtr) <(own_rows m.mtr)
 }
 
+@test "--unwind dwarf, a musl static program: its mappings' stacks, as --unwind fp takes them" {
+	need_uprobes
+	[ -x "$PROGS/ucount-musl" ] || skip "no musl-gcc (musl-tools): ucount-musl not built"
+	# musl keeps no call frame information: where its system call's
+	# wrapper returns to is the first word on the stack that is code, as
+	# fp takes it; before, no mapping of dwarf's had a stack.
+	mt-record --uprobes --unwind fp -o f.mtr -- "$PROGS/ucount-musl" >/dev/null 2>&1
+	mt-record --uprobes --unwind dwarf -o d.mtr -- "$PROGS/ucount-musl" >/dev/null 2>&1
+	maps() {
+		mt-symbolize "$1" | mt-lifetime -q | mt-group --by heap,stack --format tsv |
+			awk -F'\t' '$1 == "mmap" || $1 == "reserve"'
+	}
+	run -0 bash -c "mt-decode d.mtr | awk -F'\t' '\$1 == \"alloc\" && \$5 != \"malloc\" { n++; s += \$8 != \"-\" } END { print n, s }'"
+	[ "${output% *}" -ge 100 ] && [ "${output#* }" = "${output% *}" ]
+	diff <(maps f.mtr) <(maps d.mtr)
+}
+
 @test "--uprobes: the command's exit status and signal are mt-record's" {
 	need_uprobes
 	run -3 mt-record --uprobes -o e.mtr -- sh -c 'exit 3'

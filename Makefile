@@ -61,9 +61,10 @@ LIBOBJ := $(LIBSRC:.c=.o)
 prog_src = $(or $(wildcard cmd/$(patsubst mt-%,%,$(1))/*.c),cmd/$(1).c)
 PROGOBJ := $(foreach p,$(notdir $(PROGS)),$(patsubst %.c,%.o,$(call prog_src,$(p))))
 PRELOAD = lib/libmt-preload.so
-# It shares the interpreter of call frame information with the collector.
+# It shares the interpreter of call frame information with the collector,
+# and the rule that names a process's program with the --uprobes path.
 PRELOAD_OBJ := $(patsubst %,%.pic.o,$(basename $(wildcard lib/preload/*.c lib/preload/*.S))) \
-	lib/ehframe.pic.o
+	lib/ehframe.pic.o lib/exename.pic.o
 TESTPROGS = $(patsubst %.c,%,$(filter-out tests/progs/lib%.c tests/progs/mtr-encode.c tests/progs/gen-trace.c tests/progs/ktrace-text.c tests/progs/collector-early-exit.c,$(wildcard tests/progs/*.c))) \
 	$(patsubst %.cc,%,$(wildcard tests/progs/*.cc)) tests/progs/attach-static \
 	tests/progs/ucount-static tests/progs/ucount-musl tests/progs/busy-static
@@ -181,7 +182,7 @@ lib/preload/%.pic.o: lib/preload/%.c
 	$(CC) $(PRELOAD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 lib/preload/%.pic.o: lib/preload/%.S
 	$(CC) $(PRELOAD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
-lib/ehframe.pic.o: lib/ehframe.c
+lib/ehframe.pic.o lib/exename.pic.o: lib/%.pic.o: lib/%.c
 	$(CC) $(PRELOAD_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 $(PRELOAD): $(PRELOAD_OBJ)
 	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-Bsymbolic-functions -o $@ $(PRELOAD_OBJ) -lunwind -ldl -lpthread

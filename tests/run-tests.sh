@@ -66,7 +66,7 @@ echo "== ASan+UBSan build"
 san=$log/san
 copy_tree "$san"
 if step "make SAN=1" make -C "$san" -s clean all SAN=1 WERROR="${WERROR:-}"; then
-	MT_BINDIR=$san/cmd bats --tap tests/cli.bats tests/mt-decode.bats tests/mt-record.bats tests/mt-symbolize.bats tests/mt-lifetime.bats tests/mt-window.bats tests/mt-group.bats tests/mt-plot.bats tests/mt-pooldiff.bats tests/realworld.bats tests/hostile.bats tests/unwind.bats tests/attach.bats tests/uprobes.bats tests/uprobes-safety.bats >"$log/san.tap" 2>&1
+	MT_BINDIR=$san/cmd bats --tap tests/cli.bats tests/mt-decode.bats tests/mt-record.bats tests/mt-symbolize.bats tests/mt-lifetime.bats tests/mt-window.bats tests/mt-group.bats tests/mt-plot.bats tests/mt-pooldiff.bats tests/realworld.bats tests/hostile.bats tests/unwind.bats tests/attach.bats tests/uprobes.bats tests/uprobes-safety.bats tests/both-ways.bats >"$log/san.tap" 2>&1
 	count_tap "$log/san.tap"
 fi
 

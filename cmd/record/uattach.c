@@ -127,7 +127,7 @@ attach_file(struct usource *u, struct uproc *p, const char *path, struct want *w
 		if (j < i)
 			continue;
 		site = site_of(u, path, offs[i], w[i].heap_name, segs, nsegs);
-		o.bpf_cookie = UA_COOKIE(site, (uint64_t)w[i].arg, (uint64_t)w[i].heap) |
+		o.bpf_cookie = UA_COOKIE(site, (uint64_t)w[i].arg, (uint64_t)w[i].heap, p->pid) |
 		    (w[i].in == P_FREE && shared_libc(path) ? UA_OWN : 0);
 		o.retprobe = false;
 		if (!(l = bpf_program__attach_uprobe_opts(uprog(u, w[i].in), p->pid, path, offs[i],

@@ -63,6 +63,7 @@ uprocs_free(struct usource *u)
 			free(p->probed[j].path);
 		free(p->probed);
 		free(p->maps);
+		free(p->exe);
 		free(p);
 	}
 	recorder_outside_forget(u->rc);
@@ -377,6 +378,8 @@ put_proc(struct usource *u, struct uproc *p, char **argv, const char *exe, pid_t
 	}
 	recorder_put_proc(u->rc, u->last_ts, p->pid, ppid, exe, args, len);
 	free(args);
+	free(p->exe);
+	p->exe = estrdup(exe);
 }
 
 /* A file of /proc, whole (64 KiB at most), NUL-terminated; NULL if unread. */
@@ -401,18 +404,25 @@ read_small_file(const char *path, size_t *len)
 	return buf;
 }
 
-/* A process's proc line, its program and command line as /proc has them. */
+/*
+ * A process's proc line, its program and command line as /proc has them.
+ * Its program named as the preload library names it: a fork's, as its
+ * parent's (it was named when it started); one run since we came, by
+ * its directory; one attached to (neither), not by its directory.
+ */
 void
 put_proc_read(struct usource *u, struct uproc *p, pid_t ppid)
 {
+	struct uproc *parent = p->exe ? NULL : uproc_of(u, ppid);
 	char path[64], real[PATH_MAX], *cmdline;
 	size_t len;
-	ssize_t k;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)p->pid);
-	if ((k = readlink(path, real, sizeof(real) - 1)) <= 0)
-		strcpy(real, "?"), k = 1;
-	real[k] = '\0';
+	if (parent && parent->exe)
+		snprintf(real, sizeof(real), "%s", parent->exe);
+	else if (!proc_exe_name(p->pid, !p->exe, real, sizeof(real)))
+		strcpy(real, "?");
+	free(p->exe);
+	p->exe = estrdup(real);
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)p->pid);
 	if (!(cmdline = read_small_file(path, &len)) || !len)
 		recorder_put_proc(u->rc, u->last_ts, p->pid, ppid, real, real, strlen(real) + 1);

@@ -302,7 +302,7 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 {
 	struct usource u = { .rc = rc, .free_stacks = a->opts.free_stacks, .unwind = a->uunwind,
 	    .copy_size = a->copy_size, .on_proc = on_proc_event };
-	char *exe, *defname = NULL, *base;
+	char *exe, *defname = NULL, *base, real[PATH_MAX];
 	int fd = -1, created = 0, go = -1, status = 0, done = 0, e;
 	struct cmd_wait cw = { &done };
 	struct uproc *cmd;
@@ -347,7 +347,7 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	set_traced(&u, cmd);
 	recorder_open(rc, fd);
 	recorder_comment(rc, "%s", u.how);
-	put_proc(&u, cmd, argv, exe, getpid());
+	put_proc(&u, cmd, argv, exe_name_run(exe, real, sizeof(real)) ? real : exe, getpid());
 	free(exe);
 	run_spawned(go, 1, &e);
 	if (e) {
@@ -424,16 +424,14 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	const char *name, *base;
 	struct uproc *p;
 	size_t i;
-	ssize_t k;
 
 	if (can_probe() < 0)
 		return 2;
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
-	if ((k = readlink(exe, real, sizeof(real) - 1)) < 0) {
+	if (!proc_exe_name(pid, 1, real, sizeof(real))) {
 		mt_warnx("pid %d: %s", (int)pid, errno == ENOENT ? "no such process" : strerror(errno));
 		return 2;
 	}
-	real[k] = '\0';
 	base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
 	snprintf(comm, sizeof(comm), "%s", base);
 	u.start = recorder_begin(rc);

@@ -114,6 +114,7 @@ struct uproc {
 	int ready;		/* its probes are in: what it does is recorded */
 	int ended;		/* its end's event read */
 	int gone;		/* not in /proc any more */
+	char *exe;		/* its program's name, as its proc line says */
 };
 
 /* A thread held through ptrace (uhold.c). */

@@ -92,6 +92,21 @@ unwind_copy(struct usource *u, struct uproc *p, umap_lookup *lookup, const struc
 		ips[n++] = ip;
 	while (n < max) {
 		v = rule_at(u, p, lookup, ret ? ip - 1 : ip, ts);
+		/* A function with no rules where the event is (musl's system
+		   call wrappers have none): where it returns to is taken to be
+		   the first word on the stack that is code, as the frame-pointer
+		   path takes it, and the walk goes on from just above it. */
+		if (!n && !ret && (v & V_KIND) == K_UNSUP) {
+			for (k = 0; k < UA_TOP && !(word(g, copy, sp + 8 * (uint64_t)k, &ip) &&
+			    ip && !(ip >> 47) && lookup(u, p, ip, ts)); k++)
+				;
+			if (k == UA_TOP)
+				break;
+			sp += 8 * (uint64_t)k + 8;
+			ips[n++] = ip;
+			ret = 1;
+			continue;
+		}
 		if ((v & V_KIND) == K_SIGNAL) {
 			/* The handler returns to the kernel's trampoline: the
 			   interrupted context is at sp, its ip no return address. */

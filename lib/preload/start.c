@@ -23,6 +23,7 @@
 #include <libunwind.h>
 
 #include "attach.h"
+#include "exename.h"
 #include "preload.h"
 #include "shadow.h"
 
@@ -87,11 +88,10 @@ find_unwinder(struct dl_phdr_info *info, size_t size, void *arg)
 }
 
 /*
- * The path this image was executed by, as ps and top name a process: a
- * symbolic link not followed (/usr/bin/redis-server, not the file it
- * points to).  Made absolute when the image starts, and kept for its
- * forked children, which may chdir; the file itself where that cannot
- * be done (fexecve, a relative path once attached).
+ * The path this image was executed by (exename.h), made absolute when the
+ * image starts and kept for its forked children, which may chdir; the
+ * file itself where that cannot be done (fexecve, a relative path once
+ * attached).
  */
 static char exe_name[4096];
 static size_t exe_len;
@@ -100,28 +100,15 @@ static void
 find_exe_name(void)
 {
 	const char *e = (const char *)getauxval(AT_EXECFN);
-	size_t n = 0, elen;
+	size_t n = 0;
 	struct stat st;
 	ssize_t r;
 
-	if (e && *e && strncmp(e, "/dev/fd/", 8) != 0 && strncmp(e, "/proc/", 6) != 0 &&
-	    (e[0] == '/' || !attached)) {
-		if (e[0] != '/' && getcwd(exe_name, sizeof(exe_name) - 1)) {
-			n = strlen(exe_name);
-			if (n > 1)
-				exe_name[n++] = '/';
-			while (e[0] == '.' && e[1] == '/')
-				e += 2;
-		}
-		elen = strlen(e);
-		if ((e[0] == '/' || n > 0) && n + elen < sizeof(exe_name)) {
-			memcpy(exe_name + n, e, elen + 1);
-			if (stat(exe_name, &st) == 0) {
-				exe_len = n + elen;
-				return;
-			}
-		}
-	}
+	if (e && e[0] != '/' && !attached && getcwd(exe_name, sizeof(exe_name)))
+		n = strlen(exe_name);
+	if ((exe_len = exe_name_of(exe_name, sizeof(exe_name), n, e)) > 0 &&
+	    stat(exe_name, &st) == 0)
+		return;
 	r = readlink("/proc/self/exe", exe_name, sizeof(exe_name) - 1);
 	exe_len = r > 0 ? (size_t)r : 0;
 }

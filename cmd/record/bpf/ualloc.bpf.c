@@ -94,6 +94,21 @@ traced_flags(__u32 pid)
 	return t ? *t : 0;
 }
 
+/*
+ * Whether the probe that fired was attached for this process.  A child
+ * of vfork or posix_spawn runs in its parent's memory until its exec, so
+ * the kernel fires the parent's probes in it as well as its own: each
+ * call would be seen twice, the second entry taken for a call whose
+ * return was lost, and a free sent twice.
+ */
+static int
+own_probe(struct pt_regs *ctx)
+{
+	__u32 pid = UA_PID(bpf_get_attach_cookie(ctx));
+
+	return !pid || pid == (__u32)(bpf_get_current_pid_tgid() >> 32);
+}
+
 /* Set by mt-record before loading: frees with their stacks (--free-stacks). */
 const volatile int free_stacks = 0;
 /* The bytes of user stack an event copies for a process whose stacks are
@@ -334,9 +349,8 @@ enter(struct pt_regs *ctx, __u64 size, __u64 memptr)
 	__u64 key = call_key(ctx);
 	struct call *c = bpf_map_lookup_elem(&calls, &key), n;
 
-	if (!traced_flags((__u32)(bpf_get_current_pid_tgid() >> 32)))
+	if (!traced_flags((__u32)(bpf_get_current_pid_tgid() >> 32)) || !own_probe(ctx))
 		return 0;
-
 	if (c && nested(ctx, c)) {
 		c->depth++;
 		return 0;
@@ -365,7 +379,7 @@ leave(struct pt_regs *ctx, __u64 addr, int ok)
 	struct ua_event *e;
 	__u32 z = 0;
 
-	if (!c)
+	if (!c || !own_probe(ctx))
 		return 0;
 	if (--c->depth > 0)
 		return 0;
@@ -431,7 +445,7 @@ send_free(struct pt_regs *ctx, __u64 addr)
 	struct ua_event *e;
 	__u32 z = 0;
 
-	if (!traced_flags((__u32)(id >> 32)) || own_call(ctx) ||
+	if (!traced_flags((__u32)(id >> 32)) || !own_probe(ctx) || own_call(ctx) ||
 	    !(e = bpf_map_lookup_elem(&scratch, &z)))
 		return;
 	e->ts = bpf_ktime_get_ns();

@@ -29,14 +29,17 @@ enum { UA_ALLOC = 1, UA_FREE, UA_MMAP, UA_MUNMAP, UA_MREMAP, UA_MPROTECT, UA_BRK
  * bits; for a pool's functions (--alloc-fn), the argument holding the
  * size or the block (1 to 6) in bits 16-19 and the pool's number in bits
  * 24-31, 0 for the malloc family.  A call is nested in another of its
- * own heap only: a pool's malloc of a chunk is recorded.
+ * own heap only: a pool's malloc of a chunk is recorded.  Bits 32-63:
+ * the process the probe was attached for, whose calls alone it sees.
  */
 #define UA_SITE(c)	((c) & 0xffff)
 #define UA_ARG(c)	(((c) >> 16) & 0xf)
 #define UA_HEAP(c)	(((c) >> 24) & 0xff)
+#define UA_PID(c)	((unsigned int)((c) >> 32))
 /* The probe's file is a shared C library: its direct calls of free are its own. */
 #define UA_OWN		(1u << 20)
-#define UA_COOKIE(site, arg, heap)	((site) | ((arg) << 16) | ((unsigned long long)(heap) << 24))
+#define UA_COOKIE(site, arg, heap, pid)	((site) | ((arg) << 16) | \
+	((unsigned long long)(heap) << 24) | ((unsigned long long)(pid) << 32))
 
 /* One call's event, as the ring carries it. */
 struct ua_event {

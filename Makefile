@@ -157,7 +157,8 @@ LIBS_mt-window := $(shell $(PKG_CONFIG) --libs libpcre2-8 2>/dev/null)
 LIBS_mt-record := $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null) -lelf
 # Not the user's CPPFLAGS: they are for the host (-D_FORTIFY_SOURCE...).
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_x86 -I/usr/include/$(MULTIARCH)
-cmd/record/bpf/ualloc.bpf.o: cmd/record/bpf/ualloc.bpf.c cmd/record/bpf/ualloc.h
+cmd/record/bpf/ualloc.bpf.o: cmd/record/bpf/ualloc.bpf.c cmd/record/bpf/ualloc.h \
+	cmd/record/bpf/uprocs.bpf.h
 	clang $(BPF_CFLAGS) -c -o $@ $<
 cmd/record/ualloc.skel.h: cmd/record/bpf/ualloc.bpf.o
 	bpftool gen skeleton $< name ualloc >$@.tmp && mv $@.tmp $@

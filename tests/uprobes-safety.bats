@@ -105,12 +105,29 @@ own_allocs() {
 		awk -F'\t' '$1 == "malloc" && $2 == "run" { print $3 }'
 }
 
+# Waits until the child of pid $1 named $2 has had 50 ms of CPU time;
+# fails after 10 s.
+wait_running() {
+	local c t min=$(($(getconf CLK_TCK) / 20))
+	for _ in $(seq 200); do
+		c=$(pgrep -x -P "$1" "$2") &&
+			t=$(awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$c/stat" 2>/dev/null) &&
+			[ "$t" -ge "$min" ] && return 0
+		sleep 0.05
+	done
+	echo "$2, a child of pid $1, did not run" >&2
+	return 1
+}
+
 @test "--uprobes: a static program allocating flat out, its collector stopped for 1 s: nothing lost" {
 	need_uprobes
 	for unwind in fp dwarf; do
 		mt-record -u --unwind "$unwind" -o b.mtr -- "$PROGS/busy-static" 2 >own.txt 2>err.txt &
 		rec=$!
-		sleep 0.5
+		# Stopped while the program allocates: a stop while mt-record is
+		# still putting its probes in (half a second and more on a loaded
+		# machine) holds the program back too, and nothing is tested.
+		wait_running "$rec" busy-static
 		kill -STOP "$rec"
 		sleep 1
 		kill -CONT "$rec"

@@ -378,7 +378,15 @@ allocator_api() {	# PROG FUNCTION LIBRARY
 	ppid=$(awk '{ print $4 }' "/proc/$TARGET/stat")
 	mt-record -p "$TARGET" --uprobes -d 2s -o p.mtr 2>rec.err &
 	rec=$!
-	until mt-decode p.mtr 2>/dev/null | grep -q $'\tmalloc\t'; do sleep 0.05; done
+	# Its first malloc in the trace: the probes are in (60 s at most: a
+	# loop without a bound held a fresh machine's CI for ever when the
+	# target had ended before they were).
+	for _ in $(seq 1200); do
+		mt-decode p.mtr 2>/dev/null | grep -q $'\tmalloc\t' && break
+		kill -0 "$rec" 2>/dev/null || break
+		sleep 0.05
+	done
+	mt-decode p.mtr | grep -q $'\tmalloc\t' || { echo "no malloc recorded: $(cat rec.err)"; false; }
 	# While recorded: not stopped, not traced, nothing loaded into it.
 	[ "$(awk '{ print $3 }' "/proc/$TARGET/stat")" != T ]
 	grep -q '^TracerPid:[[:space:]]*0$' "/proc/$TARGET/status"

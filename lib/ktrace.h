@@ -38,9 +38,8 @@ void ktrace_free(struct ktrace *k);
 
 /*
  * tracefs's root into root: where it is mounted, else mounted on
- * /sys/kernel/tracing in a mount namespace of the process's own (seen by
- * no other), or, where that cannot be made, for all (*mounted set, for
- * tracefs_unmount).  0, or -1 with errno.
+ * /sys/kernel/tracing (*mounted set, for tracefs_unmount).  0, or -1
+ * with errno.
  */
 int tracefs_find(char *root, size_t n, int *mounted);
 void tracefs_unmount(const char *root);

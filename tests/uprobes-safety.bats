@@ -186,22 +186,3 @@ wait_running() {
 	has_line "$stderr" "^mt-record: pid [0-9]+ runs $PWD/suid, which is set-user-ID or set-group-ID: the dynamic linker ignores LD_PRELOAD for it, so it is not recorded \\(as root, mt-record -u records it through uprobes\\)$"
 	mt-decode s.mtr | grep -q "^# mt-record: pid [0-9]* runs $PWD/suid, which is set-user-ID"
 }
-
-@test "tracefs not mounted: each mt-record mounts it where only it sees it; two at once both work" {
-	need_uprobes
-	unshare -m true 2>/dev/null || skip "no mount namespace here (unshare -m)"
-	run -0 --separate-stderr unshare -m sh -c '
-		for m in /sys/kernel/tracing /sys/kernel/debug/tracing /sys/kernel/debug; do
-			umount "$m" 2>/dev/null
-		done
-		! grep -q tracefs /proc/mounts || exit 9
-		mt-record --kernel -d 1.5s -o k.mtr 2>k.err & k=$!
-		sleep 0.5
-		# Recording: its mount is not in ours.
-		grep -q tracefs /proc/mounts && exit 8
-		mt-record --uprobes -o u.mtr -- "$1" 2>u.err || exit 7
-		wait $k || exit 6
-		! grep -q tracefs /proc/mounts || exit 5' sh "$PROGS/mmap"
-	[ "$(mt-decode u.mtr | awk -F'\t' '$1 == "alloc" && $5 == "reserve"' | wc -l)" -ge 1 ]
-	mt-decode k.mtr >/dev/null
-}

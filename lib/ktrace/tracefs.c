@@ -11,7 +11,6 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/mount.h>
@@ -159,14 +158,6 @@ tracefs_find(char *root, size_t n, int *mounted)
 			break;
 	if (i == 2) {
 		snprintf(root, n, "%s", roots[0]);
-		/* Mounted where only we see it (a mount namespace of our own,
-		   gone with us): another mt-record's mount or unmount meanwhile
-		   is not ours to race.  Shared, and unmounted after, where we
-		   cannot have one (threads already). */
-		if (unshare(CLONE_NEWNS) == 0 &&
-		    mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) == 0 &&
-		    mount("nodev", roots[0], "tracefs", 0, NULL) == 0)
-			return 0;
 		if (mount("nodev", roots[0], "tracefs", 0, NULL) < 0)
 			return -1;
 		*mounted = 1;

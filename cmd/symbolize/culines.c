@@ -53,7 +53,8 @@ culines_build(Dwfl_Module *m)
 				c->v[c->n++] = (struct cu_range){ lo, hi, off + hsize };
 			}
 	}
-	qsort(c->v, c->n, sizeof(*c->v), by_lo);
+	if (c->n)
+		qsort(c->v, c->n, sizeof(*c->v), by_lo);
 	return c;
 }
 

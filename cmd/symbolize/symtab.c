@@ -58,7 +58,8 @@ symtab_build(Dwfl_Module *m)
 		t->v[t->n++] = (struct fsym){ addr, sym.st_size, name,
 		    GELF_ST_BIND(sym.st_info) == STB_GLOBAL };
 	}
-	qsort(t->v, t->n, sizeof(*t->v), by_address);
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), by_address);
 	return t;
 }
 

@@ -4,6 +4,7 @@
  * frame, the first outside the allocation API.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,16 @@ static const char api_modules[] = "(^|/)(libc\\.so|libc-[0-9.]+\\.so|libstdc\\+\
     "libmimalloc(-\\w+)?\\.so)(\\.[0-9]+)*$";
 static const char unnamed_fn[] = "^(.*\\+0x[0-9a-f]+|0x[0-9a-f]+|\\?\\?)$";
 
+/*
+ * An address's frames, parsed from its sym lines at its first use: a
+ * compiler's 80,000 stacks name the same few thousand addresses 3
+ * million times.  Stale: a sym line for it came since.
+ */
+struct ipframes {
+	uint32_t n, stale;
+	const struct mt_frame *f[];
+};
+
 struct mt_dict {
 	/*
 	 * id -> the stack line's ips until its first use (tagged: low bit
@@ -143,6 +154,7 @@ struct mt_dict {
 	struct mt_stackinfo **retired;	/* resolved, then defined again: still */
 	size_t nretired, retiredcap;	/* pointed to by what used them */
 	struct u64map syms;	/* address -> "function\tfile\tmodule\n"... */
+	struct u64map ipframes;	/* address -> struct ipframes, once used */
 	struct u64map procs;	/* pid -> executable's base name */
 	struct u64map tasks;	/* tid + 1 -> comm, from #task lines (kernel traces) */
 	struct u64map strs;	/* hash -> struct istr chain: each name held once */
@@ -220,6 +232,8 @@ dict_add(struct mt_dict *d, const struct mt_event *ev)
 		sprintf(s + olen, "%.*s\t%.*s\t%.*s\n", (int)ev->s1.len, ev->s1.s,
 		    (int)ev->s2.len, ev->s2.s, (int)ev->s3.len, ev->s3.s);
 		*v = s;
+		if ((v = u64map_get(&d->ipframes, ev->addr, 0)) && *v)
+			((struct ipframes *)*v)->stale = 1;
 		return 1;
 	case MT_COMMENT:
 		/* "#task\ttid\tcomm": a kernel event's task (mt-events(5)). */
@@ -272,17 +286,6 @@ dict_process(struct mt_dict *d, int64_t pid)
 	return v ? *v : "?";
 }
 
-static int
-is_api(const struct mt_dict *d, const struct mt_frame *f)
-{
-	const char *fn = f->function;
-
-	return re_match(d->api, fn, strlen(fn)) ||
-	    (d->skip && re_match(d->skip, fn, strlen(fn))) ||
-	    (re_match(d->unnamed, fn, strlen(fn)) &&
-	    re_match(d->api_modules, f->module, strlen(f->module)));
-}
-
 /*
  * A frame's function, file or module, held once for every stack that has
  * it: a copy a frame a stack made a million stacks take 600 MB.
@@ -317,6 +320,7 @@ dict_intern(struct mt_dict *d, const char *s, size_t len)
  */
 struct iframe {
 	struct iframe *next;
+	int api;		/* is_api(): -1 until asked */
 	struct mt_frame f;
 };
 
@@ -334,6 +338,7 @@ frame_of(struct mt_dict *d, const char *fn, size_t fnlen, const char *line, size
 			return &x->f;
 	x = emalloc(sizeof(*x));
 	x->f = f;
+	x->api = -1;
 	x->next = *v;
 	*v = x;
 	return &x->f;
@@ -359,16 +364,69 @@ dict_sym(struct mt_dict *d, uint64_t addr)
 	return sv ? *sv : NULL;
 }
 
+static const struct ipframes *
+ip_frames(struct mt_dict *d, uint64_t ip)
+{
+	void **v = u64map_get(&d->ipframes, ip, 1);
+	struct ipframes *x = *v;
+	char buf[64];
+	const char *p, *e, *t1, *t2, *text;
+	size_t n;
+
+	if (x && !x->stale)
+		return x;
+	free(x);
+	text = sym_text(d, ip, buf, sizeof(buf));
+	/* Inlined frames make an address several: count them first. */
+	for (p = text, n = 0; *p; p = *e ? e + 1 : e, n++)
+		e = p + strcspn(p, "\n");
+	x = emalloc(sizeof(*x) + n * sizeof(x->f[0]));
+	x->n = 0;
+	x->stale = 0;
+	/* One frame a line; a line without tabs is a bare address. */
+	for (p = text; *p; p = *e ? e + 1 : e) {
+		e = p + strcspn(p, "\n");
+		t1 = memchr(p, '\t', (size_t)(e - p));
+		t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(e - t1 - 1)) : NULL;
+		if (t1 && t2) {
+			const char *colon = t2;
+			while (colon > t1 + 1 && colon[-1] != ':')
+				colon--;
+			x->f[x->n++] = frame_of(d, p, (size_t)(t1 - p), t1 + 1,
+			    (size_t)(t2 - t1 - 1),
+			    (size_t)((colon > t1 + 1 ? colon - 1 : t2) - t1 - 1), t2 + 1,
+			    (size_t)(e - t2 - 1));
+		} else {
+			x->f[x->n++] = frame_of(d, p, (size_t)(e - p), "-", 1, 1, "-", 1);
+		}
+	}
+	return *v = x;
+}
+
+/* Whether a frame is the allocation API's: asked once a frame. */
+static int
+is_api(const struct mt_dict *d, const struct mt_frame *f)
+{
+	struct iframe *x = (struct iframe *)(uintptr_t)((const char *)f - offsetof(struct iframe, f));
+	const char *fn = f->function;
+
+	if (x->api < 0)
+		x->api = re_match(d->api, fn, strlen(fn)) ||
+		    (d->skip && re_match(d->skip, fn, strlen(fn))) ||
+		    (re_match(d->unnamed, fn, strlen(fn)) &&
+		    re_match(d->api_modules, f->module, strlen(f->module)));
+	return x->api;
+}
+
 /* The stack of an id, resolved at its first use; never NULL. */
 struct mt_stackinfo *
 dict_stack(struct mt_dict *d, uint64_t id)
 {
 	void **v = u64map_get(&d->stacks, id, 0);
+	const struct ipframes *x;
 	struct mt_stackinfo *si;
 	uint64_t *ips, nips, *keep;
 	uint32_t *first;
-	char buf[64];
-	const char *p, *e, *t1, *t2;
 	size_t i, n;
 
 	if (!v)
@@ -377,12 +435,8 @@ dict_stack(struct mt_dict *d, uint64_t id)
 		return *v;
 	ips = (uint64_t *)((uintptr_t)*v & ~(uintptr_t)1);
 	nips = ips[0] & ~STACK_CUT;
-	/* Inlined frames make an address several: count them first. */
 	for (i = n = 0; i < nips; i++)
-		for (p = sym_text(d, ips[i + 1], buf, sizeof(buf)); *p; p = *e ? e + 1 : e) {
-			e = p + strcspn(p, "\n");
-			n++;
-		}
+		n += ip_frames(d, ips[i + 1])->n;
 	si = emalloc(sizeof(*si) + n * sizeof(si->frame[0]));
 	si->n = 0;
 	si->cut = !!(ips[0] & STACK_CUT);
@@ -401,23 +455,9 @@ dict_stack(struct mt_dict *d, uint64_t id)
 	for (i = 0; i < nips; i++) {
 		if (first)
 			first[i] = si->n;
-		/* One frame a line; a line without tabs is a bare address. */
-		for (p = sym_text(d, ips[i + 1], buf, sizeof(buf)); *p; p = *e ? e + 1 : e) {
-			e = p + strcspn(p, "\n");
-			t1 = memchr(p, '\t', (size_t)(e - p));
-			t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(e - t1 - 1)) : NULL;
-			if (t1 && t2) {
-				const char *colon = t2;
-				while (colon > t1 + 1 && colon[-1] != ':')
-					colon--;
-				si->frame[si->n++] = frame_of(d, p, (size_t)(t1 - p), t1 + 1,
-				    (size_t)(t2 - t1 - 1),
-				    (size_t)((colon > t1 + 1 ? colon - 1 : t2) - t1 - 1), t2 + 1,
-				    (size_t)(e - t2 - 1));
-			} else {
-				si->frame[si->n++] = frame_of(d, p, (size_t)(e - p), "-", 1, 1, "-", 1);
-			}
-		}
+		x = ip_frames(d, ips[i + 1]);
+		memcpy(&si->frame[si->n], x->f, x->n * sizeof(x->f[0]));
+		si->n += x->n;
 	}
 	if (first)
 		first[nips] = si->n;

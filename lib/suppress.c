@@ -25,6 +25,7 @@ struct mt_suppress {
 	struct rule *rules;
 	size_t nrules, cap;
 	struct u64map cache;	/* stack id -> 1 + rule index + 1, or 1 */
+	struct u64map fnbits;	/* function name's pointer -> 1 | the rules it matches << 1 */
 };
 
 static const char builtin_rules[] =
@@ -126,9 +127,31 @@ suppress_forget(struct mt_suppress *s)
 	u64map_free(&s->cache, NULL);
 }
 
-static int
-rule_holds(const struct rule *r, const struct mt_stackinfo *si)
+/*
+ * The rules whose function pattern a name matches, as bits from bit 1,
+ * asked once a name: names are held once by the dictionary, and a
+ * compiler's leaks share most of their frames.  Up to 63 rules.
+ */
+static uint64_t
+fn_bits(struct mt_suppress *s, const char *f)
 {
+	void **v = u64map_get(&s->fnbits, (uint64_t)(uintptr_t)f, 1);
+	uint64_t bits = 1;
+	size_t i;
+
+	if (*v)
+		return (uint64_t)(uintptr_t)*v;
+	for (i = 0; i < s->nrules; i++)
+		if (s->rules[i].function && re_match(s->rules[i].function, f, strlen(f)))
+			bits |= UINT64_C(1) << (i + 1);
+	*v = (void *)(uintptr_t)bits;
+	return bits;
+}
+
+static int
+rule_holds(struct mt_suppress *s, size_t k, const struct mt_stackinfo *si, uint64_t bits)
+{
+	const struct rule *r = &s->rules[k];
 	const char *f;
 	uint32_t i;
 
@@ -139,6 +162,8 @@ rule_holds(const struct rule *r, const struct mt_stackinfo *si)
 	}
 	if (!r->function)
 		return 1;
+	if (s->nrules < 64)
+		return !!(bits & UINT64_C(1) << (k + 1));
 	for (i = 0; i < si->n; i++) {
 		f = si->frame[i]->function;
 		if (re_match(r->function, f, strlen(f)))
@@ -156,6 +181,7 @@ long
 suppress_match(struct mt_suppress *s, struct mt_dict *dict, uint64_t stack)
 {
 	struct mt_stackinfo *si;
+	uint64_t bits = 0;
 	void **v;
 	size_t i;
 
@@ -164,7 +190,9 @@ suppress_match(struct mt_suppress *s, struct mt_dict *dict, uint64_t stack)
 	v = u64map_get(&s->cache, stack, 1);
 	if (!*v) {
 		si = dict_stack(dict, stack);
-		for (i = 0; i < s->nrules && !(si->n && rule_holds(&s->rules[i], si)); i++)
+		for (i = 0; s->nrules < 64 && i < si->n; i++)
+			bits |= fn_bits(s, si->frame[i]->function);
+		for (i = 0; i < s->nrules && !(si->n && rule_holds(s, i, si, bits)); i++)
 			;
 		*v = (void *)(uintptr_t)(i < s->nrules ? i + 2 : 1);
 	}

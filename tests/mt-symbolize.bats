@@ -402,6 +402,20 @@ PY
 	has_line "$output" '^sym\t0x[0-9a-f]+\tid\+0x[0-9a-f]+\t-\t/usr/bin/id$'
 }
 
+@test "the -dbgsym hint from dpkg's file lists: a name with a dot, an architecture, whole lines only" {
+	mkdir -p app admin/info
+	cp "$FIX/stripped" app/inline
+	moved_trace "$PWD/app/inline" >t.txt
+	printf '%s-old\n/x%s\n' "$PWD/app/inline" "$PWD/app/inline" >admin/info/decoy.list
+	printf '/.\n/usr\n%s\n' "$PWD/app/inline" >'admin/info/libglib2.0-0:amd64.list'
+	run -0 --separate-stderr env DPKG_ADMINDIR="$PWD/admin" mt-symbolize t.txt
+	has_line "$stderr" '; their debug information: apt-get install libglib2\.0-0-dbgsym \(Debian'
+	# No package holds it: no apt-get.
+	rm 'admin/info/libglib2.0-0:amd64.list'
+	run -0 --separate-stderr env DPKG_ADMINDIR="$PWD/admin" mt-symbolize t.txt
+	has_line "$stderr" '; their debug information: DEBUGINFOD_URLS \(a debuginfod server\)$'
+}
+
 # A free port on the loopback.
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

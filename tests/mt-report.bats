@@ -176,6 +176,12 @@ print(len(out))'
 	run -1 --separate-stderr env PATH=/usr/bin:/bin alone/mt-report "$BATS_FILE_TMPDIR/wpa.mtr"
 	[[ $stderr == *"mt-report: mt-symbolize failed: stacks are addresses"* ]]
 	has_line "$output" '^memtestapp +[0-9]+ +mmap '
+	# A file is read again for its stacks, standard input's were kept.
+	has_line "$output" '^ +250 calls +9\.8 KiB  0x[0-9a-f]+  -$'
+	run -1 --separate-stderr env PATH=/usr/bin:/bin sh -c 'alone/mt-report <"$1"' sh \
+		"$BATS_FILE_TMPDIR/wpa.mtr"
+	[[ $stderr == *"mt-report: mt-symbolize failed: stacks are addresses"* ]]
+	has_line "$output" '^ +250 calls +9\.8 KiB  0x[0-9a-f]+  -$'
 	run -2 mt-report --top x wpa.mtr
 	run -2 mt-report a b
 	run -1 --separate-stderr mt-report /nonexistent

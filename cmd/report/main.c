@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -210,6 +211,7 @@ main(int argc, char *argv[])
 	struct mt_pairer *p;
 	struct mt_reader *r;
 	struct mt_out o;
+	struct stat st;
 
 	mt_setprogname(argv[0]);
 	report_init(&rep, 2000);
@@ -270,7 +272,8 @@ main(int argc, char *argv[])
 	if (no_suppress)
 		suppress_none(rep.sup);
 	rep.no_cells = !html && !json;
-	names = names_new(symbolize, symdirs, nsymdirs, skip);
+	names = names_new(symbolize, symdirs, nsymdirs, skip,
+	    strcmp(input, "-") && !stat(input, &st) && S_ISREG(st.st_mode) ? input : NULL);
 	if (!(r = reader_open(input)))
 		return 1;
 	p = pairer_new(on_life, NULL);

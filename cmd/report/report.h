@@ -146,7 +146,9 @@ void report_json(struct report *r, const char *trace, struct mt_out *o);
 /* symbols.c: the stacks' names, by mt-symbolize beside the pass */
 struct rep_names;
 struct mt_event;
-struct rep_names *names_new(int symbolize, char **symdirs, size_t nsymdirs, const char *skip);
+/* again: the input, when a regular file that can be read again; else NULL */
+struct rep_names *names_new(int symbolize, char **symdirs, size_t nsymdirs, const char *skip,
+    const char *again);
 void names_add(struct rep_names *nm, const struct mt_event *ev);	/* a dictionary line */
 int names_had_syms(const struct rep_names *nm);
 struct mt_dict *names_finish(struct rep_names *nm);

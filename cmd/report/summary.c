@@ -44,16 +44,26 @@ human(int64_t v, char *buf, size_t n)
 	/* the file, or NULL for standard input */
 static int hint_life, hint_syms;
 
+/* A site's allocating function and line, looked up once a site. */
 static void
-site_names(struct mt_dict *d, const struct rep_site *s, const char **fn, const char **line)
+site_names(struct report *r, uint32_t site, const char **fn, const char **line)
 {
-	struct mt_stackinfo *si = s->stack == REP_NONE ? NULL : dict_stack(d, s->stack);
+	static const char **names;	/* nsites pairs; the summary is made once */
+	const struct rep_site *s = &r->sites[site];
+	struct mt_stackinfo *si;
 
-	*fn = *line = "-";
-	if (si && si->n) {
-		*fn = si->frame[si->alloc_frame]->function;
-		*line = si->frame[si->alloc_frame]->line;
+	if (!names)
+		names = ecalloc(r->nsites ? 2 * r->nsites : 1, sizeof(*names));
+	if (!names[2 * site]) {
+		si = s->stack == REP_NONE ? NULL : dict_stack(r->dict, s->stack);
+		names[2 * site] = names[2 * site + 1] = "-";
+		if (si && si->n) {
+			names[2 * site] = si->frame[si->alloc_frame]->function;
+			names[2 * site + 1] = si->frame[si->alloc_frame]->line;
+		}
 	}
+	*fn = names[2 * site];
+	*line = names[2 * site + 1];
 }
 
 static struct row *
@@ -245,7 +255,7 @@ leaks(FILE *f, struct report *r, size_t top)
 			sup_b += k->leak_b + k->end_b;
 			continue;
 		}
-		site_names(r->dict, &r->sites[k->site], &fn, &line);
+		site_names(r, k->site, &fn, &line);
 		if (k->leak_n) {
 			x = row_of(&leak, fn, line);
 			x->v += k->leak_b, x->n += k->leak_n;
@@ -290,7 +300,7 @@ peaks(FILE *f, struct report *r, size_t top)
 
 		if (n <= 0)
 			continue;
-		site_names(r->dict, s, &fn, &line);
+		site_names(r, (uint32_t)i, &fn, &line);
 		x = row_of(&rs, fn, line);
 		x->v += (uint64_t)v;
 		x->n += (uint64_t)n;
@@ -431,7 +441,7 @@ by_key(FILE *f, struct report *r, size_t top, int temp)
 
 		if (temp ? !k->temp : !k->allocs)
 			continue;
-		site_names(r->dict, &r->sites[k->site], &fn, &line);
+		site_names(r, k->site, &fn, &line);
 		x = row_of(&rs, fn, line);
 		x->v += temp ? k->temp : k->allocs;
 		x->n += k->bytes;

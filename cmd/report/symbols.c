@@ -4,6 +4,8 @@
  * when the input has no sym lines, mt-symbolize is started at its first
  * stack and fed them as they come, on the other core, a thread of ours
  * taking what it writes; at the end they are read into a dictionary.
+ * Once it runs, the lines of an input that can be read again are not
+ * kept: should it fail, they are read from the input once more.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +24,8 @@
 
 struct rep_names {
 	struct mt_out kept;	/* the dictionary's lines, as text, in a file if it can */
-	int symbolize, have_syms;
+	const char *again;	/* the input, a regular file; else NULL */
+	int symbolize, have_syms, partial;	/* partial: kept stopped at the start */
 	const char *skip;	/* more API functions (mt-group -A) */
 	char **symdirs;
 	size_t nsymdirs;
@@ -132,11 +135,12 @@ start(struct rep_names *nm)
 }
 
 struct rep_names *
-names_new(int symbolize, char **symdirs, size_t nsymdirs, const char *skip)
+names_new(int symbolize, char **symdirs, size_t nsymdirs, const char *skip, const char *again)
 {
 	struct rep_names *nm = ecalloc(1, sizeof(*nm));
 
 	nm->skip = skip;
+	nm->again = again;
 	/* Kept only for when mt-symbolize fails, or is not run: on disk. */
 	out_init(&nm->kept, report_tmpfile(), 1 << 16);
 	nm->symbolize = symbolize;
@@ -153,13 +157,35 @@ names_add(struct rep_names *nm, const struct mt_event *ev)
 
 	if (ev->type == MT_SYM)
 		nm->have_syms = 1;
-	if (nm->symbolize && !nm->have_syms && !nm->pid && ev->type == MT_STACK)
+	if (nm->symbolize && !nm->have_syms && !nm->pid && ev->type == MT_STACK) {
 		start(nm);
+		nm->partial = nm->pid && nm->again;
+	}
+	if (nm->partial) {
+		p = out_reserve(&nm->to, n);
+		out_commit(&nm->to, event_format(ev, p, n));
+		return;
+	}
 	p = out_reserve(&nm->kept, n);
 	len = event_format(ev, p, n);
 	if (nm->pid)
 		out_write(&nm->to, p, len);
 	out_commit(&nm->kept, len);
+}
+
+/* The dictionary read from the input again: mt-symbolize failed. */
+static void
+read_again(struct mt_dict *d, const char *path)
+{
+	struct mt_reader *r = reader_open(path);
+	struct mt_event ev;
+
+	if (!r)
+		return;
+	reader_quiet(r);
+	while (reader_next(r, &ev))
+		dict_add(d, &ev);
+	reader_close(r);
 }
 
 /* What o holds read into d: from its file, or through one made of it. */
@@ -230,7 +256,10 @@ names_finish(struct rep_names *nm)
 		if (nm->pid && !nm->have_syms) {
 			mt_warnx("mt-symbolize failed: stacks are addresses");
 		}
-		read_into(d, &nm->kept, "the dictionary");
+		if (nm->partial)
+			read_again(d, nm->again);
+		else
+			read_into(d, &nm->kept, "the dictionary");
 	}
 	if (nm->pid)
 		drop(&nm->got);

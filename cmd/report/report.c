@@ -257,22 +257,20 @@ pending_flush_all(struct report *r)
 static void
 cells_merge(struct report *r, uint64_t u)
 {
-	struct rep_cell *old = r->cells;
 	size_t i, n = r->ncells;
 	uint64_t m = u / r->u;
 
-	r->cells = NULL;
-	r->ncells = r->cellcap = 0;
+	/* In place: a merged cell lands at or before the one it came from. */
+	r->ncells = 0;
 	idxtab_clear(&r->celltab);
 	for (i = 0; i < n; i++) {
-		const struct rep_cell *c = &old[i];
-		int64_t a = c->a < 0 ? -1 : c->a / (int64_t)m;
-		int64_t f = c->f < 0 ? -1 : c->f / (int64_t)m;
-		unsigned on = c->on && c->f >= 0 && c->f % (int64_t)m == 0;
+		const struct rep_cell c = r->cells[i];
+		int64_t a = c.a < 0 ? -1 : c.a / (int64_t)m;
+		int64_t f = c.f < 0 ? -1 : c.f / (int64_t)m;
+		unsigned on = c.on && c.f >= 0 && c.f % (int64_t)m == 0;
 
-		cell_add(r, c->key, a, f, on, c->fate, c->n, c->s);
+		cell_add(r, c.key, a, f, on, c.fate, c.n, c.s);
 	}
-	free(old);
 	r->u = u;
 }
 

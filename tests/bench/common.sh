@@ -17,10 +17,12 @@ timed() {	# command...: the median of RUNS runs, in seconds
 
 # $work/py.mtr and heaptrack's $work/ht.*: one run of python3 building
 # 300k dicts and round-tripping them through json, $1 times, recorded by
-# each; $events, the allocations and frees in it.
+# each (by mt-record alone when $2 is "mt"); $events, the allocations
+# and frees in it.
 record_python() {
 	printf 'for _ in range(%d):\n    exec(open("%s").read())\n' "$1" "$top/tests/bench/py_dicts.py" >"$work/loop.py"
 	PYTHONMALLOC=malloc cmd/mt-record -o "$work/py.mtr" -- /usr/bin/python3 "$work/loop.py" >/dev/null 2>&1
-	PYTHONMALLOC=malloc heaptrack -o "$work/ht" /usr/bin/python3 "$work/loop.py" >/dev/null 2>&1
+	[ "${2:-}" = mt ] ||
+		PYTHONMALLOC=malloc heaptrack -o "$work/ht" /usr/bin/python3 "$work/loop.py" >/dev/null 2>&1
 	events=$(cmd/mt-decode "$work/py.mtr" | grep -c '^alloc\|^free')
 }

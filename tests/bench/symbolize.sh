@@ -10,7 +10,12 @@
 #   3. a compiler: g++'s cc1plus on a one-file C++ program (<map>,
 #      <regex>, ... at -O2; some 5.7M events), recorded by mt-record and
 #      by heaptrack: mt-symbolize and mt-report against heaptrack_print
-#      (issue 41: mt-symbolize <= 0.5 s, mt-report <= 2x heaptrack_print).
+#      (issue 41: mt-symbolize <= 0.5 s, mt-report <= 2x heaptrack_print);
+#      the summary (like heaptrack_print's) and the page (-o) both;
+#   4. python3 on some 100M events (LOOPS=5 runs of (b)): what symbolizing
+#      adds to mt-report (against --no-symbolize), and mt-symbolize on the
+#      dictionary lines mt-report feeds it, against mt-report's time
+#      (issue 41: at most a tenth).
 . "$(dirname "$0")/common.sh"
 
 PYTHONMALLOC=malloc cmd/mt-record -o "$work/py.mtr" -- /usr/bin/python3 tests/bench/py_dicts.py >/dev/null 2>&1
@@ -52,7 +57,19 @@ cc1=$(cd "$work" && g++ -O2 -c t.cc -### 2>&1 | grep 'cc1plus' | head -n 1 | sed
 ev=$(cmd/mt-decode "$work/cc1.mtr" | grep -c '^alloc\|^free')
 RUNS=3
 sym=$(timed cmd/mt-symbolize "$work/cc1.mtr")
-rep=$(timed cmd/mt-report -o "$work/cc1.html" "$work/cc1.mtr")
+rep=$(timed cmd/mt-report "$work/cc1.mtr")
+page=$(timed cmd/mt-report -o "$work/cc1.html" "$work/cc1.mtr")
 htp=$(timed heaptrack_print "$work"/cc1ht.*)
-printf 'cc1plus, %d events: mt-symbolize %.2f s (target <= 0.5 s), mt-report %.2f s, heaptrack_print %.2f s: %.1fx (target <= 2x)\n' \
-	"$ev" "$sym" "$rep" "$htp" "$(echo "$rep / $htp" | bc -l)"
+printf 'cc1plus, %d events: mt-symbolize %.2f s (target <= 0.5 s); mt-report %.2f s, heaptrack_print %.2f s: %.1fx (target <= 2x); the page %.2f s (%.1fx)\n' \
+	"$ev" "$sym" "$rep" "$htp" "$(echo "$rep / $htp" | bc -l)" "$page" "$(echo "$page / $htp" | bc -l)"
+
+# 4. python3, 100M events: the dictionary alone is what mt-report symbolizes.
+record_python "${LOOPS:-5}" mt
+ev=$(cmd/mt-decode "$work/py.mtr" | grep -c '^alloc\|^free')
+cmd/mt-decode "$work/py.mtr" | grep -v '^alloc\|^free' >"$work/dict.txt"
+rep=$(timed cmd/mt-report "$work/py.mtr")
+nosym=$(timed cmd/mt-report --no-symbolize "$work/py.mtr")
+sym=$(timed cmd/mt-symbolize -b "$work/dict.txt")
+printf 'python3, %d events: mt-report %.2f s, --no-symbolize %.2f s (symbolizing adds %.0f%%); mt-symbolize on its %d dictionary lines %.2f s: %.0f%% of mt-report (target <= 10%%)\n' \
+	"$ev" "$rep" "$nosym" "$(echo "($rep / $nosym - 1) * 100" | bc -l)" \
+	"$(wc -l <"$work/dict.txt")" "$sym" "$(echo "$sym / $rep * 100" | bc -l)"

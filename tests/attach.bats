@@ -9,19 +9,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# ptrace needs CAP_SYS_PTRACE or a kernel that lets a user trace its own
-# processes: said, and the test skipped, when neither holds.
-need_ptrace() {
-	local scope
-	scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
-	if [ "$(id -u)" != 0 ] && [ "$scope" -ge 1 ]; then
-		skip "kernel.yama.ptrace_scope is $scope and we are not root: no attaching"
-	fi
-	if ! grep -q '^CapEff:.*' /proc/self/status; then
-		skip "no /proc/self/status"
-	fi
-}
-
 @test "-p: a C program runs on unchanged; its allocations with stacks, earlier blocks' frees as aofi" {
 	need_ptrace
 	start_target "$PROGS/attach-target" 500

@@ -252,6 +252,19 @@ report_rows() {
 # A running process to attach to (attach.bats, uprobes.bats).
 # Starts CMD in the background, its output to out.txt, its status to
 # status.txt once it ends; TARGET is its pid.
+# ptrace needs CAP_SYS_PTRACE or a kernel that lets a user trace its own
+# processes: said, and the test skipped, when neither holds.
+need_ptrace() {
+	local scope
+	scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+	if [ "$(id -u)" != 0 ] && [ "$scope" -ge 1 ]; then
+		skip "kernel.yama.ptrace_scope is $scope and we are not root: no attaching"
+	fi
+	if ! grep -q '^CapEff:.*' /proc/self/status; then
+		skip "no /proc/self/status"
+	fi
+}
+
 start_target() {
 	( set +e; "$@" >out.txt 2>err.txt </dev/null; echo $? >status.txt ) &
 	for _ in $(seq 100); do

@@ -240,3 +240,48 @@ data_agrees() {	# json life A B keys...
 	data_agrees many.json many.life 0 600010 process,heap,type
 	data_agrees many.json many.life 100000 300000 process,heap,type
 }
+
+# Every figure of the summary's process table, "pid heap peak leaked
+# live-end allocated calls" in bytes, beside what the filters give: the
+# peak as mt-window --series samples it, the rest summed from
+# mt-lifetime's lines.
+summary_agrees() {	# trace
+	local got want
+	got=$(mt-report -B --no-suppress "$1" 2>/dev/null | awk '
+		/^process +pid heap/ { on = 1; next } on && NF == 0 { exit }
+		on { print $2, $3, $4, $7, $8, $9, $10 }' | sort)
+	want=$({ mt-lifetime "$1" 2>/dev/null | awk -F'\t' '$1 == "life" {
+			k = $4 " " $6; seen[k] = 1
+			if ($2 != "-") { al[k] += $8; n[k]++ }
+			if ($12 == "exit") lk[k] += $8; else if ($12 == "end") le[k] += $8 }
+			END { for (k in seen) print k, "L", lk[k] + 0, le[k] + 0, al[k] + 0, n[k] + 0 }'
+		mt-lifetime -q "$1" 2>/dev/null | mt-window --series 1ms | awk -F'\t' '
+			$1 == "sample" { k = $3 " " $4; if (!(k in p) || $7 > p[k]) p[k] = $7 }
+			END { for (k in p) print k, "P", p[k] }'; } | awk '
+		$3 == "L" { l[$1 " " $2] = $4 " " $5 " " $6 " " $7 } $3 == "P" { p[$1 " " $2] = $4 }
+		END { for (k in l) print k, p[k] + 0, l[k] }' | sort)
+	[ -n "$got" ]
+	if [ "$got" != "$want" ]; then
+		diff <(echo "$want") <(echo "$got") || true
+		return 1
+	fi
+}
+
+@test "the summary's figures are the filters': a trace from -p, a --circular one, a cut one" {
+	cd "$BATS_TEST_TMPDIR"
+	summary_agrees "$BATS_FILE_TMPDIR/wpa.mtr"
+	# Attached to: what it mapped and allocated before is held from the
+	# start, counted once (the mmap peak was twice the live bytes).
+	need_ptrace
+	start_target "$PROGS/attach-target" 300 0 maps
+	sleep 0.3
+	mt-record -p "$TARGET" -d 0.6s -o a.mtr 2>/dev/null
+	wait_target
+	[ "$(mt-decode a.mtr | awk -F'\t' '$1 == "alloc" && $2 == "-"' | wc -l)" -gt 0 ]
+	summary_agrees a.mtr
+	mt-record --max-size 64K --circular -o c.mtr -- "$PROGS/pairs" 200000 >/dev/null 2>&1
+	summary_agrees c.mtr
+	mt-record -o whole.mtr -- "$PROGS/pairs" 300000 >/dev/null 2>&1
+	head -c $(( $(stat -c %s whole.mtr) / 2 )) whole.mtr >cut.mtr
+	summary_agrees cut.mtr
+}

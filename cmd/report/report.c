@@ -409,7 +409,8 @@ report_alloc(struct report *r, const struct mt_event *ev)
 {
 	uint32_t si;
 
-	if (ev->flags & EV_SIZE_NONE)
+	/* Made before recording: its lifetime holds it from the start (base). */
+	if (ev->flags & (EV_SIZE_NONE | EV_TS_NONE))
 		return;
 	report_time(r, ev->ts);
 	si = site_of(r, ev->pid, heap_name(r, ev->heap),

@@ -61,7 +61,12 @@ struct mt_pairer {
 	struct wide *wide;	/* the blocks kept wide */
 	size_t nwide, widecap, widefree;	/* free: the first unused + 1, or 0 */
 	struct mt_pair_stats stats;
+	uint64_t lost;		/* events the input says were lost, so far */
+	uint64_t unsaid;	/* double frees of this input counted, not said */
 };
+
+/* Double frees said one by one, with their line, before the rest are counted. */
+#define DOUBLES_SAID 10
 
 /*
  * A thread's last allocation: a block freed by that thread before it
@@ -154,10 +159,33 @@ table_of(struct mt_pairer *p, int32_t pid, int create)
 	return table_slow(p, pid, create);
 }
 
+/*
+ * The input from now on; at an input's end, the double frees not said
+ * one by one, in one line: after a loss of events they are its echo
+ * (the allocation was among the lost), not the program's.
+ */
 void
 pairer_input(struct mt_pairer *p, struct mt_reader *r)
 {
+	if (p->input && p->unsaid) {
+		if (p->lost)
+			mt_warnx("%s: %" PRIu64 " double frees after %" PRIu64 " events were lost in "
+			    "recording: their allocations were among them", reader_name(p->input),
+			    p->unsaid, p->lost);
+		else
+			mt_warnx("%s: %" PRIu64 " more double frees", reader_name(p->input),
+			    p->unsaid);
+	}
+	p->unsaid = 0;
+	p->lost = 0;
 	p->input = r;
+}
+
+/* Events lost in recording, as the input's lost line says. */
+void
+pairer_lost(struct mt_pairer *p, uint64_t n)
+{
+	p->lost += n ? n : 1;
 }
 
 const struct mt_pair_stats *
@@ -357,11 +385,15 @@ free_unknown(struct mt_pairer *p, const struct mt_event *ev, unsigned heap)
 
 	if (f->used && f->addr == ev->addr && f->pid == ev->pid && f->heap == heap &&
 	    ev->pid != 0) {
+		p->stats.doubles++;
+		if (p->lost || p->stats.doubles > DOUBLES_SAID) {
+			p->unsaid++;
+			return;
+		}
 		n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
 		    ", freed at %" PRIu64 " and at %" PRIu64, ev->addr, f->alloc_ts,
 		    f->free_ts, ev->ts);
 		mt_warn_at(reader_name(p->input), reader_lineno(p->input), "double free", tok, (size_t)n);
-		p->stats.doubles++;
 		return;
 	}
 	p->stats.before++;

@@ -26,6 +26,7 @@ struct mt_pair_stats {
 struct mt_pairer;
 struct mt_pairer *pairer_new(void (*emit)(const struct mt_life *, void *), void *arg);
 void pairer_input(struct mt_pairer *p, struct mt_reader *r);	/* names warnings */
+void pairer_lost(struct mt_pairer *p, uint64_t n);	/* a lost line: its count */
 void pairer_alloc(struct mt_pairer *p, const struct mt_event *ev);
 /* Before pairer_alloc or pairer_free of ev, some records ahead: its probe's memory. */
 void pairer_prefetch(struct mt_pairer *p, const struct mt_event *ev);

@@ -91,6 +91,10 @@ pairer_run(struct mt_pairer *p, struct mt_reader *r, const struct pair_hooks *h)
 			pairer_proc(p, ev.pid, ev.ts);
 			h->other(r, &ev, h->arg);
 			break;
+		case MT_LOST:
+			pairer_lost(p, ev.size);
+			h->other(r, &ev, h->arg);
+			break;
 		case MT_EXIT:
 			h->other(r, &ev, h->arg);
 			pairer_image_end(p, ev.pid, "exit", ev.ts);
@@ -101,7 +105,7 @@ pairer_run(struct mt_pairer *p, struct mt_reader *r, const struct pair_hooks *h)
 		}
 	}
 	pair_ahead(p, &a, h);
-	status = reader_close(r);
 	pairer_input(p, NULL);
+	status = reader_close(r);
 	return status;
 }

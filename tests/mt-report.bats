@@ -285,3 +285,23 @@ summary_agrees() {	# trace
 	head -c $(( $(stat -c %s whole.mtr) / 2 )) whole.mtr >cut.mtr
 	summary_agrees cut.mtr
 }
+
+@test "double frees: ten said with their lines, the rest counted; after a loss of events, one line" {
+	cd "$BATS_TEST_TMPDIR"
+	# 30 blocks, each freed twice.
+	awk 'BEGIN { OFS = "\t"; print "proc", 1, 0, 0, "/bin/x", "x"
+		for (i = 1; i <= 30; i++) {
+			print "alloc", i * 10, 1, 1, "malloc", sprintf("0x%x", i * 256), 8, "-"
+			print "free", i * 10 + 1, 1, 1, "malloc", sprintf("0x%x", i * 256), "-"
+			print "free", i * 10 + 2, 1, 1, "malloc", sprintf("0x%x", i * 256), "-" } }' >d.txt
+	run -1 --separate-stderr mt-report d.txt
+	[ "$(grep -c "^mt-report: d.txt:[0-9]*: double free '0x" <<<"$stderr")" = 10 ]
+	has_line "$stderr" '^mt-report: d.txt: 20 more double frees$'
+	# The same after a lost line: the allocations were among the lost.
+	{ sed -n 1p d.txt; printf 'lost\t5\t1\t1200\tring full\n'; sed 1d d.txt; } >l.txt
+	run -1 --separate-stderr mt-report l.txt
+	[ "$(grep -c 'double free ' <<<"$stderr")" = 0 ]
+	has_line "$stderr" '^mt-report: l.txt: 30 double frees after 1200 events were lost in recording: their allocations were among them$'
+	run -1 --separate-stderr mt-lifetime l.txt
+	has_line "$stderr" '^mt-lifetime: l.txt: 30 double frees after 1200 events were lost'
+}

@@ -332,6 +332,9 @@ read_input(const struct pooldiff_opts *o, const char *path)
 		case MT_EXIT:
 			pairer_image_end(pairer, ev.pid, "exit", UINT64_MAX);
 			break;
+		case MT_LOST:
+			pairer_lost(pairer, ev.size);
+			break;
 		case MT_LIFE:
 			saw_events = 1;
 			if (o->live)

@@ -36,5 +36,6 @@
 #include "table.h"
 #include "inject.h"
 #include "progress.h"
+#include "outfile.h"
 
 #endif

@@ -207,3 +207,28 @@ png() {
 	  "$(printf '$d1 << EOD\n2.000000 0\n3.000000 2\n4.000000 2\n5.000000 0\nEOD')" ]
 	grep -qx "set ylabel 'KiB outstanding: malloc'" t.gp
 }
+
+@test "mt-plot: never over its input, never half a picture; a link's target replaced" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-lifetime -q "$BATS_FILE_TMPDIR/wpa.mtr" | mt-window --series 5ms >in.png
+	cp in.png orig
+	run -2 --separate-stderr mt-plot -o in.png in.png
+	[ "$stderr" = "mt-plot: in.png: the input itself: not written over" ]
+	run -2 --separate-stderr mt-plot -o in.png <in.png
+	cmp in.png orig
+	# gnuplot failing half way: the old picture stays, nothing beside it.
+	mkdir bin
+	printf '#!/bin/sh\nout=$(sed -n "s/^set output .\\(.*\\).$/\\\\1/p" "$1")\necho half >"$out"\nexit 1\n' >bin/gnuplot
+	chmod +x bin/gnuplot
+	echo old >p.png
+	run -1 env PATH="$PWD/bin:$PATH" mt-plot -o p.png orig
+	[ "$(cat p.png)" = old ]
+	[ "$(ls -A | grep -c '^\.p\.png')" = 0 ]
+	# Made whole: over a link, its target; the mode it had.
+	chmod 604 p.png
+	ln -s p.png l.png
+	run -0 mt-plot -o l.png orig
+	[ -L l.png ]
+	[ "$(head -c 4 p.png | od -An -c | tr -d ' ')" = '211PNG' ]
+	[ "$(stat -c %a p.png)" = 604 ]
+}

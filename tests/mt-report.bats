@@ -305,3 +305,32 @@ summary_agrees() {	# trace
 	run -1 --separate-stderr mt-lifetime l.txt
 	has_line "$stderr" '^mt-lifetime: l.txt: 30 double frees after 1200 events were lost'
 }
+
+@test "-o and --json: never over the input, never half a file" {
+	cd "$BATS_TEST_TMPDIR"
+	cp "$BATS_FILE_TMPDIR/wpa.mtr" t.mtr
+	cp t.mtr orig.mtr
+	run -2 --separate-stderr mt-report -o t.mtr t.mtr
+	[ "$stderr" = "mt-report: t.mtr: the input itself: not written over" ]
+	cmp t.mtr orig.mtr
+	run -2 --separate-stderr mt-report --json t.mtr t.mtr
+	ln -s t.mtr link.html
+	run -2 --separate-stderr mt-report -o link.html - <t.mtr
+	[ "$stderr" = "mt-report: link.html: the input itself: not written over" ]
+	cmp t.mtr orig.mtr
+	# A write that fails leaves the old page as it was, and nothing beside.
+	echo old >p.html
+	chmod 640 p.html
+	run -1 --separate-stderr bash -c "trap '' XFSZ; ulimit -f 64; mt-report -o p.html t.mtr"
+	[ "$stderr" = "mt-report: p.html: File too large" ]
+	[ "$(cat p.html)" = old ]
+	[ "$(ls -A | grep -c '^\.p\.html')" = 0 ]
+	# Written whole: the file's mode kept; a new one's from the umask.
+	run -0 mt-report -o p.html t.mtr
+	[ "$(stat -c %a p.html)" = 640 ]
+	grep -q '</html>' p.html
+	(umask 027; mt-report -q -o new.html t.mtr)
+	[ "$(stat -c %a new.html)" = 640 ]
+	# Not a regular file: written in place.
+	run -0 mt-report -o /dev/null t.mtr
+}

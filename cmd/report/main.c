@@ -165,23 +165,15 @@ on_life(const struct mt_life *l, void *arg)
 static int
 write_file(const char *path, const struct mt_out *o, int html)
 {
-	FILE *f = fopen(path, "w");
-	int bad;
+	struct outfile of;
 
-	if (!f) {
-		mt_note("%s: %s", path, strerror(errno));
+	if (outfile_open(&of, path))
 		return 1;
-	}
 	if (html)
-		report_page_write(f, o->buf, o->len);
+		report_page_write(of.f, o->buf, o->len);
 	else
-		fwrite(o->buf, 1, o->len, f);
-	bad = ferror(f);
-	if (fclose(f) || bad) {
-		mt_note("%s: %s", path, strerror(errno));
-		return 1;
-	}
-	return 0;
+		fwrite(o->buf, 1, o->len, of.f);
+	return outfile_close(&of) ? 1 : 0;
 }
 
 int
@@ -267,6 +259,8 @@ main(int argc, char *argv[])
 		mt_usage(0, synopsis, options);
 	}
 	input = argc ? argv[0] : "-";
+	if ((html && outfile_is_input(html, input)) || (json && outfile_is_input(json, input)))
+		return 2;
 	if (!no_suppress && suppress_builtin(rep.sup))
 		return 2;
 	if (no_suppress)
@@ -291,9 +285,9 @@ main(int argc, char *argv[])
 		report_json(&rep, strcmp(input, "-") ? input : "<stdin>", &o);
 		if (json)
 			status |= write_file(json, &o, 0);
-		if (html)
-			status |= write_file(html, &o, 1);
-		if (!quiet && html)
+		if (html && write_file(html, &o, 1))
+			status = 1;
+		else if (!quiet && html)
 			mt_note("%s: the page, %zu KiB of data", html, o.len / 1024);
 		out_free(&o);
 	} else {

@@ -89,6 +89,46 @@ vsay(int errnum, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+/* The warnings kept for a report of them (mt_keep_warnings). */
+static char **kept;
+static size_t nkept, keep_max, kept_more;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void
+mt_keep_warnings(size_t max)
+{
+	keep_max = max;
+}
+
+static void
+keep(int errnum, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	int n;
+
+	if (!keep_max)
+		return;
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (errnum && n >= 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ": %s", strerror(errnum));
+	pthread_mutex_lock(&kept_lock);
+	if (nkept < keep_max) {
+		kept = erealloc(kept, (nkept + 1) * sizeof(*kept));
+		kept[nkept++] = estrdup(buf);
+	} else {
+		kept_more++;
+	}
+	pthread_mutex_unlock(&kept_lock);
+}
+
+const char *const *
+mt_kept_warnings(size_t *n, size_t *more)
+{
+	*n = nkept;
+	*more = kept_more;
+	return (const char *const *)kept;
+}
+
 /*
  * The status line.  A lock, for a sink's thread writes stdout while the
  * reading thread draws; the unlocked look first keeps output that runs
@@ -148,6 +188,9 @@ mt_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsay(errnum, fmt, ap);
 	va_end(ap);
+	va_start(ap, fmt);
+	keep(errnum, fmt, ap);
+	va_end(ap);
 	mt_status = 1;
 }
 
@@ -158,6 +201,9 @@ mt_warnx(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	vsay(0, fmt, ap);
+	va_end(ap);
+	va_start(ap, fmt);
+	keep(0, fmt, ap);
 	va_end(ap);
 	mt_status = 1;
 }

@@ -26,6 +26,10 @@ const char *mt_shown(const char *s, size_t len);	/* a token fit for a message */
 void mt_warn(const char *fmt, ...) MT_PRINTF(1);
 void mt_warnx(const char *fmt, ...) MT_PRINTF(1);
 void mt_note(const char *fmt, ...) MT_PRINTF(1);
+/* The first max warnings (mt_warn, mt_warnx, mt_warn_at) kept as said,
+   without the program's name, and how many more came. */
+void mt_keep_warnings(size_t max);
+const char *const *mt_kept_warnings(size_t *n, size_t *more);
 void mt_err(int status, const char *fmt, ...) MT_PRINTF(2) __attribute__((noreturn));
 void mt_errx(int status, const char *fmt, ...) MT_PRINTF(2) __attribute__((noreturn));
 /*

@@ -113,3 +113,36 @@ shot() {
 	diff group.tsv page.tsv
 	grep -qF 'a\;b\\c;x</script>' page.tsv
 }
+
+@test "a cut trace: the page says what mt-report said of its input, in its header" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o whole.mtr -- "$PROGS/pairs" 300000 >/dev/null 2>&1
+	head -c $(( $(stat -c %s whole.mtr) / 2 )) whole.mtr >cut.mtr
+	run -1 --separate-stderr mt-report -o cut.html cut.mtr
+	said=$(grep -o 'cut.mtr: truncated after frame [0-9]* (byte [0-9]*)' <<<"$stderr")
+	[ -n "$said" ]
+	report_rows -o dom.html cut.html >/dev/null
+	python3 - "$said" <<'PY'
+import sys, html.parser
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.stack = []; self.text = ''; self.hidden = None
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if a.get('id') == 'input-problem':
+            self.hidden = 'hidden' in a; self.stack.append(tag)
+        elif self.stack:
+            self.stack.append(tag)
+    def handle_endtag(self, tag):
+        if self.stack: self.stack.pop()
+    def handle_data(self, d):
+        if self.stack: self.text += d
+p = P(); p.feed(open('dom.html').read())
+assert p.hidden is False, 'the problem is hidden'
+assert 'not read cleanly' in p.text and sys.argv[1] in p.text, p.text
+PY
+	# A whole trace: nothing said.
+	mt-report -q -o whole.html whole.mtr
+	report_rows -o dom.html whole.html >/dev/null
+	grep -q '<div id="input-problem" class="warn" hidden=""></div>' dom.html
+}

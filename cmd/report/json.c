@@ -251,6 +251,8 @@ static void
 info_json(const struct report *r, const char *trace, const struct cap *cap, struct mt_out *o)
 {
 	char note[256], h[32];
+	const char *const *said;
+	size_t i, nsaid, more;
 
 	lit(o, "{\"schema\":1,\n\"info\":{\"trace\":");
 	json_string(o, trace, strlen(trace));
@@ -281,6 +283,16 @@ info_json(const struct report *r, const char *trace, const struct cap *cap, stru
 	} else {
 		lit(o, "null");
 	}
+	/* What was said about the input: the page says it too. */
+	said = mt_kept_warnings(&nsaid, &more);
+	lit(o, ",\"warnings\":[");
+	for (i = 0; i < nsaid; i++) {
+		if (i)
+			lit(o, ",");
+		json_string(o, said[i], strlen(said[i]));
+	}
+	lit(o, "],\"warnings_more\":");
+	num(o, (int64_t)more, 0);
 	lit(o, "},\n");
 }
 

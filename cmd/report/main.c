@@ -266,6 +266,8 @@ main(int argc, char *argv[])
 	if (no_suppress)
 		suppress_none(rep.sup);
 	rep.no_cells = !html && !json;
+	if (html || json)
+		mt_keep_warnings(5);
 	names = names_new(symbolize, symdirs, nsymdirs, skip,
 	    strcmp(input, "-") && !stat(input, &st) && S_ISREG(st.st_mode) ? input : NULL);
 	if (!(r = reader_open(input)))

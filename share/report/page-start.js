@@ -70,6 +70,18 @@
 			byId('capped').hidden = false;
 			byId('capped').textContent = 'Capped: ' + info.capped;
 		}
+		/* What mt-report said about its input on standard error. */
+		var said = info.warnings || [], more = info.warnings_more || 0;
+		if (said.length) {
+			var p = byId('input-problem');
+			p.hidden = false;
+			el('b', '', 'The input was not read cleanly', p);
+			p.append(' (mt-report said so and exited 1; the figures are of what it read):');
+			var ul = el('ul', '', null, p);
+			said.forEach(function (w) { el('li', '', w, ul); });
+			if (more)
+				el('li', '', 'and ' + more + ' more', ul);
+		}
 	}
 
 	function drawRange(sel, live) {

@@ -75,12 +75,12 @@ near() {	# ours theirs percent
 	mt-window --at peak f.life | awk -F'\t' '$1 == "sample" { print $3, $4, $5, $2 }' | sort >want
 	[ "$(wc -l <want)" -ge 21 ]
 	for input in f.mtr f.life; do
-		mt-report -B "$input" | awk '$2 ~ /^[0-9]+$/ && NF == 10 { print $2, $3, $4 }' |
+		mt-report -B -n 1000 "$input" | awk '$2 ~ /^[0-9]+$/ && NF == 10 { print $2, $3, $4 }' |
 			sort >got
 		# the instant to the millisecond the summary shows
 		cut -d' ' -f1-3 want | diff - got
 	done
-	mt-report -B f.mtr | awk '$2 ~ /^[0-9]+$/ && NF == 10 { print $2, $3, $5 }' | sort >at
+	mt-report -B -n 1000 f.mtr | awk '$2 ~ /^[0-9]+$/ && NF == 10 { print $2, $3, $5 }' | sort >at
 	mt-window --at peak f.life | awk -F'\t' '$1 == "sample" {
 		printf "%s %s %d.%03d\n", $3, $4, $2 / 1e9, ($2 % 1e9) / 1e6 }' | sort | diff - at
 }
@@ -333,4 +333,24 @@ summary_agrees() {	# trace
 	[ "$(stat -c %a new.html)" = 640 ]
 	# Not a regular file: written in place.
 	run -0 mt-report -o /dev/null t.mtr
+}
+
+@test "-n limits the table of processes too: the biggest peaks, and how many more" {
+	cd "$BATS_TEST_TMPDIR"
+	# Six processes whose peaks are 100 to 600 blocks of 1000 bytes.
+	mt-record -o sh.mtr -- sh -c "for i in 1 2 3 4 5 6; do \"$PROGS/live-set\" \${i}00 1000; done" \
+		>/dev/null 2>&1
+	rows() { awk '/^process +pid heap/ { on = 1; next } on && NF == 0 { exit } on' <<<"$1"; }
+	run -0 mt-report -B -n 100 sh.mtr
+	all=$(rows "$output")
+	n=$(wc -l <<<"$all")
+	[ "$(grep -c '^live-set ' <<<"$all")" -ge 6 ]
+	! grep -q 'more processes' <<<"$all" || false
+	run -0 mt-report -B -n 3 sh.mtr
+	cut=$(rows "$output")
+	[ "$(wc -l <<<"$cut")" = 4 ]
+	[ "$(tail -1 <<<"$cut")" = "  ($((n - 3)) more processes and heaps, the biggest peaks first: -n $n shows them all)" ]
+	[ "$(head -1 <<<"$cut" | awk '{ print $4 }')" = 600000 ]
+	# The three are the biggest peaks of all.
+	[ "$(head -3 <<<"$cut" | awk '{ print $4 }')" = "$(awk '{ print $4 }' <<<"$all" | sort -rn | head -3)" ]
 }

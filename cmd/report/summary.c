@@ -209,29 +209,57 @@ overview(FILE *f, struct report *r, const char *name)
 	fprintf(f, "%" PRIu64 " freed before their thread allocated again\n", r->temp);
 }
 
+static int64_t
+series_peak(const struct rep_series *s)
+{
+	return (s->peak > 0 ? s->peak : 0) + s->base;
+}
+
+static int
+peak_cmp(const void *a, const void *b)
+{
+	const struct rep_series *x = *(const struct rep_series *const *)a;
+	const struct rep_series *y = *(const struct rep_series *const *)b;
+
+	return series_peak(x) < series_peak(y) ? 1 : series_peak(x) > series_peak(y) ? -1 :
+	    x < y ? -1 : x > y;
+}
+
+/* A row a process and heap: all in the trace's order, or the top biggest. */
 static void
-heaps_table(FILE *f, struct report *r)
+heaps_table(FILE *f, struct report *r, size_t top)
 {
 	char pk[32], at[32], end[32], leak[32], all[32];
-	size_t i, w = 7;
+	const struct rep_series **v = emalloc((r->nseries + 1) * sizeof(*v));
+	size_t i, w = 7, n = r->nseries;
 
 	for (i = 0; i < r->nseries; i++)
-		if (strlen(proc_label(r, r->series[i].pid)) > w)
-			w = strlen(proc_label(r, r->series[i].pid));
+		v[i] = &r->series[i];
+	if (n > top) {
+		qsort(v, n, sizeof(*v), peak_cmp);
+		n = top;
+	}
+	for (i = 0; i < n; i++)
+		if (strlen(proc_label(r, v[i]->pid)) > w)
+			w = strlen(proc_label(r, v[i]->pid));
 	if (w > 24)
 		w = 24;
 	fprintf(f, "\n%-*s %7s %-8s %10s %10s %10s %10s %11s %9s\n", (int)w, "process", "pid", "heap",
 	    "peak", "at", "leaked", "live end", "allocated", "calls");
-	for (i = 0; i < r->nseries; i++) {
-		const struct rep_series *s = &r->series[i];
-		int64_t peak = (s->peak > 0 ? s->peak : 0) + s->base;
+	for (i = 0; i < n; i++) {
+		const struct rep_series *s = v[i];
 
 		fprintf(f, "%-*.*s %7" PRId64 " %-8s %10s %10s %10s %10s %11s %9" PRIu64 "\n", (int)w,
-		    (int)w, proc_label(r, s->pid), s->pid, s->heap, human(peak, pk, sizeof(pk)),
-		    secs(s->peak_t, at, sizeof(at)), human((int64_t)s->leak_b, leak, sizeof(leak)),
+		    (int)w, proc_label(r, s->pid), s->pid, s->heap,
+		    human(series_peak(s), pk, sizeof(pk)), secs(s->peak_t, at, sizeof(at)),
+		    human((int64_t)s->leak_b, leak, sizeof(leak)),
 		    human((int64_t)s->end_b, end, sizeof(end)),
 		    human((int64_t)s->bytes, all, sizeof(all)), s->allocs);
 	}
+	if (n < r->nseries)
+		fprintf(f, "  (%zu more processes and heaps, the biggest peaks first: -n %zu shows "
+		    "them all)\n", r->nseries - n, r->nseries);
+	free(v);
 }
 
 /* Leaked at exit, and live when the trace ended, by function and line. */
@@ -474,7 +502,7 @@ summary(FILE *f, struct report *r, const char *input, int syms, size_t top)
 	hint_life = r->life_input;
 	hint_syms = syms;
 	overview(f, r, input ? input : "<stdin>");
-	heaps_table(f, r);
+	heaps_table(f, r, top);
 	leaks(f, r, top);
 	peaks(f, r, top);
 	transients(f, r, top);

@@ -209,6 +209,7 @@ const mtData = function (dom) {
 		strings, canonOf, typeString, keyCount, keyCol, keyFrames,
 		frameFn, frameLine, frameMod, stacks,
 		cellUnit, exact, cellCount, lifetimes, traceEnd, wholeEnd,
+		cells: { cK, cA, cF, cOn, cFate, cN, cS, cellCount },
 		entries, computeWindow
 	};
 };

@@ -1,37 +1,72 @@
 /*
- * The graph of outstanding memory, a band a process and heap, and the
- * time range the user drags on it.  hooks.drawRange(range, live) says a
- * range being dragged, hooks.windowChanged() the range chosen.
+ * The graph of outstanding memory: a band a group of the table's first
+ * key, as WPA's graph follows its table (page-series.js), or a band a
+ * process and heap; on a linear or a logarithmic scale; and the time
+ * range the user drags on it.  hooks.drawRange(range, live) says a range
+ * being dragged, hooks.windowChanged() the range chosen,
+ * hooks.graphChanged() a choice of series or scale.
  */
 /* exported mtGraph */
-const mtGraph = function (dom, units, data, pageState, hooks) {
+const mtGraph = function (dom, units, data, pageState, seriesOf, hooks) {
 	'use strict';
 	const { byId } = dom;
 	const { BYTE_UNITS, human, secsUnit, cmpStr } = units;
 	const { series, strings, canonOf, cellUnit, wholeEnd } = data;
-	const { state } = pageState;
-	const { drawRange, windowChanged } = hooks;
+	const { state, windowNow } = pageState;
+	const { drawRange, windowChanged, graphChanged } = hooks;
 
 	/* ---- The graph ---- */
 
 	var MARGIN = { l: 64, r: 16, t: 8, b: 24 }, HEIGHT = 260;
 	var bucketWidth = series.w, bucketCount = series.n;
-	var lines = series.lines.map(function (l, i) {
+	function peakOf(max) {
 		var peak = 0;
-		for (var b = 0; b < l.max.length; b++)
-			if (l.max[b] > peak)
-				peak = l.max[b];
+		for (var b = 0; b < max.length; b++)
+			if (max[b] > peak)
+				peak = max[b];
+		return peak;
+	}
+	var heapLines = series.lines.map(function (l, i) {
 		return {
-			i: i, max: l.max, min: l.min, peak: peak, on: true,
+			i: i, max: l.max, min: l.min, peak: peakOf(l.max), on: true, val: null,
 			label: strings[canonOf[l.process]] + ' ' + l.pid + ' ' + strings[canonOf[l.heap]]
 		};
 	});
-	lines.sort(function (a, b) { return b.peak - a.peak || cmpStr(a.label, b.label); });
+	heapLines.sort(function (a, b) { return b.peak - a.peak || cmpStr(a.label, b.label); });
 	var palette = d3.schemeTableau10;
-	lines.forEach(function (l, i) {
-		l.color = i < palette.length ? palette[i] : d3.interpolateRainbow((i * 0.618) % 1);
-	});
+	/* Colours by rank; the table's "other" grey. */
+	function colour(ls, other) {
+		ls.forEach(function (l, i) {
+			l.color = other && l.val === null ? '#888' :
+			    i < palette.length ? palette[i] : d3.interpolateRainbow((i * 0.618) % 1);
+		});
+		return ls;
+	}
+	colour(heapLines, false);
+	var lines = heapLines, linesFor = null, highlight = null;
 
+	/* The lines the state asks for: made again when its key or window changed. */
+	function currentLines() {
+		var key = state.by[0], win = windowNow();
+		var sig = state.graph === 'heap' ? 'heap' : key + (key === 'type' ? ' ' + win : '');
+		if (sig === linesFor)
+			return false;
+		var hidden = new Set(lines.filter(function (l) { return !l.on; })
+		    .map(function (l) { return l.label; }));
+		if (state.graph === 'heap') {
+			lines = heapLines;
+		} else {
+			lines = colour(seriesOf.byTable(key, win[0], win[1]).map(function (l, i) {
+				l.i = i;
+				return l;
+			}), true);
+		}
+		lines.forEach(function (l) {
+			l.on = !hidden.has(l.label) && state.hide.indexOf(l.label) < 0;
+		});
+		linesFor = sig;
+		return true;
+	}
 	var gx, gy, gsvg, gplot, gcanvas, gaxisX, gaxisY, gbrushG, gbrush, gwidth, gheight;
 
 	/* The time axis in the unit its span suits: "2.5 s", "628.4 ms", "350 ns". */
@@ -85,21 +120,41 @@ const mtGraph = function (dom, units, data, pageState, hooks) {
 			var t = gx.invert(d3.mouse(this)[0]);
 			byId('cursor').textContent = secsUnit(Math.max(0, Math.round(t)));
 		});
+		currentLines();
 		drawLegend();
 	}
 
 	function drawLegend() {
 		var lg = d3.select('#legend');
+		lg.selectAll('*').remove();
 		var items = lg.selectAll('.item').data(lines).enter().append('span')
-		    .attr('class', 'item').attr('title', function (l) {
+		    .attr('class', 'item').classed('off', function (l) { return !l.on; })
+		    .attr('data-label', function (l) { return l.label; })
+		    .attr('data-peak', function (l) { return String(l.peak); })
+		    .attr('title', function (l) {
 			return l.label + ': peak ' + human(l.peak) + ' (click: hide or show)';
 		}).on('click', function (l) {
 			l.on = !l.on;
 			d3.select(this).classed('off', !l.on);
+			state.hide = lines.filter(function (x) { return !x.on; })
+			    .map(function (x) { return x.label; });
 			drawGraph();
+			graphChanged();
 		});
 		items.append('span').attr('class', 'swatch').style('background', function (l) { return l.color; });
 		items.append('span').text(function (l) { return l.label + ' (' + human(l.peak) + ')'; });
+		byId('graph-title').textContent = state.graph === 'heap' ?
+		    'Outstanding memory by process and heap' :
+		    'Outstanding memory by ' + state.by[0] + ', as the table groups it';
+		byId('graph-by-table').classList.toggle('on', state.graph !== 'heap');
+		byId('graph-by-heap').classList.toggle('on', state.graph === 'heap');
+		byId('graph-log').classList.toggle('on', state.scale === 'log');
+	}
+
+	/* The rows the user selected, by their first key's value: the others faint. */
+	function setHighlight(val) {
+		highlight = val;
+		drawGraph();
 	}
 
 	/*
@@ -114,7 +169,7 @@ const mtGraph = function (dom, units, data, pageState, hooks) {
 		var cb0 = new Int32Array(W), cb1 = new Int32Array(W), c, y;
 		/* The grid first, under the bands: a steady level often sits on a tick. */
 		grid.forEach(function (v) {
-			var row = Math.min(H - 1, Math.floor(H - v * H / (gy.domain()[1] || 1)));
+			var row = Math.max(0, Math.min(H - 1, Math.floor(gy(v) * ratio)));
 			for (var x = 0, o = row * W * 4; x < W; x++, o += 4) {
 				px[o] = px[o + 1] = px[o + 2] = 0xe8;
 				px[o + 3] = 255;
@@ -125,12 +180,15 @@ const mtGraph = function (dom, units, data, pageState, hooks) {
 			cb0[c] = Math.max(b0, Math.floor(t0 / bucketWidth));
 			cb1[c] = Math.min(b1, Math.max(cb0[c] + 1, Math.ceil(t1 / bucketWidth)));
 		}
-		var ys = H / (gy.domain()[1] || 1), thick = Math.max(2, Math.round(1.5 * ratio));
+		var thick = Math.max(2, Math.round(1.5 * ratio));
+		function ypix(v) { return Math.floor(gy(v) * ratio); }
 		for (var li = 0; li < lines.length; li++) {
 			var l = lines[li];
 			if (!l.on)
 				continue;
+			var faint = highlight !== null && state.graph !== 'heap' && l.val !== highlight;
 			var rgb = d3.rgb(l.color), r = rgb.r, g = rgb.g, bl = rgb.b, mn = l.min, mx = l.max;
+			var peakY = H;
 			for (c = 0; c < W; c++) {
 				var a = Infinity, z = -Infinity;
 				for (var b = cb0[c]; b < cb1[c]; b++) {
@@ -141,12 +199,15 @@ const mtGraph = function (dom, units, data, pageState, hooks) {
 				}
 				if (a === Infinity)
 					continue;
-				var ytop = Math.max(0, Math.min(H - 1, Math.floor(H - z * ys)));
-				var ybot = Math.max(0, Math.min(H - 1, Math.floor(H - a * ys)));
+				var ytop = Math.max(0, Math.min(H - 1, ypix(z)));
+				var ybot = Math.max(0, Math.min(H - 1, ypix(a)));
 				if (ybot - ytop < thick)
 					ytop = Math.max(0, ybot - thick + 1);
+				if (ytop < peakY)
+					peakY = ytop;
 				for (y = ytop; y <= ybot; y++) {
-					var edge = y - ytop < thick || ybot - y < thick, al = edge ? 0.9 : 0.25;
+					var edge = y - ytop < thick || ybot - y < thick;
+					var al = (edge ? 0.9 : 0.25) * (faint ? 0.25 : 1);
 					/* Source over, not premultiplied. */
 					var o = (y * W + c) * 4, under = px[o + 3] / 255 * (1 - al), out = al + under;
 					px[o] = (r * al + px[o] * under) / out;
@@ -155,12 +216,30 @@ const mtGraph = function (dom, units, data, pageState, hooks) {
 					px[o + 3] = 255 * out;
 				}
 			}
+			/* How high the band's top is drawn, in CSS pixels above the axis (tests read it). */
+			l.height = peakY < H ? Math.round((H - peakY) / ratio) : 0;
 		}
 		ctx.putImageData(img, 0, 0);
+		d3.select('#legend').selectAll('.item').attr('data-height', function (x) {
+			return x.on ? String(x.height || 0) : '';
+		});
+	}
+
+	/* A logarithmic scale's ticks: 1 B, 32 B, 1 KiB, 32 KiB, ... to the top. */
+	function logTicks(max) {
+		var values = [0], top = 1;
+		for (var v = 1; v <= max * 32; v *= 32) {
+			values.push(v);
+			top = v;
+		}
+		values = values.filter(function (x) { return x <= top; });
+		return { top: top, values: values, fmt: function (x) { return x ? human(x) : '0'; } };
 	}
 
 	function drawGraph() {
 		var v0 = state.view[0], v1 = state.view[1];
+		if (currentLines())
+			drawLegend();
 		gx.domain([v0, v1]);
 		var b0 = Math.max(0, Math.floor(v0 / bucketWidth));
 		var b1 = Math.min(bucketCount, Math.ceil(v1 / bucketWidth));
@@ -172,8 +251,9 @@ const mtGraph = function (dom, units, data, pageState, hooks) {
 				if (l.max[b] > ymax)
 					ymax = l.max[b];
 		});
-		var ticks = bytesTicks(ymax * 1.05 || 1);
-		gy.domain([0, ticks.top || 1]);
+		var ticks = state.scale === 'log' ? logTicks(ymax || 1) : bytesTicks(ymax * 1.05 || 1);
+		gy = (state.scale === 'log' ? d3.scaleSymlog().constant(1) : d3.scaleLinear())
+		    .range([gheight, 0]).domain([0, ticks.top || 1]);
 		drawBands(b0, b1, ticks.values);
 		gaxisX.call(d3.axisBottom(gx).ticks(Math.max(2, Math.floor(gwidth / 110)))
 		    .tickFormat(timeTick(v1 - v0)));
@@ -288,6 +368,19 @@ const mtGraph = function (dom, units, data, pageState, hooks) {
 		}
 	});
 	byId('zoom-reset').addEventListener('click', function () { setView(0, wholeEnd); });
+	function choose(what, value) {
+		state[what] = value;
+		if (what === 'graph')
+			state.hide = [];
+		drawGraph();
+		drawLegend();
+		graphChanged();
+	}
+	byId('graph-by-table').addEventListener('click', function () { choose('graph', 'table'); });
+	byId('graph-by-heap').addEventListener('click', function () { choose('graph', 'heap'); });
+	byId('graph-log').addEventListener('click', function () {
+		choose('scale', state.scale === 'log' ? 'linear' : 'log');
+	});
 	byId('sel-clear').addEventListener('click', function () {
 		state.sel = null;
 		windowChanged();
@@ -302,5 +395,10 @@ const mtGraph = function (dom, units, data, pageState, hooks) {
 		drawGraph();
 	}
 
-	return { drawGraphFrame, drawGraph, drawBrush, resize };
+	/* The series again: the keys or the window (for a key of type) changed. */
+	function refresh() {
+		drawGraph();
+	}
+
+	return { drawGraphFrame, drawGraph, drawBrush, resize, refresh, setHighlight };
 };

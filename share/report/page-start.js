@@ -27,9 +27,15 @@
 	 */
 	const table = mtTable(dom, units, data, pageState, function (row) {
 		lifetimes.drawLifetimes(row);
+		/* The graph's series of the row's first key, drawn over the others. */
+		var top = row;
+		while (top && top.depth > 0)
+			top = top.parent;
+		graph.setHighlight(top && !top.frame ? top.val : null);
 	});
 	const lifetimes = mtLifetimes(dom, units, data, pageState, table);
-	const graph = mtGraph(dom, units, data, pageState, { drawRange, windowChanged });
+	const graph = mtGraph(dom, units, data, pageState, mtSeries(data),
+	    { drawRange, windowChanged, graphChanged: function () { pageState.writeFragment(); } });
 	const flame = mtFlame(dom, units, data, pageState);
 	const { byId, el } = dom;
 	const { secsUnit, dur } = units;
@@ -97,6 +103,8 @@
 		table.refreshTable();
 		flame.drawFlame();
 		graph.drawBrush();
+		if (state.by[0] === 'type')
+			graph.refresh();
 		writeFragment();
 	}
 

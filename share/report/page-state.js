@@ -8,6 +8,11 @@
  *                    function, line, file, module, stack, size-class, task)
  *   sort=COL[:asc|:desc]   count, size, impact, per-alloc or a key
  *   flame=size|impact      the flame graph's weight
+ *   graph=table|heap the graph's series: a group of the first key each
+ *                    (the default, as WPA's graph follows its table), or a
+ *                    process and heap each
+ *   scale=log        the graph's y axis logarithmic (default linear)
+ *   hide=L1,L2,...   series hidden, by their legend's labels
  *   top=N            rows drawn a level before "N more rows" (200)
  *   expand=N|all     open the first N key levels (for tests: all)
  * Marks for tests on <body>, in ms since the navigation began:
@@ -30,6 +35,9 @@ const mtState = function (dom, units, data) {
 		by: DEFAULT_BY.slice(),
 		sort: { col: 'impact', dir: -1 },
 		flame: 'size',
+		graph: 'table',
+		scale: 'linear',
+		hide: [],
 		top: ROWS_PER_LEVEL,
 		expand: 0
 	};
@@ -107,6 +115,15 @@ const mtState = function (dom, units, data) {
 				problem('sort: unknown column \'' + p.sort + '\'.');
 		}
 		state.flame = p.flame === 'impact' ? 'impact' : 'size';
+		state.graph = p.graph === 'heap' ? 'heap' : 'table';
+		if (p.graph !== undefined && p.graph !== 'heap' && p.graph !== 'table')
+			problem('graph: \'' + p.graph + '\' is not table or heap.');
+		state.scale = p.scale === 'log' ? 'log' : 'linear';
+		if (p.scale !== undefined && p.scale !== 'log' && p.scale !== 'linear')
+			problem('scale: \'' + p.scale + '\' is not linear or log.');
+		state.hide = p.hide ? p.hide.split(',').map(function (x) {
+			return x.replace(/%2C/gi, ',');
+		}) : [];
 		state.top = ROWS_PER_LEVEL;
 		if (p.top && /^[0-9]+$/.test(p.top) && +p.top > 0)
 			state.top = +p.top;
@@ -123,6 +140,14 @@ const mtState = function (dom, units, data) {
 			parts.push('sort=' + state.sort.col + ':' + (state.sort.dir < 0 ? 'desc' : 'asc'));
 		if (state.flame !== 'size')
 			parts.push('flame=' + state.flame);
+		if (state.graph !== 'table')
+			parts.push('graph=' + state.graph);
+		if (state.scale !== 'linear')
+			parts.push('scale=' + state.scale);
+		if (state.hide.length)
+			parts.push('hide=' + encodeURIComponent(state.hide.map(function (x) {
+				return x.replace(/,/g, '%2C');
+			}).join(',')));
 		if (state.top !== ROWS_PER_LEVEL)
 			parts.push('top=' + state.top);
 		var h = '#' + parts.join('&');

@@ -1,0 +1,175 @@
+/*
+ * The graph's series by the table, as WPA draws a series a group of the
+ * columns left of its gold bar: the bytes outstanding over time of each
+ * group of the table's first key, the biggest on their own and the rest
+ * as one "other", computed from the cells.  A cell's lifetimes begin at
+ * a and end at f (units of u; -1: before recording, never freed); at one
+ * instant the allocations are counted before the frees, so a bucket's
+ * top is the most that instant held.
+ */
+/* exported mtSeries */
+const mtSeries = function (data) {
+	'use strict';
+	const { keyCol, typeString, strings, cellUnit, series } = data;
+	const { cK, cA, cF, cOn, cFate, cS, cellCount } = data.cells;
+
+	var SHOWN = 8;
+	var bucketWidth = series.w, bucketCount = series.n;
+
+	/*
+	 * The changes, sorted once: by time, an allocation before a free at
+	 * the same instant.  A change is its cell's index, + for a start,
+	 * ~index for an end.
+	 */
+	var order = null, when = null, base = null;
+	function changes() {
+		if (order)
+			return;
+		var n = 0, i, c;
+		for (i = 0; i < cellCount; i++)
+			n += (cA[i] !== -1 ? 1 : 0) + (cF[i] !== -1 ? 1 : 0);
+		var t = new Float64Array(n), who = new Int32Array(n);
+		base = [];
+		for (i = 0, c = 0; i < cellCount; i++) {
+			if (cA[i] === -1)
+				base.push(i);
+			else {
+				t[c] = cA[i] * 2;
+				who[c++] = i;
+			}
+			if (cF[i] !== -1) {
+				t[c] = cF[i] * 2 + 1;
+				who[c++] = ~i;
+			}
+		}
+		var idx = new Uint32Array(n);
+		for (i = 0; i < n; i++)
+			idx[i] = i;
+		idx.sort(function (x, y) { return t[x] - t[y]; });
+		order = new Int32Array(n);
+		when = new Float64Array(n);
+		for (i = 0; i < n; i++) {
+			order[i] = who[idx[i]];
+			when[i] = Math.floor(t[idx[i]] / 2) * cellUnit;
+		}
+	}
+
+	/*
+	 * The group of a cell: its key's value for the first key, or for
+	 * "type" its class in the window [A, B), as the table classes it.
+	 */
+	function groupOf(key, A, B) {
+		if (key !== 'type') {
+			var col = keyCol[key];
+			return function (i) { return col[cK[i]]; };
+		}
+		var a0 = A / cellUnit, b0 = B / cellUnit;
+		return function (i) {
+			var a = cA[i], f = cF[i];
+			if ((a !== -1 && a >= b0) || (f !== -1 && (cOn[i] ? f <= a0 : f < a0)))
+				return -1;	/* outside the window: no class */
+			var ai = a !== -1 && a >= a0, fi = f !== -1 && f < b0;
+			return typeString[ai && fi ? 0 : cFate[i] === 2 ? 3 : !ai && !fi ? 2 : 1];
+		};
+	}
+
+	/* One sweep: each change to its series (slot[group]), bucket by bucket. */
+	function sweep(group, slot, nseries, keep) {
+		var cur = new Float64Array(nseries), peak = new Float64Array(nseries);
+		var mx = keep ? [] : null, mn = keep ? [] : null, last = new Int32Array(nseries).fill(-1);
+		var s, i, j, b;
+		if (keep)
+			for (s = 0; s < nseries; s++) {
+				mx.push(new Float64Array(bucketCount));
+				mn.push(new Float64Array(bucketCount));
+			}
+		function settleTo(s, b) {
+			for (var k = last[s] + 1; k <= b; k++)
+				mx[s][k] = mn[s][k] = cur[s];
+			last[s] = b;
+		}
+		for (i = 0; i < base.length; i++) {
+			s = slot(group(base[i]));
+			if (s >= 0)
+				cur[s] += cS[base[i]];
+		}
+		for (s = 0; s < nseries; s++)
+			peak[s] = cur[s];
+		for (i = 0; i < order.length; i++) {
+			j = order[i];
+			var end = j < 0, c = end ? ~j : j;
+			s = slot(group(c));
+			if (s < 0)
+				continue;
+			if (keep) {
+				b = Math.min(bucketCount - 1, Math.floor(when[i] / bucketWidth));
+				if (last[s] < b)
+					settleTo(s, b);
+			}
+			cur[s] += end ? -cS[c] : cS[c];
+			if (cur[s] > peak[s])
+				peak[s] = cur[s];
+			if (keep) {
+				if (cur[s] > mx[s][b])
+					mx[s][b] = cur[s];
+				if (cur[s] < mn[s][b])
+					mn[s][b] = cur[s];
+			}
+		}
+		if (keep)
+			for (s = 0; s < nseries; s++)
+				settleTo(s, bucketCount - 1);
+		return { peak: peak, max: mx, min: mn };
+	}
+
+	/*
+	 * The series of key's groups for the window [A, B): the SHOWN
+	 * biggest peaks, then "other"; each { val, label, peak, max, min }.
+	 */
+	function byTable(key, A, B) {
+		changes();
+		var group = groupOf(key, A, B), dense = new Map(), vals = [];
+		function denseSlot(v) {
+			if (v < 0)
+				return -1;
+			var d = dense.get(v);
+			if (d === undefined) {
+				d = vals.length;
+				dense.set(v, d);
+				vals.push(v);
+			}
+			return d;
+		}
+		/* Each group's number first (a pass that only numbers them), then its peak. */
+		for (var i = 0; i < cellCount; i++)
+			denseSlot(group(i));
+		var all = sweep(group, function (v) { return v < 0 ? -1 : dense.get(v); }, vals.length, false);
+		var rank = vals.map(function (v, d) { return d; }).filter(function (d) {
+			return all.peak[d] > 0;
+		});
+		rank.sort(function (x, y) {
+			return all.peak[y] - all.peak[x] || (strings[vals[x]] < strings[vals[y]] ? -1 : 1);
+		});
+		var shown = rank.slice(0, rank.length > SHOWN + 1 ? SHOWN : SHOWN + 1);
+		var other = rank.length > shown.length, seriesOf = new Int32Array(vals.length).fill(-1);
+		shown.forEach(function (d, s) { seriesOf[d] = s; });
+		if (other)
+			rank.slice(shown.length).forEach(function (d) { seriesOf[d] = shown.length; });
+		var n = shown.length + (other ? 1 : 0);
+		var got = sweep(group, function (v) {
+			var d = v < 0 ? undefined : dense.get(v);
+			return d === undefined ? -1 : seriesOf[d];
+		}, n, true);
+		var out = [];
+		for (var s = 0; s < n; s++)
+			out.push({
+				val: s < shown.length ? vals[shown[s]] : null,
+				label: s < shown.length ? strings[vals[shown[s]]] :
+				    'other (' + (rank.length - shown.length) + ' groups)',
+				peak: got.peak[s], max: got.max[s], min: got.min[s]
+			});
+		return out;
+	}
+
+	return { byTable };
+};

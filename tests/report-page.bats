@@ -146,3 +146,53 @@ PY
 	report_rows -o dom.html whole.html >/dev/null
 	grep -q '<div id="input-problem" class="warn" hidden=""></div>' dom.html
 }
+
+# legend FRAGMENT: the graph's legend as Chromium draws it, a line a
+# series: label, peak in bytes, the band's height above the axis in
+# pixels ('' when hidden), and "off" for a hidden one.
+legend() {
+	report_rows -o legend.html app.html "$1" >/dev/null
+	python3 - <<'PY'
+import html.parser
+class P(html.parser.HTMLParser):
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == 'span' and 'item' in (a.get('class') or '').split():
+            off = 'off' if 'off' in a['class'].split() else 'on'
+            print('\t'.join([a['data-label'], a['data-peak'], a.get('data-height', ''), off]))
+P().feed(open('legend.html').read())
+PY
+}
+
+@test "the graph follows the table: a series a function, as the program makes them and mt-window counts them" {
+	run -0 legend 'by=function'
+	# Each function's peak as memtestapp.c makes it: main's steady and
+	# step-up mappings, one 10 MiB temporary buffer at a time, 250 leaks of 40.
+	has_line "$output" "^main	$((20 * 1048576))	[0-9]+	on$"
+	has_line "$output" "^ManipulateTemporaryBuffer	$((10 * 1048576))	[0-9]+	on$"
+	has_line "$output" '^InnerLoopOperation	10000	[0-9]+	on$'
+	# The spikes' peak as mt-window samples the lifetimes under that function.
+	peak=$(mt-window --series 1ms -m '^ManipulateTemporaryBuffer$' wpa.life |
+		awk -F'\t' '$1 == "sample" && $7 > m { m = $7 } END { print m }')
+	has_line "$output" "^ManipulateTemporaryBuffer	$peak	"
+	# By the first key whatever it is: heap's series are the heaps', less
+	# stdio's buffer never freed (4096 bytes), suppressed as the table has it.
+	run -0 legend 'by=heap,function'
+	[ "$(cut -f1,2 <<<"$output" | sort)" = "$(printf 'malloc\t10000\nmmap\t%d' $((30 * 1048576)))" ]
+}
+
+@test "a small heap beside a big one: on the log scale drawn above zero; hidden series kept in the address" {
+	run -0 legend 'graph=heap'
+	has_line "$output" '^memtestapp [0-9]+ malloc	14096	[0-2]	on$'
+	run -0 legend 'graph=heap&scale=log'
+	small=$(awk -F'\t' '$1 ~ / malloc$/ { print $3 }' <<<"$output")
+	big=$(awk -F'\t' '$1 ~ / mmap$/ { print $3 }' <<<"$output")
+	[ "$small" -ge 50 ] && [ "$big" -gt "$small" ]
+	run -0 legend 'by=function&hide=main,InnerLoopOperation'
+	has_line "$output" '^main	[0-9]+		off$'
+	has_line "$output" '^InnerLoopOperation	[0-9]+		off$'
+	has_line "$output" '^ManipulateTemporaryBuffer	[0-9]+	[0-9]+	on$'
+	# A bad value is said, not taken.
+	report_rows -o bad.html app.html 'graph=pie&scale=cubic' >/dev/null
+	grep -q "graph: 'pie' is not table or heap" bad.html
+}

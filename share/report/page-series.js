@@ -19,39 +19,80 @@ const mtSeries = function (data) {
 	/*
 	 * The changes, sorted once: by time, an allocation before a free at
 	 * the same instant.  A change is its cell's index, + for a start,
-	 * ~index for an end.
+	 * ~index for an end.  Counted into the graph's buckets first, then
+	 * each bucket's few sorted as numbers (the typed array's own sort:
+	 * a comparator's took 0.35 s for a compiler's million changes).
 	 */
 	var order = null, when = null, base = null;
+	function bucketOfUnit(t) {
+		return Math.min(bucketCount - 1, Math.floor(t * cellUnit / bucketWidth));
+	}
 	function changes() {
 		if (order)
 			return;
-		var n = 0, i, c;
-		for (i = 0; i < cellCount; i++)
-			n += (cA[i] !== -1 ? 1 : 0) + (cF[i] !== -1 ? 1 : 0);
-		var t = new Float64Array(n), who = new Int32Array(n);
+		var n = 0, i, b, c;
+		var at = new Int32Array(bucketCount + 1);
 		base = [];
-		for (i = 0, c = 0; i < cellCount; i++) {
+		for (i = 0; i < cellCount; i++) {
 			if (cA[i] === -1)
 				base.push(i);
 			else {
-				t[c] = cA[i] * 2;
-				who[c++] = i;
+				at[bucketOfUnit(cA[i]) + 1]++;
+				n++;
 			}
 			if (cF[i] !== -1) {
-				t[c] = cF[i] * 2 + 1;
-				who[c++] = ~i;
+				at[bucketOfUnit(cF[i]) + 1]++;
+				n++;
 			}
 		}
-		var idx = new Uint32Array(n);
-		for (i = 0; i < n; i++)
-			idx[i] = i;
-		idx.sort(function (x, y) { return t[x] - t[y]; });
+		for (b = 0; b < bucketCount; b++)
+			at[b + 1] += at[b];
+		var fill = at.slice(0, bucketCount), t = new Float64Array(n);
 		order = new Int32Array(n);
 		when = new Float64Array(n);
-		for (i = 0; i < n; i++) {
-			order[i] = who[idx[i]];
-			when[i] = Math.floor(t[idx[i]] / 2) * cellUnit;
+		function put(unit, who) {
+			var k = fill[bucketOfUnit(unit)]++;
+			t[k] = unit * 2 + (who < 0 ? 1 : 0);
+			order[k] = who;
 		}
+		for (i = 0; i < cellCount; i++) {
+			if (cA[i] !== -1)
+				put(cA[i], i);
+			if (cF[i] !== -1)
+				put(cF[i], ~i);
+		}
+		var SHIFT = 2097152;	/* 2^21: a bucket's change, below its time */
+		for (b = 0; b < bucketCount; b++) {
+			var lo = at[b], m = at[b + 1] - lo;
+			if (m < 2)
+				continue;
+			var t0 = Infinity, t1 = -Infinity;
+			for (c = lo; c < lo + m; c++) {
+				t0 = Math.min(t0, t[c]);
+				t1 = Math.max(t1, t[c]);
+			}
+			var keys, tt = t.slice(lo, lo + m), oo = order.slice(lo, lo + m);
+			if (m < SHIFT && (t1 - t0 + 1) * SHIFT < 9007199254740992) {
+				keys = new Float64Array(m);
+				for (c = 0; c < m; c++)
+					keys[c] = (tt[c] - t0) * SHIFT + c;
+				keys.sort();
+				for (c = 0; c < m; c++) {
+					var j = keys[c] % SHIFT;
+					t[lo + c] = tt[j];
+					order[lo + c] = oo[j];
+				}
+			} else {
+				var ix = Array.from({ length: m }, function (x, k) { return k; });
+				ix.sort(function (x, y) { return tt[x] - tt[y]; });
+				for (c = 0; c < m; c++) {
+					t[lo + c] = tt[ix[c]];
+					order[lo + c] = oo[ix[c]];
+				}
+			}
+		}
+		for (i = 0; i < n; i++)
+			when[i] = Math.floor(t[i] / 2) * cellUnit;
 	}
 
 	/*

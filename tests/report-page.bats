@@ -196,3 +196,18 @@ PY
 	report_rows -o bad.html app.html 'graph=pie&scale=cubic' >/dev/null
 	grep -q "graph: 'pie' is not table or heap" bad.html
 }
+
+@test "the flame graph's sum is the table's: by Impacting Size, what the window freed is taken off" {
+	for w in 'from=0.1s&to=0.4s' 'from=0.3s&to=0.5s' ''; do
+		for weight in impact size; do
+			report_rows -o flame.html app.html "$w&flame=$weight" >rows.tsv
+			col=$(head -1 rows.tsv | tr '\t' '\n' | grep -nx "$weight" | cut -d: -f1)
+			want=$(awk -F'\t' -v c="$col" 'NR > 1 { s += $c } END { printf "%d", s }' rows.tsv)
+			got=$(grep -o 'id="flame-note" data-total="[-0-9]*"' flame.html | grep -o '[-0-9]*"$' | tr -d '"')
+			[ "$got" = "$want" ] || { echo "$w $weight: flame $got, table $want"; false; }
+		done
+	done
+	# What the window freed is said, and drawn apart.
+	report_rows -o flame.html app.html 'from=0.1s&to=0.4s&flame=impact' >/dev/null
+	grep -q 'the 10.0 MiB the window freed stands under \[freed\], and is taken off' flame.html
+}

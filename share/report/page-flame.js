@@ -20,7 +20,7 @@ const mtFlame = function (dom, units, data, pageState) {
 	 * own, [freed], as in mt-group's folded stacks.
 	 */
 	var ROW_HEIGHT = 18;
-	var icicle = { focus: null, trie: null, weight: null };
+	var icicle = { focus: null, trie: null, weight: null, net: 0, freed: 0 };
 	var FREED = -1;
 
 	function flameNode(parent, name, frame, level) {
@@ -34,10 +34,16 @@ const mtFlame = function (dom, units, data, pageState) {
 			weight[entries.keyType[i] >> 2] += byImpact ? entries.impact[i] : entries.size[i];
 		icicle.weight = weight;
 		var top = flameNode(null, 'all', -1, 'root');
+		/* The widths are sizes; the sum said is the table's: what was freed subtracts. */
+		icicle.net = 0;
+		icicle.freed = 0;
 		for (var k = 0; k < keyCount; k++) {
 			if (weight[k]) {
 				top.keys.push(k);
 				top.value += Math.abs(weight[k]);
+				icicle.net += weight[k];
+				if (weight[k] < 0)
+					icicle.freed -= weight[k];
 			}
 		}
 		return top;
@@ -102,8 +108,10 @@ const mtFlame = function (dom, units, data, pageState) {
 		renderFlame();
 		var ms = performance.now() - t;
 		byId('flame-note').textContent = (state.flame === 'impact' ? 'Impacting Size' : 'Size') +
-		    ' of the selection: ' + human(icicle.trie.value) + ', drawn in ' + ms.toFixed(1) + ' ms' +
-		    (state.flame === 'impact' ? '; memory the window freed stands under [freed].' : '.');
+		    ' of the selection: ' + human(icicle.net) + ', drawn in ' + ms.toFixed(1) + ' ms' +
+		    (state.flame === 'impact' && icicle.freed ? '; the ' + human(icicle.freed) +
+		    ' the window freed stands under [freed], and is taken off.' : '.');
+		byId('flame-note').setAttribute('data-total', String(icicle.net));
 		d3.select('#flame-size').classed('on', state.flame === 'size');
 		d3.select('#flame-impact').classed('on', state.flame === 'impact');
 		document.body.setAttribute('data-flame-ms', ms.toFixed(1));
@@ -190,7 +198,7 @@ const mtFlame = function (dom, units, data, pageState) {
 		    .append('text').attr('x', 3).attr('y', ROW_HEIGHT - 6)
 		    .text(function (d) {
 			var chars = Math.floor((x(d.x1) - x(d.x0) - 6) / 6.2);
-			var name = d.row === 0 ? 'all: ' + human(d.value) : d.data.name;
+			var name = d.row === 0 ? 'all: ' + human(icicle.net) : d.data.name;
 			return name.length > chars ? name.slice(0, Math.max(1, chars - 1)) + '…' : name;
 		});
 	}

@@ -211,3 +211,15 @@ PY
 	report_rows -o flame.html app.html 'from=0.1s&to=0.4s&flame=impact' >/dev/null
 	grep -q 'the 10.0 MiB the window freed stands under \[freed\], and is taken off' flame.html
 }
+
+@test "a bad time in the address refuses the range, said; a good one is taken" {
+	for frag in 'from=abc' 'from=abc&to=0.2s' 'from=0.1s&to=soon'; do
+		report_rows -o bad.html app.html "$frag" >/dev/null
+		grep -q 'is not a time (as 2.5s, 250ms, 0). No range is taken: the whole trace is shown.' bad.html
+		grep -q 'id="range-text">the whole trace, ' bad.html
+		! grep -q 'class="selection"[^>]* width=' bad.html || false
+	done
+	report_rows -o good.html app.html 'from=0.1s&to=0.2s' >/dev/null
+	grep -q 'id="range-text">0.100 s – 0.200 s (100 ms)<' good.html
+	grep -q 'id="problem" class="warn" hidden' good.html
+}

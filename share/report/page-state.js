@@ -71,7 +71,11 @@ const mtState = function (dom, units, data) {
 			}
 		});
 		var from = fragmentTime(p, 'from'), to = fragmentTime(p, 'to');
-		var ranged = from !== null || to !== null;
+		/* A bad bound refuses the range: half of it is not what was asked. */
+		var ranged = (from !== null || to !== null) &&
+		    (from !== null || p.from === undefined) && (to !== null || p.to === undefined);
+		if (!ranged && (p.from !== undefined || p.to !== undefined))
+			problem('No range is taken: the whole trace is shown.');
 		if (from === null)
 			from = 0;
 		if (to === null)

@@ -223,3 +223,20 @@ PY
 	grep -q 'id="range-text">0.100 s – 0.200 s (100 ms)<' good.html
 	grep -q 'id="problem" class="warn" hidden' good.html
 }
+
+@test "size classes sorted by size and read in units" {
+	cd "$BATS_TEST_TMPDIR"
+	awk 'BEGIN { OFS = "\t"; print "#mt-events", 1, "start=1", "host=h", "resolution=1"
+		print "proc", 10, 1, 0, "/bin/app", "app"
+		n = split("1 200 1500 1572864 10 0", sz, " ")
+		for (i = 1; i <= n; i++)
+			print "life", i * 10, i * 10 + 5, 10, 10, "malloc", sprintf("0x%x", i * 64), sz[i], "-", "aifi", 0 }' >s.life
+	mt-report -q -o s.html s.life
+	run -0 report_rows -o s-dom.html s.html 'by=size-class&sort=size-class:asc'
+	[ "$(tail -n +2 <<<"$output" | cut -f1 | tr '\n' ' ')" = "0 1-1 8-15 128-255 1024-2047 1048576-2097151 " ]
+	grep -q '<span class="name">1 KiB – 2 KiB</span>' s-dom.html
+	grep -q '<span class="name">1 MiB – 2 MiB</span>' s-dom.html
+	grep -q '<span class="name">128 B – 256 B</span>' s-dom.html
+	run -0 report_rows s.html 'by=size-class&sort=size-class:desc'
+	[ "$(tail -n +2 <<<"$output" | cut -f1 | head -2 | tr '\n' ' ')" = "1048576-2097151 1024-2047 " ]
+}

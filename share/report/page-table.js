@@ -8,7 +8,7 @@
 const mtTable = function (dom, units, data, pageState, showSelected) {
 	'use strict';
 	const { byId, el, button } = dom;
-	const { human, cmpStr } = units;
+	const { BYTE_UNITS, human, cmpStr } = units;
 	const {
 		KEYNAMES, NUMCOLS, NO_STACK, SELF, DASH, strings, typeString, keyCount, keyCol, keyFrames,
 		frameFn, frameLine, frameMod, stacks, cellCount, entries, computeWindow
@@ -78,6 +78,28 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 		return strings[frameFn[g.val]];
 	}
 
+	/* A size class, "1024-2047" as mt-group writes it: its least size; -1 for "0". */
+	function classLow(name) {
+		var m = /^(\d+)-\d+$/.exec(name);
+		return m ? +m[1] : name === '0' ? -1 : Infinity;
+	}
+
+	/* A power of two in its unit: "1 KiB", "8 MiB"; else its bytes. */
+	function pow2(v) {
+		for (var u = BYTE_UNITS.length - 1; u > 0; u--) {
+			var d = Math.pow(1024, u);
+			if (v >= d && v % d === 0)
+				return v / d + ' ' + BYTE_UNITS[u];
+		}
+		return v + ' B';
+	}
+
+	/* "1024-2047" read as people read sizes: "1 KiB – 2 KiB". */
+	function classLabel(name) {
+		var m = /^(\d+)-(\d+)$/.exec(name);
+		return m ? pow2(+m[1]) + ' – ' + pow2(+m[2] + 1) : name === '0' ? '0 B' : name;
+	}
+
 	function sortKids(kids) {
 		var col = state.sort.col, dir = state.sort.dir;
 		var num = col === 'count' ? function (g) { return g.count; } :
@@ -85,6 +107,11 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 		    col === 'impact' ? function (g) { return g.impact; } :
 		    col === 'per-alloc' ? function (g) { return Math.floor(g.size / g.count); } : null;
 		kids.forEach(function (g) { g.name = nodeName(g); });
+		/* Size classes by their sizes, not as text (128-255 after 1024-2047). */
+		var bySize = kids.length && !kids[0].frame && state.by[kids[0].depth] === 'size-class';
+		var cmpName = bySize ? function (x, y) {
+			return classLow(x.name) - classLow(y.name) || cmpStr(x.name, y.name);
+		} : function (x, y) { return cmpStr(x.name, y.name); };
 		kids.sort(function (x, y) {
 			if (num) {
 				var a = num(x), b = num(y);
@@ -93,9 +120,9 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 				/* mt-group: Impacting Size, then Size, then the name. */
 				if (col === 'impact' && x.size !== y.size)
 					return dir < 0 ? y.size - x.size : x.size - y.size;
-				return cmpStr(x.name, y.name);
+				return cmpName(x, y);
 			}
-			return dir * cmpStr(x.name, y.name);
+			return dir * cmpName(x, y);
 		});
 		return kids;
 	}
@@ -170,14 +197,15 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 			if (g.frame)
 				c.style.paddingLeft = (8 + 14 * (depth - nk + 1)) + 'px';
 			el('span', 'tog', g.expandable ? (isOpen(g) ? '▾' : '▸') : '', c);
-			el('span', 'name', !g.frame && state.by[k] === 'stack' ? shortStack(g.name) : g.name, c);
+			el('span', 'name', g.frame ? g.name : state.by[k] === 'stack' ? shortStack(g.name) :
+			    state.by[k] === 'size-class' ? classLabel(g.name) : g.name, c);
 			if (g.frame && g.val >= 0) {
 				if (frameLine[g.val] !== DASH)
 					el('span', 'fileline', strings[frameLine[g.val]], c);
 				c.title = g.name + '\n' + strings[frameLine[g.val]] + '\n' +
 				    strings[frameMod[g.val]];
 			} else {
-				c.title = g.name;
+				c.title = g.name + (state.by[k] === 'size-class' ? ' bytes' : '');
 			}
 		}
 		numCell(tr, 'count', g.count);

@@ -240,3 +240,22 @@ PY
 	run -0 report_rows s.html 'by=size-class&sort=size-class:desc'
 	[ "$(tail -n +2 <<<"$output" | cut -f1 | head -2 | tr '\n' ' ')" = "1048576-2097151 1024-2047 " ]
 }
+
+@test "two stacks that end alike: their short labels differ" {
+	cd "$BATS_TEST_TMPDIR"
+	awk 'BEGIN { OFS = "\t"; print "#mt-events", 1, "start=1", "host=h", "resolution=1"
+		print "proc", 10, 1, 0, "/bin/app", "app"
+		split("main_loop_of_the_first_kind main_loop_of_the_second_kind insertion_resize dictresize new_keys_object main", f, " ")
+		for (i = 1; i <= 6; i++)
+			printf "sym\t0x%x\t%s\tapp.c:%d\t/bin/app\n", 4096 + i, f[i], i
+		print "stack", 1, "0x1005", "0x1004", "0x1003", "0x1001", "0x1006"
+		print "stack", 2, "0x1005", "0x1004", "0x1003", "0x1002", "0x1006"
+		print "life", 10, 20, 10, 10, "malloc", "0x40", 100, 1, "aifi", 0
+		print "life", 30, 40, 10, 10, "malloc", "0x80", 200, 2, "aifi", 0 }' >t.life
+	mt-report -q -o t.html t.life
+	report_rows -o t-dom.html t.html 'by=stack' >/dev/null
+	grep -o '<span class="name">[^<]*</span>' t-dom.html | sort >labels
+	[ "$(wc -l <labels)" = 2 ]
+	[ "$(sort -u labels | wc -l)" = 2 ]
+	grep -q '…;main_loop_of_the_first_kind;insertion_resize;dictresize;new_keys_object' labels
+}

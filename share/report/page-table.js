@@ -109,6 +109,8 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 		kids.forEach(function (g) { g.name = nodeName(g); });
 		/* Size classes by their sizes, not as text (128-255 after 1024-2047). */
 		var bySize = kids.length && !kids[0].frame && state.by[kids[0].depth] === 'size-class';
+		if (kids.length && !kids[0].frame && state.by[kids[0].depth] === 'stack')
+			stackLabels(kids);
 		var cmpName = bySize ? function (x, y) {
 			return classLow(x.name) - classLow(y.name) || cmpStr(x.name, y.name);
 		} : function (x, y) { return cmpStr(x.name, y.name); };
@@ -165,11 +167,27 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 		return c;
 	}
 
-	function shortStack(s) {
-		if (s.length <= 60)
-			return s;
-		var parts = s.split(';');
-		return parts.length > 3 ? '…;' + parts.slice(-3).join(';') : s;
+	/* A stack's last n frames (mt-group's folded stack: ';' between, '\\' escapes). */
+	function lastFrames(s, n) {
+		var parts = s.split(/(?<!\\);/);
+		return parts.length > n ? '…;' + parts.slice(-n).join(';') : s;
+	}
+
+	/*
+	 * Short labels for a level's stacks: the last three frames of a long
+	 * one, more where two stacks would read the same, so that no two
+	 * rows look alike.
+	 */
+	function stackLabels(kids) {
+		var n = 3, left = kids.filter(function (g) { return g.name.length > 60; });
+		kids.forEach(function (g) { g.label = g.name.length > 60 ? lastFrames(g.name, n) : g.name; });
+		while (left.length) {
+			var seen = new Map();
+			kids.forEach(function (g) { seen.set(g.label, (seen.get(g.label) || 0) + 1); });
+			left = left.filter(function (g) { return seen.get(g.label) > 1 && g.label !== g.name; });
+			n++;
+			left.forEach(function (g) { g.label = lastFrames(g.name, n); });
+		}
 	}
 
 	function pathValues(g) {
@@ -197,7 +215,7 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 			if (g.frame)
 				c.style.paddingLeft = (8 + 14 * (depth - nk + 1)) + 'px';
 			el('span', 'tog', g.expandable ? (isOpen(g) ? '▾' : '▸') : '', c);
-			el('span', 'name', g.frame ? g.name : state.by[k] === 'stack' ? shortStack(g.name) :
+			el('span', 'name', g.frame ? g.name : state.by[k] === 'stack' ? g.label || g.name :
 			    state.by[k] === 'size-class' ? classLabel(g.name) : g.name, c);
 			if (g.frame && g.val >= 0) {
 				if (frameLine[g.val] !== DASH)

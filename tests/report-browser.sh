@@ -1,7 +1,7 @@
 #!/bin/sh
 # The table of an mt-report page as a browser draws it, for tests:
 #
-#   tests/report-browser.sh [-d depth] [-b attr] [-o dom.html] page.html [fragment]
+#   tests/report-browser.sh [-d depth] [-b attr] [-o dom.html] [-w width] page.html [fragment]
 #
 # opens page.html#fragment in headless Chromium, takes the DOM once its
 # script has run (--dump-dom), and writes the rows of <table id="groups">
@@ -16,23 +16,24 @@
 # to it, so that every level is drawn and no row is held back.
 # -b attr writes the <body>'s attribute instead (data-ready-ms: the table
 # ready, in ms since the navigation began; data-paint-ms: the header and
-# graph drawn).  -o keeps the DOM.  $CHROMIUM names the browser (default
+# graph drawn).  -o keeps the DOM.  -w: the window's width (1400).  $CHROMIUM names the browser (default
 # chromium); it runs with --no-sandbox, which it needs as root.
 # Exit: 0, 1 when the browser fails or the page has no #groups, 2 on usage.
 set -u
 
-depth= attr= keep=
-while getopts d:b:o: opt; do
+depth= attr= keep= width=1400
+while getopts d:b:o:w: opt; do
 	case $opt in
 	d) depth=$OPTARG ;;
 	b) attr=$OPTARG ;;
 	o) keep=$OPTARG ;;
-	*) echo "usage: report-browser.sh [-d depth] [-b attr] [-o dom.html] page.html [fragment]" >&2; exit 2 ;;
+	w) width=$OPTARG ;;
+	*) echo "usage: report-browser.sh [-d depth] [-b attr] [-o dom.html] [-w width] page.html [fragment]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-	echo "usage: report-browser.sh [-d depth] [-b attr] [-o dom.html] page.html [fragment]" >&2
+	echo "usage: report-browser.sh [-d depth] [-b attr] [-o dom.html] [-w width] page.html [fragment]" >&2
 	exit 2
 fi
 page=$1
@@ -52,7 +53,7 @@ trap 'rm -rf "$dir"' EXIT
 # script finish before the DOM is taken.
 timeout 120 "${CHROMIUM:-chromium}" --headless --no-sandbox --disable-gpu \
 	--no-first-run --user-data-dir="$dir/profile" --virtual-time-budget=10000 \
-	--window-size=1400,1000 --dump-dom "file://$page#$frag" >"$dir/dom.html" 2>"$dir/err"
+	--window-size="$width",1000 --dump-dom "file://$page#$frag" >"$dir/dom.html" 2>"$dir/err"
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s "$dir/dom.html" ]; then
 	echo "report-browser.sh: the browser failed (status $rc):" >&2

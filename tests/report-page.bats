@@ -259,3 +259,20 @@ PY
 	[ "$(sort -u labels | wc -l)" = 2 ]
 	grep -q '…;main_loop_of_the_first_kind;insertion_resize;dictresize;new_keys_object' labels
 }
+
+@test "at 900 pixels, long C++ names leave every number column in view" {
+	cd "$BATS_TEST_TMPDIR"
+	awk 'BEGIN { OFS = "\t"; print "#mt-events", 1, "start=1", "host=h", "resolution=1"
+		print "proc", 10, 1, 0, "/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus", "cc1plus"
+		long = "void va_gc::reserve<cp_token, va_gc>(vec<cp_token, va_gc, vl_embed>*&, unsigned int, bool)"
+		for (i = 1; i <= 20; i++) {
+			printf "sym\t0x%x\t%s %d\tgcc/vec.h:%d\t/usr/lib/gcc/x86_64-linux-gnu/12/cc1plus\n", 4096 + i, long, i, i
+			print "stack", i, sprintf("0x%x", 4096 + i)
+			print "life", i * 10, "-", 10, 10, "malloc", sprintf("0x%x", i * 64), i * 1000, i, "aifo", i * 1000 }
+		}' >cxx.life
+	mt-report -q -o cxx.html cxx.life
+	run -0 "$TESTS/report-browser.sh" -w 900 -b data-table-fits cxx.html 'expand=all'
+	[ "$output" = 1 ]
+	run -0 "$TESTS/report-browser.sh" -w 900 -b data-table-fits cxx.html 'by=process,pid,heap,type,function,line&expand=all'
+	[ "$output" = 1 ]
+}

@@ -276,6 +276,9 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 			var th = el('th', (c.key ? 'key' : 'num') + (c.last ? ' gold' : ''),
 			    c.key ? c.head.charAt(0).toUpperCase() + c.head.slice(1) : c.head, tr);
 			th.setAttribute('data-col', c.col);
+			/* Keys before the last share what the numbers leave (page.css). */
+			if (c.key && !c.last)
+				th.style.width = 'min(9em, calc((100% - 31em) / ' + state.by.length + '))';
 			if (state.sort.col === c.col)
 				el('span', 'arrow', state.sort.dir < 0 ? ' ▼' : ' ▲', th);
 			th.title = 'Sort by ' + c.head + (c.key ? '' : ' (again: the other way)');
@@ -446,6 +449,9 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 		    ' ms the ' + rowsDrawn + ' rows drawn); ' + root.kids.length + ' groups at the first level, ' +
 		    keyCount + ' keys.';
 		document.body.setAttribute('data-compute-ms', total.toFixed(1));
+		/* For tests: the table's columns all in its box, none scrolled off. */
+		document.body.setAttribute('data-table-fits',
+		    byId('groups').scrollWidth <= byId('table-wrap').clientWidth ? '1' : '0');
 		if (selectedPath) {
 			var g = findPath(root, selectedPath);
 			showSelected(g);

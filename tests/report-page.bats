@@ -207,8 +207,10 @@ PY
 			[ "$got" = "$want" ] || { echo "$w $weight: flame $got, table $want"; false; }
 		done
 	done
-	# What the window freed is said, and drawn apart.
-	report_rows -o flame.html app.html 'from=0.1s&to=0.4s&flame=impact' >/dev/null
+	# A window that frees a spike allocated before it: what it freed is
+	# said, and drawn apart.
+	read -r ta tf < <(awk -F'\t' '$1 == "life" && $6 == "mmap" && $2 != "-" && $3 != "-" { print $2, $3; exit }' wpa.life)
+	report_rows -o flame.html app.html "from=$((ta + 1))ns&to=$((tf + 1))ns&flame=impact" >/dev/null
 	grep -q 'the 10.0 MiB the window freed stands under \[freed\], and is taken off' flame.html
 }
 
@@ -275,4 +277,27 @@ PY
 	[ "$output" = 1 ]
 	run -0 "$TESTS/report-browser.sh" -w 900 -b data-table-fits cxx.html 'by=process,pid,heap,type,function,line&expand=all'
 	[ "$output" = 1 ]
+}
+
+@test "a row of small blocks lists its own lifetimes beside 3000 big ones; the chosen row kept in the address" {
+	cd "$BATS_TEST_TMPDIR"
+	awk 'BEGIN { OFS = "\t"; print "#mt-events", 1, "start=1", "host=h", "resolution=1"
+		print "proc", 10, 1, 0, "/bin/app", "app"
+		printf "sym\t0x1001\tbig_one\tapp.c:1\t/bin/app\nsym\t0x1002\tsmall_one\tapp.c:2\t/bin/app\n"
+		print "stack", 1, "0x1001"
+		print "stack", 2, "0x1002"
+		for (i = 1; i <= 3000; i++)
+			print "life", i * 10, i * 10 + 5, 10, 10, "malloc", sprintf("0x%x", i * 4096), 1048576 + i, 1, "aifi", 0
+		for (i = 1; i <= 10; i++)
+			print "life", i * 7, i * 7 + 3, 10, 10, "malloc", sprintf("0x%x", 64 + i * 16), 100 + i, 2, "aifi", 0 }' >b.life
+	mt-report -q -o b.html b.life
+	report_rows -o b-dom.html b.html 'by=function&row=small_one' >/dev/null
+	grep -q 'id="lifetimes-note">small_one: 4 lifetimes in the window, of 10 in the row (the report keeps the 4 biggest of each thread, stack and size class' b-dom.html
+	# Its four biggest (one size class, one key): 107 to 110 bytes.
+	[ "$(grep -o '<table id="lifetimes">.*</table>' b-dom.html | grep -o 'data-value="[0-9]*" title="[0-9]* bytes"' |
+		grep -o '^data-value="[0-9]*"' | tr -dc '0-9\n' | sort -n | tr '\n' ' ')" = "107 108 109 110 " ]
+	grep -q '<tr data-depth="0" data-key="small_one" class="lvl0 selected">' b-dom.html
+	# A row that is not there is said.
+	report_rows -o n-dom.html b.html 'by=function&row=nobody' >/dev/null
+	grep -q 'row: no row nobody in this window.' n-dom.html
 }

@@ -329,27 +329,27 @@ cells_json(struct report *r, const struct cap *cap, struct mt_out *o)
 	free(keep);
 }
 
-/* The biggest lifetimes, those suppressed left out as the cells'. */
+/* The biggest lifetimes: each key's and the trace's (biggest.c). */
 static void
 lifetimes_json(struct report *r, const struct cap *cap, struct mt_out *o)
 {
-	size_t i, c;
+	struct rep_life *v;
+	size_t n = report_biggest(r, &v);
 
-	lit(o, "\"lifetimes\":{");
-	for (i = c = 0; i < r->nbig; i++)
-		if (!r->big[i].fate || !report_suppressed(r, r->keys[r->big[i].key].site))
-			r->big[c++] = r->big[i];
-	r->nbig = c;
-	COLUMN(o, "k", r->nbig, cap->to[r->big[i_].key]);
+	lit(o, "\"lifetimes\":{\"per_key\":");
+	num(o, KEY_BIG, 0);
 	lit(o, ",");
-	COLUMN(o, "ta", r->nbig, r->big[i_].ta == REP_NONE ? -1 : (int64_t)r->big[i_].ta);
+	COLUMN(o, "k", n, cap->to[v[i_].key]);
 	lit(o, ",");
-	COLUMN(o, "tf", r->nbig, r->big[i_].tf == REP_NONE ? -1 : (int64_t)r->big[i_].tf);
+	COLUMN(o, "ta", n, v[i_].ta == REP_NONE ? -1 : (int64_t)v[i_].ta);
 	lit(o, ",");
-	COLUMN(o, "size", r->nbig, r->big[i_].size);
+	COLUMN(o, "tf", n, v[i_].tf == REP_NONE ? -1 : (int64_t)v[i_].tf);
 	lit(o, ",");
-	COLUMN(o, "fate", r->nbig, r->big[i_].fate);
-	lit(o, r->lifetimes > r->nbig ? ",\"cut\":true},\n" : ",\"cut\":false},\n");
+	COLUMN(o, "size", n, v[i_].size);
+	lit(o, ",");
+	COLUMN(o, "fate", n, v[i_].fate);
+	lit(o, r->lifetimes > n ? ",\"cut\":true},\n" : ",\"cut\":false},\n");
+	free(v);
 }
 
 void

@@ -418,34 +418,6 @@ report_alloc(struct report *r, const struct mt_event *ev)
 	report_change(r, si, ev->ts, (int64_t)ev->size, 1);
 }
 
-static void
-big_add(struct report *r, const struct rep_life *l)
-{
-	size_t i = r->nbig, c;
-	struct rep_life t;
-
-	if (!r->bigcap)
-		return;
-	if (r->nbig == r->bigcap) {
-		if (l->size <= r->big[0].size)
-			return;
-		/* The least of the biggest goes: sift the new one down. */
-		r->big[0] = *l;
-		for (i = 0; (c = 2 * i + 1) < r->nbig; i = c) {
-			if (c + 1 < r->nbig && r->big[c + 1].size < r->big[c].size)
-				c++;
-			if (r->big[c].size >= r->big[i].size)
-				break;
-			t = r->big[c], r->big[c] = r->big[i], r->big[i] = t;
-		}
-		return;
-	}
-	r->big[r->nbig++] = *l;
-	for (; i > 0 && r->big[(i - 1) / 2].size > r->big[i].size; i = (i - 1) / 2) {
-		t = r->big[(i - 1) / 2], r->big[(i - 1) / 2] = r->big[i], r->big[i] = t;
-	}
-}
-
 static int
 size_log(uint64_t size)
 {
@@ -523,7 +495,7 @@ report_life(struct report *r, const struct mt_life *l)
 	big.ta = l->ta;
 	big.tf = fate ? REP_NONE : l->tf;
 	big.size = size;
-	big_add(r, &big);
+	report_big(r, &big, !r->no_cells);
 }
 
 void
@@ -596,6 +568,7 @@ report_free(struct report *r)
 	free(r->cells);
 	idxtab_free(&r->celltab);
 	free(r->big);
+	free(r->kbig);
 	free(r->changes);
 	free(r->runs);
 	free(r->host);

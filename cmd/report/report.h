@@ -30,6 +30,7 @@ struct rep_series {
 	uint64_t lastb;
 	uint64_t allocs, bytes, temp;
 	uint64_t leak_n, leak_b, end_n, end_b;
+	uint8_t nbig;		/* of its slots in kbig */
 };
 
 /* A process, heap and stack: its bytes live now and at its series' peak. */
@@ -55,6 +56,7 @@ struct rep_key {
 	uint64_t pn, ps;
 	uint64_t allocs, bytes, temp;
 	uint64_t leak_n, leak_b, end_n, end_b;
+	uint8_t nbig;		/* of its slots in kbig */
 };
 
 /* Lifetimes of a key whose times fall alike, in units of u ns. */
@@ -98,6 +100,8 @@ struct report {
 	size_t gcap;		/* graph buckets a series holds */
 	struct rep_life *big;	/* a min-heap by size: the biggest lifetimes */
 	size_t nbig, bigcap;
+	struct rep_life *kbig;	/* each key's KEY_BIG biggest, KEY_BIG slots a key */
+	size_t kbigkeys;	/* keys it has room for */
 	uint64_t end;		/* the last time seen */
 	uint64_t events, lifetimes, allocs, frees, temp;
 	uint64_t ht_temp;	/* heaptrack's temporary allocations (events read) */
@@ -136,6 +140,12 @@ void report_replay(struct report *r);
 int64_t report_site_peak(const struct report *r, const struct rep_site *s, int64_t *n);
 /* A series' graph bucket count (they end past r->end). */
 uint64_t report_buckets(const struct report *r);
+/* biggest.c: a lifetime among the trace's biggest, and its key's (per_key). */
+#define KEY_BIG 4
+#define KEY_BIG_SHOWN 60000	/* of the keys' biggest, the page's at most */
+void report_big(struct report *r, const struct rep_life *l, int per_key);
+/* The page's lifetimes, into *v (malloc'd): the keys' and the trace's biggest, once each. */
+size_t report_biggest(struct report *r, struct rep_life **v);
 /* A site whose never-freed lifetimes a suppression rule takes (r->dict set). */
 int report_suppressed(struct report *r, uint32_t site);
 void report_free(struct report *r);

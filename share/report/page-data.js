@@ -63,6 +63,11 @@ const mtData = function (dom) {
 		return c;
 	}
 	var typeString = TYPE_NAMES.map(intern);
+	/* A string's index, or -1 when the data has none like it. */
+	function canon(str) {
+		var c = canonIndex.get(str);
+		return c === undefined ? -1 : c;
+	}
 	var DASH = intern('-');
 
 	/* Key columns, typed, once. */
@@ -206,7 +211,7 @@ const mtData = function (dom) {
 	return {
 		KEYNAMES, DEFAULT_BY, TYPE_NAMES, NUMCOLS, ROWS_PER_LEVEL, NO_STACK, SELF, DASH,
 		info: data.info, series: data.series, parsedMs,
-		strings, canonOf, typeString, keyCount, keyCol, keyFrames,
+		strings, canonOf, canon, typeString, keyCount, keyCol, keyFrames,
 		frameFn, frameLine, frameMod, stacks,
 		cellUnit, exact, cellCount, lifetimes, traceEnd, wholeEnd,
 		cells: { cK, cA, cF, cOn, cFate, cN, cS, cellCount },

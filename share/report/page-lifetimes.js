@@ -82,8 +82,9 @@ const mtLifetimes = function (dom, units, data, pageState, table) {
 		    what + ': ' + (rows.length > shown.length ? 'the ' + shown.length + ' biggest of ' : '') +
 		    rows.length + ' lifetime' + (rows.length === 1 ? '' : 's') + ' in the window' +
 		    (rows.length < g.count ? ', of ' + g.count + ' in the row' : '') +
-		    (lifetimes.cut ? ' (the report keeps only the trace\'s biggest lifetimes).' : '.') :
-		    what + ': none of its lifetimes is among the ' + n + ' biggest the report keeps.';
+		    (lifetimes.cut ? ' (the report keeps the ' + (lifetimes.per_key || 0) +
+		    ' biggest of each thread, stack and size class, and the trace\'s biggest).' : '.') :
+		    what + ': none of its lifetimes is among the ' + n + ' the report keeps.';
 	}
 
 	return { drawLifetimes };

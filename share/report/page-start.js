@@ -115,6 +115,7 @@
 		drawRange(state.sel);
 		table.refreshTable();
 		lifetimes.drawLifetimes(null);
+		table.selectRow();
 		flame.drawFlame();
 		graph.drawGraph();
 	}
@@ -139,6 +140,7 @@
 	body.setAttribute('data-paint-ms', performance.now().toFixed(1));
 	table.drawKeys();
 	table.refreshTable();
+	table.selectRow();
 	body.setAttribute('data-ready-ms', performance.now().toFixed(1));
 	body.setAttribute('data-rows', String(byId('groups').tBodies[0].rows.length));
 	flame.drawFlame();

@@ -13,6 +13,8 @@
  *                    process and heap each
  *   scale=log        the graph's y axis logarithmic (default linear)
  *   hide=L1,L2,...   series hidden, by their legend's labels
+ *   row=V1,V2,...    the row chosen: its keys' values, first key first
+ *                    (a comma in one as %2C); its lifetimes are listed
  *   top=N            rows drawn a level before "N more rows" (200)
  *   expand=N|all     open the first N key levels (for tests: all)
  * Marks for tests on <body>, in ms since the navigation began:
@@ -38,6 +40,7 @@ const mtState = function (dom, units, data) {
 		graph: 'table',
 		scale: 'linear',
 		hide: [],
+		row: null,
 		top: ROWS_PER_LEVEL,
 		expand: 0
 	};
@@ -53,6 +56,15 @@ const mtState = function (dom, units, data) {
 		if (t === null)
 			problem(name + '=\'' + p[name] + '\' is not a time (as 2.5s, 250ms, 0).');
 		return t;
+	}
+
+	/* A list of names in the fragment: commas between, a comma in one as %2C. */
+	function splitList(v) {
+		return v.split(',').map(function (x) { return x.replace(/%2C/gi, ','); });
+	}
+	function joinList(names) {
+		return encodeURIComponent(names.map(function (x) { return x.replace(/,/g, '%2C'); })
+		    .join(','));
 	}
 
 	function readFragment() {
@@ -125,9 +137,8 @@ const mtState = function (dom, units, data) {
 		state.scale = p.scale === 'log' ? 'log' : 'linear';
 		if (p.scale !== undefined && p.scale !== 'log' && p.scale !== 'linear')
 			problem('scale: \'' + p.scale + '\' is not linear or log.');
-		state.hide = p.hide ? p.hide.split(',').map(function (x) {
-			return x.replace(/%2C/gi, ',');
-		}) : [];
+		state.hide = p.hide ? splitList(p.hide) : [];
+		state.row = p.row ? splitList(p.row) : null;
 		state.top = ROWS_PER_LEVEL;
 		if (p.top && /^[0-9]+$/.test(p.top) && +p.top > 0)
 			state.top = +p.top;
@@ -149,9 +160,9 @@ const mtState = function (dom, units, data) {
 		if (state.scale !== 'linear')
 			parts.push('scale=' + state.scale);
 		if (state.hide.length)
-			parts.push('hide=' + encodeURIComponent(state.hide.map(function (x) {
-				return x.replace(/,/g, '%2C');
-			}).join(',')));
+			parts.push('hide=' + joinList(state.hide));
+		if (state.row)
+			parts.push('row=' + joinList(state.row));
 		if (state.top !== ROWS_PER_LEVEL)
 			parts.push('top=' + state.top);
 		var h = '#' + parts.join('&');

@@ -7,10 +7,10 @@
 /* exported mtTable */
 const mtTable = function (dom, units, data, pageState, showSelected) {
 	'use strict';
-	const { byId, el, button } = dom;
+	const { byId, el, button, problem } = dom;
 	const { BYTE_UNITS, human, cmpStr } = units;
 	const {
-		KEYNAMES, NUMCOLS, NO_STACK, SELF, DASH, strings, typeString, keyCount, keyCol, keyFrames,
+		KEYNAMES, NUMCOLS, NO_STACK, SELF, DASH, strings, canon, typeString, keyCount, keyCol, keyFrames,
 		frameFn, frameLine, frameMod, stacks, cellCount, entries, computeWindow
 	} = data;
 	const { state, writeFragment, windowNow } = pageState;
@@ -338,6 +338,8 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 			r.classList.remove('selected');
 		});
 		tr.classList.add('selected');
+		state.row = g.frame ? null : pathValues(g).map(function (v) { return strings[v]; });
+		writeFragment();
 		showSelected(g);
 	});
 	byId('groups').tBodies[0].addEventListener('dblclick', function (ev) {
@@ -427,6 +429,7 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 
 	function keysChanged() {
 		reset();
+		state.row = null;
 		if (KEYNAMES.indexOf(state.sort.col) >= 0 && state.by.indexOf(state.sort.col) < 0)
 			state.sort = { col: 'impact', dir: -1 };
 		drawKeys();
@@ -458,5 +461,32 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 		}
 	}
 
-	return { drawKeys, refreshTable, reset, pathValues };
+	/*
+	 * The row the address names (row=): its parents opened, it chosen
+	 * and shown.  Said when the window has no such row.
+	 */
+	function selectRow() {
+		if (!state.row || !root)
+			return;
+		var path = '', i;
+		for (i = 0; i < state.row.length && i < state.by.length; i++) {
+			var c = canon(state.row[i]);
+			if (c < 0)
+				break;
+			if (path)
+				expanded.add(path);
+			path += '\u001f' + c;
+		}
+		drawTable();
+		var g = i === state.row.length ? findPath(root, path) : null;
+		if (!g) {
+			problem('row: no row ' + state.row.join(' › ') + ' in this window.');
+			return;
+		}
+		selectedPath = path;
+		drawTable();
+		showSelected(g);
+	}
+
+	return { drawKeys, refreshTable, reset, pathValues, selectRow };
 };

@@ -33,6 +33,8 @@ for i in range(len(c['k'])):
     a, f, on, fate = c['a'][i], c['f'][i], c['on'][i], c['fate'][i]
     if not ((a == -1 or a < b0) and (f == -1 or (f > a0 if on else f >= a0))):
         continue
+    if c.get('sup') and c['sup'][i]:
+        continue  # a suppression rule's, left out as mt-group leaves it
     ai = a != -1 and a >= a0
     fi = f != -1 and f < b0
     t = ('transient' if ai and fi else 'leaked' if fate == 2 else

@@ -297,36 +297,47 @@ info_json(const struct report *r, const char *trace, const struct cap *cap, stru
 }
 
 /*
- * The cells, a column a field.  Cells whose lifetimes a rule suppresses
- * are left out, as mt-group does.
+ * The cells, a column a field.  Cells of lifetimes never freed that a
+ * rule suppresses are marked (sup): the page leaves them out, as
+ * mt-group does, until the user asks for them.
  */
 static void
 cells_json(struct report *r, const struct cap *cap, struct mt_out *o)
 {
-	size_t i, ncells = 0, *keep;
+	uint8_t *sup = emalloc(r->ncells ? r->ncells : 1);
+	uint64_t sn = 0, sb = 0;
+	size_t i;
 
-	keep = emalloc((r->ncells ? r->ncells : 1) * sizeof(*keep));
-	for (i = 0; i < r->ncells; i++)
-		if (!r->cells[i].fate || !report_suppressed(r, r->keys[r->cells[i].key].site))
-			keep[ncells++] = i;
+	for (i = 0; i < r->ncells; i++) {
+		sup[i] = r->cells[i].fate && report_suppressed(r, r->keys[r->cells[i].key].site);
+		if (sup[i])
+			sn += r->cells[i].n, sb += r->cells[i].s;
+	}
 	lit(o, "\"cells\":{\"u\":");
 	num(o, (int64_t)r->u, 0);
 	lit(o, r->u == 1 ? ",\"exact\":true,\n" : ",\"exact\":false,\n");
-	COLUMN(o, "k", ncells, cap->to[r->cells[keep[i_]].key]);
-	lit(o, ",\n");
-	COLUMN(o, "a", ncells, r->cells[keep[i_]].a);
-	lit(o, ",\n");
-	COLUMN(o, "f", ncells, r->cells[keep[i_]].f);
-	lit(o, ",\n");
-	COLUMN(o, "on", ncells, r->cells[keep[i_]].on);
-	lit(o, ",\n");
-	COLUMN(o, "fate", ncells, r->cells[keep[i_]].fate);
-	lit(o, ",\n");
-	COLUMN(o, "n", ncells, r->cells[keep[i_]].n);
-	lit(o, ",\n");
-	COLUMN(o, "s", ncells, r->cells[keep[i_]].s);
+	lit(o, "\"suppressed\":{\"n\":");
+	num(o, (int64_t)sn, 0);
+	lit(o, ",\"bytes\":");
+	num(o, (int64_t)sb, 0);
 	lit(o, "},\n");
-	free(keep);
+	COLUMN(o, "k", r->ncells, cap->to[r->cells[i_].key]);
+	lit(o, ",\n");
+	COLUMN(o, "a", r->ncells, r->cells[i_].a);
+	lit(o, ",\n");
+	COLUMN(o, "f", r->ncells, r->cells[i_].f);
+	lit(o, ",\n");
+	COLUMN(o, "on", r->ncells, r->cells[i_].on);
+	lit(o, ",\n");
+	COLUMN(o, "fate", r->ncells, r->cells[i_].fate);
+	lit(o, ",\n");
+	COLUMN(o, "sup", r->ncells, sup[i_]);
+	lit(o, ",\n");
+	COLUMN(o, "n", r->ncells, r->cells[i_].n);
+	lit(o, ",\n");
+	COLUMN(o, "s", r->ncells, r->cells[i_].s);
+	lit(o, "},\n");
+	free(sup);
 }
 
 /* The biggest lifetimes: each key's and the trace's (biggest.c). */

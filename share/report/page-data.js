@@ -149,6 +149,12 @@ const mtData = function (dom) {
 	var cF = new Float64Array(data.cells.f);
 	var cOn = new Uint8Array(data.cells.on);
 	var cFate = new Uint8Array(data.cells.fate);
+	/* Never freed and no leak of the program (a suppression rule's): left out until shown. */
+	var cSup = new Uint8Array(data.cells.sup || cellCount);
+	var suppressed = data.cells.suppressed || { n: 0, bytes: 0 };
+	var showSup = false;
+	function showSuppressed(on) { showSup = !!on; }
+	function cellOut(i) { return cSup[i] && !showSup; }
 	var cN = new Float64Array(data.cells.n);
 	var cS = new Float64Array(data.cells.s);
 	data.cells = null;
@@ -173,6 +179,8 @@ const mtData = function (dom) {
 		for (i = 0; i < cellCount; i++) {
 			var a = cA[i], f = cF[i];
 			if (a !== -1 && a >= b0)
+				continue;
+			if (cSup[i] && !showSup)
 				continue;
 			if (f !== -1 && (cOn[i] ? f <= a0 : f < a0))
 				continue;
@@ -214,7 +222,7 @@ const mtData = function (dom) {
 		strings, canonOf, canon, typeString, keyCount, keyCol, keyFrames,
 		frameFn, frameLine, frameMod, stacks,
 		cellUnit, exact, cellCount, lifetimes, traceEnd, wholeEnd,
-		cells: { cK, cA, cF, cOn, cFate, cN, cS, cellCount },
+		cells: { cK, cA, cF, cOn, cFate, cN, cS, cellCount, cellOut }, suppressed, showSuppressed,
 		entries, computeWindow
 	};
 };

@@ -11,7 +11,7 @@
 const mtSeries = function (data) {
 	'use strict';
 	const { keyCol, typeString, strings, cellUnit, series } = data;
-	const { cK, cA, cF, cOn, cFate, cS, cellCount } = data.cells;
+	const { cK, cA, cF, cOn, cFate, cS, cellCount, cellOut } = data.cells;
 
 	var SHOWN = 8;
 	var bucketWidth = series.w, bucketCount = series.n;
@@ -102,11 +102,13 @@ const mtSeries = function (data) {
 	function groupOf(key, A, B) {
 		if (key !== 'type') {
 			var col = keyCol[key];
-			return function (i) { return col[cK[i]]; };
+			return function (i) { return cellOut(i) ? -1 : col[cK[i]]; };
 		}
 		var a0 = A / cellUnit, b0 = B / cellUnit;
 		return function (i) {
 			var a = cA[i], f = cF[i];
+			if (cellOut(i))
+				return -1;
 			if ((a !== -1 && a >= b0) || (f !== -1 && (cOn[i] ? f <= a0 : f < a0)))
 				return -1;	/* outside the window: no class */
 			var ai = a !== -1 && a >= a0, fi = f !== -1 && f < b0;

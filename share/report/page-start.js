@@ -38,7 +38,7 @@
 	    { drawRange, windowChanged, graphChanged: function () { pageState.writeFragment(); } });
 	const flame = mtFlame(dom, units, data, pageState);
 	const { byId, el } = dom;
-	const { secsUnit, dur } = units;
+	const { secsUnit, dur, human } = units;
 	const { info, series, parsedMs, keyCol, cellUnit, exact, traceEnd, wholeEnd } = data;
 	const { state, readFragment, writeFragment, onFragmentChange } = pageState;
 
@@ -90,6 +90,29 @@
 		}
 	}
 
+	/* Lifetimes a suppression rule leaves out: said, and shown on demand. */
+	function drawSuppressed() {
+		var sup = data.suppressed;
+		data.showSuppressed(state.suppressed);
+		if (!sup.n)
+			return;
+		byId('suppressed-note').hidden = false;
+		byId('suppressed-text').textContent = (state.suppressed ? 'Counted: ' : 'Left out: ') +
+		    sup.n + ' lifetime' + (sup.n === 1 ? '' : 's') + ' never freed, ' + human(sup.bytes) +
+		    ', that suppression rules (mt-suppress) take for no leak of the program' +
+		    (state.suppressed ? '.' : ', as mt-group leaves them out.');
+		byId('suppressed-toggle').textContent = state.suppressed ? 'Leave them out' : 'Show them';
+		byId('suppressed-note').setAttribute('data-shown', state.suppressed ? '1' : '0');
+	}
+	byId('suppressed-toggle').addEventListener('click', function () {
+		state.suppressed = !state.suppressed;
+		drawSuppressed();
+		table.refreshTable();
+		flame.drawFlame();
+		graph.refresh();
+		writeFragment();
+	});
+
 	function drawRange(sel, live) {
 		var w = sel || [0, wholeEnd];
 		byId('range-text').textContent = (sel ? '' : 'the whole trace, ') + secsUnit(w[0]) + ' – ' +
@@ -110,6 +133,7 @@
 
 	function applyFragment() {
 		readFragment();
+		drawSuppressed();
 		table.reset();
 		table.drawKeys();
 		drawRange(state.sel);
@@ -125,6 +149,7 @@
 	var setupMs = performance.now() - started;
 	drawHeader();
 	readFragment();
+	drawSuppressed();
 	drawRange(state.sel);
 	var tg = performance.now();
 	graph.drawGraphFrame();

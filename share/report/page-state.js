@@ -13,6 +13,8 @@
  *                    process and heap each
  *   scale=log        the graph's y axis logarithmic (default linear)
  *   hide=L1,L2,...   series hidden, by their legend's labels
+ *   suppressed=shown lifetimes never freed that a suppression rule takes
+ *                    for no leak counted too (default: left out, said)
  *   row=V1,V2,...    the row chosen: its keys' values, first key first
  *                    (a comma in one as %2C); its lifetimes are listed
  *   top=N            rows drawn a level before "N more rows" (200)
@@ -41,6 +43,7 @@ const mtState = function (dom, units, data) {
 		scale: 'linear',
 		hide: [],
 		row: null,
+		suppressed: false,
 		top: ROWS_PER_LEVEL,
 		expand: 0
 	};
@@ -139,6 +142,7 @@ const mtState = function (dom, units, data) {
 			problem('scale: \'' + p.scale + '\' is not linear or log.');
 		state.hide = p.hide ? splitList(p.hide) : [];
 		state.row = p.row ? splitList(p.row) : null;
+		state.suppressed = p.suppressed === 'shown';
 		state.top = ROWS_PER_LEVEL;
 		if (p.top && /^[0-9]+$/.test(p.top) && +p.top > 0)
 			state.top = +p.top;
@@ -161,6 +165,8 @@ const mtState = function (dom, units, data) {
 			parts.push('scale=' + state.scale);
 		if (state.hide.length)
 			parts.push('hide=' + joinList(state.hide));
+		if (state.suppressed)
+			parts.push('suppressed=shown');
 		if (state.row)
 			parts.push('row=' + joinList(state.row));
 		if (state.top !== ROWS_PER_LEVEL)

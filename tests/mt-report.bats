@@ -354,3 +354,21 @@ summary_agrees() {	# trace
 	# The three are the biggest peaks of all.
 	[ "$(head -3 <<<"$cut" | awk '{ print $4 }')" = "$(awk '{ print $4 }' <<<"$all" | sort -rn | head -3)" ]
 }
+
+@test "Most temporary allocations: heaptrack's rule first, as the first line and heaptrack_print count; mt's beside" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o t.mtr -- "$PROGS/temps" >/dev/null 2>&1
+	run -0 mt-report -n 10 t.mtr
+	has_line "$output" '^temporary: 1000 freed right after their allocation \(heaptrack.s count\), 1500 freed before their thread allocated again$'
+	section=$(sed -n '/^Most temporary allocations/,/^  \$ /p' <<<"$output")
+	# churn's blocks are temporary by both rules; pairs' second blocks by
+	# mt's alone (a free came between), as temps.c says.
+	has_line "$section" '^ +1000 heaptrack.s +1000 mt.s +1000 calls  churn  tests/progs/temps\.c:\d+$'
+	has_line "$section" '^ +0 heaptrack.s +500 mt.s +500 calls  pairs  tests/progs/temps\.c:\d+$'
+	# The columns' sums are the first line's counts; heaptrack_print's own.
+	[ "$(awk '$2 == "heaptrack'"'"'s" { s += $1 } END { print s }' <<<"$section")" = 1000 ]
+	[ "$(awk '$4 == "mt'"'"'s" { s += $3 } END { print s }' <<<"$section")" = 1500 ]
+	command -v heaptrack >/dev/null || skip "heaptrack is not installed: its count not compared"
+	heaptrack -o ht "$PROGS/temps" >/dev/null 2>&1
+	[ "$(heaptrack_print ht.* 2>/dev/null | sed -n 's/^temporary memory allocations: \([0-9]*\).*/\1/p')" = 1000 ]
+}

@@ -156,8 +156,10 @@ static void
 on_life(const struct mt_life *l, void *arg)
 {
 	if (ht.freeing && l->pid == ht.pid && l->size == ht.size && l->stack == ht.stack &&
-	    !l->fate)
+	    !l->fate) {
 		rep.ht_temp++;
+		rep.ht_next = 1;
+	}
 	ht.freeing = 0;
 	report_life(&rep, l);
 }

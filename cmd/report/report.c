@@ -464,6 +464,9 @@ report_life(struct report *r, const struct mt_life *l)
 		k->leak_n++, k->leak_b += size, s->leak_n++, s->leak_b += size;
 	if (l->temporary)
 		k->temp++, s->temp++, r->temp++;
+	if (r->ht_next)
+		k->ht_temp++;
+	r->ht_next = 0;
 	/* The cells are the page's: the summary does not need them. */
 	if (!r->no_cells) {
 		a = l->ta == REP_NONE ? -1 : (int64_t)(l->ta / r->u);

@@ -31,6 +31,7 @@ struct rep_series {
 	uint64_t allocs, bytes, temp;
 	uint64_t leak_n, leak_b, end_n, end_b;
 	uint8_t nbig;		/* of its slots in kbig */
+	uint64_t ht_temp;	/* temporary by heaptrack's rule (report.ht_next) */
 };
 
 /* A process, heap and stack: its bytes live now and at its series' peak. */
@@ -57,6 +58,7 @@ struct rep_key {
 	uint64_t allocs, bytes, temp;
 	uint64_t leak_n, leak_b, end_n, end_b;
 	uint8_t nbig;		/* of its slots in kbig */
+	uint64_t ht_temp;	/* temporary by heaptrack's rule (report.ht_next) */
 };
 
 /* Lifetimes of a key whose times fall alike, in units of u ns. */
@@ -105,6 +107,7 @@ struct report {
 	uint64_t end;		/* the last time seen */
 	uint64_t events, lifetimes, allocs, frees, temp;
 	uint64_t ht_temp;	/* heaptrack's temporary allocations (events read) */
+	int ht_next;		/* the next lifetime is one: counted in its key */
 	int life_input;		/* life lines read: changes sorted at the end */
 	int no_cells;		/* the summary alone: no cells kept */
 	struct rep_change *changes;

@@ -18,6 +18,7 @@
 struct row {
 	const char *function, *line;
 	uint64_t v, n;		/* what it is sorted by, and a count */
+	uint64_t w;		/* temporaries by mt's rule (v: heaptrack's) */
 	uint64_t ta, tf;
 	size_t from;		/* lifetimes from its stack */
 };
@@ -97,6 +98,8 @@ row_cmp(const void *a, const void *b)
 
 	if (x->v != y->v)
 		return x->v < y->v ? 1 : -1;
+	if (x->w != y->w)
+		return x->w < y->w ? 1 : -1;
 	if (x->n != y->n)
 		return x->n < y->n ? 1 : -1;
 	return strcmp(x->function, y->function);
@@ -467,15 +470,18 @@ by_key(FILE *f, struct report *r, size_t top, int temp)
 		const char *fn, *line;
 		struct row *x;
 
-		if (temp ? !k->temp : !k->allocs)
+		if (temp ? !k->temp && !k->ht_temp : !k->allocs)
 			continue;
 		site_names(r, k->site, &fn, &line);
 		x = row_of(&rs, fn, line);
-		x->v += temp ? k->temp : k->allocs;
-		x->n += k->bytes;
+		x->v += temp ? k->ht_temp : k->allocs;
+		x->w += k->temp;
+		x->n += temp ? k->allocs : k->bytes;
 	}
+	/* heaptrack's rule first, as the first line and heaptrack_print count. */
 	if (temp)
-		fprintf(f, "\nMost temporary allocations (freed before their thread allocated again)\n");
+		fprintf(f, "\nMost temporary allocations (heaptrack's rule: freed right after their "
+		    "allocation; mt's: freed before their thread allocated again)\n");
 	else
 		fprintf(f, "\nMost allocation calls\n");
 	if (rs.n > 1)
@@ -483,8 +489,13 @@ by_key(FILE *f, struct report *r, size_t top, int temp)
 	for (i = 0; i < rs.n && i < top; i++) {
 		char b[32];
 
-		fprintf(f, "  %10" PRIu64 " calls %10s  %s  %s\n", rs.d[i].v,
-		    human((int64_t)rs.d[i].n, b, sizeof(b)), rs.d[i].function, rs.d[i].line);
+		if (temp)
+			fprintf(f, "  %10" PRIu64 " heaptrack's %10" PRIu64 " mt's %10" PRIu64
+			    " calls  %s  %s\n", rs.d[i].v, rs.d[i].w, rs.d[i].n, rs.d[i].function,
+			    rs.d[i].line);
+		else
+			fprintf(f, "  %10" PRIu64 " calls %10s  %s  %s\n", rs.d[i].v,
+			    human((int64_t)rs.d[i].n, b, sizeof(b)), rs.d[i].function, rs.d[i].line);
 	}
 	if (!rs.n)
 		fprintf(f, "  none\n");

@@ -78,7 +78,7 @@ APT_PACKAGES = build-essential pkg-config libdw-dev libelf-dev libzstd-dev \
 	libclang-rt-14-dev python3 perl util-linux python3.11-dbg elfutils libiberty-dev binutils gnuplot-nox bc \
 	libjemalloc2 libtcmalloc-minimal4 node-d3 chromium zlib1g-dev golang-go \
 	libbpf-dev bpftool musl-tools libjemalloc-dev libmimalloc-dev \
-	time zstd eslint node-chalk node-strip-ansi node-text-table debuginfod libc6-dbg
+	time zstd eslint node-chalk node-strip-ansi node-text-table debuginfod libc6-dbg sqlite3
 
 # What ships; `make tests` builds the test programs, and check does both.
 all: $(PROGS) $(PRELOAD)

@@ -316,3 +316,19 @@ PY
 	run -0 legend 'by=heap&suppressed=shown'
 	has_line "$output" '^malloc	14096	'
 }
+
+@test "the address keeps the rows opened and the graph's zoom" {
+	# Opened by hand: malloc's functions drawn, not mmap's.
+	run -0 report_rows -d 1 app.html 'by=heap,function&open=malloc&expand=0'
+	[ "$(tail -n +2 <<<"$output" | cut -f1 | sort -u)" = malloc ]
+	has_line "$output" '^malloc	InnerLoopOperation	250	10000	10000	40$'
+	run -0 report_rows -d 1 app.html 'by=heap,function&expand=0'
+	[ "$(wc -l <<<"$output")" = 1 ]
+	# Zoomed: the axis from 100 to 200 ms, the reset offered.
+	report_rows -o z.html app.html 'zoom=0.1s,0.2s' >/dev/null
+	ticks=$(grep -o '<text[^>]*>[0-9.]* ms</text>' z.html | sed 's/<[^>]*>//g')
+	[ "$(head -1 <<<"$ticks")" = "100 ms" ] && [ "$(tail -1 <<<"$ticks")" = "200 ms" ]
+	grep -q 'id="zoom-reset" title="Show the whole trace">' z.html
+	report_rows -o z2.html app.html 'zoom=0.2s,0.1s' >/dev/null
+	grep -q "zoom: '0.2s,0.1s' is not two times, the first before the second." z2.html
+}

@@ -360,6 +360,7 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks) {
 		}
 		state.view = [n0, n1];
 		drawGraph();
+		graphChanged();
 	}
 
 	byId('zoom-sel').addEventListener('click', function () {

@@ -15,6 +15,9 @@
  *   hide=L1,L2,...   series hidden, by their legend's labels
  *   suppressed=shown lifetimes never freed that a suppression rule takes
  *                    for no leak counted too (default: left out, said)
+ *   open=P1;P2;...   rows opened by hand, each its keys' values V1,V2,...
+ *                    (a comma or semicolon in one as %2C or %3B)
+ *   zoom=T1,T2       the graph's time axis, when not the whole trace
  *   row=V1,V2,...    the row chosen: its keys' values, first key first
  *                    (a comma in one as %2C); its lifetimes are listed
  *   top=N            rows drawn a level before "N more rows" (200)
@@ -43,6 +46,7 @@ const mtState = function (dom, units, data) {
 		scale: 'linear',
 		hide: [],
 		row: null,
+		open: [],
 		suppressed: false,
 		top: ROWS_PER_LEVEL,
 		expand: 0
@@ -142,6 +146,17 @@ const mtState = function (dom, units, data) {
 			problem('scale: \'' + p.scale + '\' is not linear or log.');
 		state.hide = p.hide ? splitList(p.hide) : [];
 		state.row = p.row ? splitList(p.row) : null;
+		state.open = p.open ? p.open.split(';').map(function (x) {
+			return splitList(x.replace(/%3B/gi, ';'));
+		}) : [];
+		state.view = [0, wholeEnd];
+		if (p.zoom !== undefined) {
+			var z = p.zoom.split(','), z0 = parseDuration(z[0] || ''), z1 = parseDuration(z[1] || '');
+			if (z.length !== 2 || z0 === null || z1 === null || z1 <= z0)
+				problem('zoom: \'' + p.zoom + '\' is not two times, the first before the second.');
+			else
+				state.view = [Math.max(0, z0), Math.min(wholeEnd, z1)];
+		}
 		state.suppressed = p.suppressed === 'shown';
 		state.top = ROWS_PER_LEVEL;
 		if (p.top && /^[0-9]+$/.test(p.top) && +p.top > 0)
@@ -167,6 +182,13 @@ const mtState = function (dom, units, data) {
 			parts.push('hide=' + joinList(state.hide));
 		if (state.suppressed)
 			parts.push('suppressed=shown');
+		if (state.open.length)
+			parts.push('open=' + state.open.map(function (vals) {
+				return joinList(vals.map(function (v) { return v.replace(/;/g, '%3B'); }));
+			}).join(';'));
+		if (state.view[0] !== 0 || state.view[1] !== wholeEnd)
+			parts.push('zoom=' + fragTime(Math.round(state.view[0])) + ',' +
+			    fragTime(Math.round(state.view[1])));
 		if (state.row)
 			parts.push('row=' + joinList(state.row));
 		if (state.top !== ROWS_PER_LEVEL)

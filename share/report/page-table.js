@@ -356,7 +356,34 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 		} else {
 			expanded.add(g.path);
 		}
+		state.open = openPaths();
 		drawTable();
+		writeFragment();
+	}
+
+	/* The rows opened by hand, by their keys' values (rows of frames left out). */
+	function openPaths() {
+		var out = [];
+		expanded.forEach(function (path) {
+			var ids = path.split('\u001f').slice(1);
+			if (ids.length <= state.by.length)
+				out.push(ids.map(function (c) { return strings[+c]; }));
+		});
+		return out;
+	}
+
+	/* The rows the address opens (open=), with their parents. */
+	function openFromState() {
+		state.open.forEach(function (vals) {
+			var path = '';
+			for (var i = 0; i < vals.length && i < state.by.length; i++) {
+				var c = canon(vals[i]);
+				if (c < 0)
+					return;
+				path += '\u001f' + c;
+				expanded.add(path);
+			}
+		});
 	}
 
 	function findPath(node, path) {
@@ -430,6 +457,7 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 	function keysChanged() {
 		reset();
 		state.row = null;
+		state.open = [];
 		if (KEYNAMES.indexOf(state.sort.col) >= 0 && state.by.indexOf(state.sort.col) < 0)
 			state.sort = { col: 'impact', dir: -1 };
 		drawKeys();
@@ -466,6 +494,10 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 	 * and shown.  Said when the window has no such row.
 	 */
 	function selectRow() {
+		if (state.open.length && root) {
+			openFromState();
+			drawTable();
+		}
 		if (!state.row || !root)
 			return;
 		var path = '', i;

@@ -174,7 +174,9 @@ hello(struct recorder *rc, struct proc *p, struct mt_msg *m, int fd, char *data,
 	p->said_hello = 1;
 	p->tsc = rc->tsc_on && (m->flags & HELLO_TSC);
 	p->hello_ts = m->ts = peer_time(rc, p, m->ts, limit);
-	rc->nprocs_traced++;
+	/* A process counts once: an exec is a new image of one already counted. */
+	if (!old || old == p)
+		rc->nprocs_traced++;
 	if (old && old != p) {
 		/* An exec: the old image is gone, its mappings with it.  Its
 		   parent is the one that made it, though it may be ours now. */

@@ -332,3 +332,40 @@ PY
 	report_rows -o z2.html app.html 'zoom=0.2s,0.1s' >/dev/null
 	grep -q "zoom: '0.2s,0.1s' is not two times, the first before the second." z2.html
 }
+
+@test "two runs, one leaking twice as much: the page's changes are mt-group --diff's" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o twice.mtr -- "$PROGS/memtestapp" 2 >/dev/null 2>&1
+	mt-symbolize twice.mtr 2>/dev/null | mt-lifetime -q >twice.life
+	run -0 --separate-stderr mt-report -A '^commit$' -o diff.html "$BATS_FILE_TMPDIR/wpa.mtr" twice.mtr
+	has_line "$stderr" '^mt-report: diff.html: the page, \d+ KiB of data$'
+	report_rows -o d.html diff.html 'by=type,function' >/dev/null
+	# The page's changes, as mt-group --diff -F tsv's columns.
+	python3 - <<'PY' >page.tsv
+import html.parser
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.on = False; self.row = None; self.rows = []
+    def handle_starttag(self, tag, a):
+        a = dict(a)
+        if tag == 'table' and a.get('id') == 'diff': self.on = True
+        elif self.on and tag == 'tr': self.row = {}
+        elif self.on and tag == 'td' and self.row is not None:
+            self.row[a['data-col']] = a.get('data-key', a.get('data-value'))
+    def handle_endtag(self, tag):
+        if tag == 'table' and self.on: self.on = False
+        elif tag == 'tr' and self.row: self.rows.append(self.row); self.row = None
+p = P(); p.feed(open('d.html').read())
+for r in p.rows:
+    print('\t'.join(r[c] for c in ['type', 'function', 'count', 'size', 'impact', 'old-count', 'old-size', 'old-impact', 'state']))
+PY
+	mt-group -A '^commit$' --by type,function -F tsv "$BATS_FILE_TMPDIR/wpa.life" >old.tsv 2>/dev/null
+	run -1 --separate-stderr mt-group -A '^commit$' --by type,function -F tsv --diff old.tsv twice.life
+	diff <(tail -n +2 <<<"$output" | sort) <(sort page.tsv)
+	# InnerLoopOperation's leak: 500 blocks now, 250 before.
+	has_line "$(cat page.tsv)" '^leaked	InnerLoopOperation	500	20000	20000	250	10000	10000	changed$'
+	# The count of changes mt-group says.
+	said=$(sed -n 's/^mt-group: \([0-9]* groups changed ([0-9]* new, [0-9]* gone), [0-9]* the same\)$/\1/p' <<<"$stderr")
+	[ -n "$said" ]
+	grep -qF "$said" d.html
+}

@@ -19,7 +19,8 @@
 #include "report.h"
 
 static const char synopsis[] =
-    "[-qB] [-n count] [-o page.html] [--json file] [-y dir] [-A regex] [--suppress file] [file]";
+    "[-qB] [-n count] [-o page.html] [--json file] [-y dir] [-A regex] [--suppress file] [file]\n"
+    "-o diff.html [options] old new";
 static const char options[] =
     "Summarizes a trace (events or life lines, .mtr or text): its processes and\n"
     "heaps with their peaks, what leaked, what was live at the peaks, the biggest\n"
@@ -40,7 +41,8 @@ static const char options[] =
     "  -h, --help           this help\n"
     "  -V, --version        the version\n"
     "\n"
-    "With no file, or -, standard input.  Exit 0, or 1 when something was wrong.\n";
+    "With no file, or -, standard input.  With two and -o, a page of the\n"
+    "second's differences from the first.  Exit 0, or 1 when something was wrong.\n";
 
 static struct report rep;
 static struct rep_names *names;	/* proc, map, stack, sym, #task lines */
@@ -164,18 +166,61 @@ on_life(const struct mt_life *l, void *arg)
 	report_life(&rep, l);
 }
 
+/* The data alone (old NULL), or the page of it; of two runs' with old's. */
 static int
-write_file(const char *path, const struct mt_out *o, int html)
+write_file(const char *path, const struct mt_out *o, const struct mt_out *old)
 {
 	struct outfile of;
 
 	if (outfile_open(&of, path))
 		return 1;
-	if (html)
-		report_page_write(of.f, o->buf, o->len);
+	if (old && old->buf)
+		report_page_write(of.f, o->buf, o->len, old->buf, old->len);
+	else if (old)
+		report_page_write(of.f, o->buf, o->len, NULL, 0);
 	else
 		fwrite(o->buf, 1, o->len, of.f);
 	return outfile_close(&of) ? 1 : 0;
+}
+
+struct read_opts {
+	int symbolize;
+	char **symdirs;
+	size_t nsymdirs;
+	const char *skip;
+	int quiet;
+};
+
+/* One input read into rep, its stacks named; the status. */
+static int
+read_input(const char *input, const struct read_opts *ro, int *have_syms)
+{
+	static const struct pair_hooks hooks = { .alloc = on_alloc, .free = on_free,
+		.other = other };
+	struct mt_pairer *p;
+	struct mt_reader *r;
+	struct stat st;
+	int status;
+
+	life_seen = 0;
+	lost = 0;
+	memset(&ht, 0, sizeof(ht));
+	names = names_new(ro->symbolize, ro->symdirs, ro->nsymdirs, ro->skip,
+	    strcmp(input, "-") && !stat(input, &st) && S_ISREG(st.st_mode) ? input : NULL);
+	if (!(r = reader_open(input)))
+		return 1;
+	p = pairer_new(on_life, NULL);
+	status = pairer_run(p, r, &hooks);
+	ht.freeing = 0;
+	pairer_finish(p);
+	pairer_free_all(p);
+	report_finish(&rep);
+	*have_syms = names_had_syms(names);
+	rep.dict = names_finish(names);
+	if (!ro->quiet && lost)
+		mt_note("%s: %" PRIu64 " events lost in recording: the figures miss them",
+		    strcmp(input, "-") ? input : "<stdin>", lost);
+	return status;
 }
 
 int
@@ -196,16 +241,13 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	static const struct pair_hooks hooks = { .alloc = on_alloc, .free = on_free,
-		.other = other };
 	const char *html = NULL, *json = NULL, *input, *skip = NULL;
 	char **symdirs = NULL;
 	size_t nsymdirs = 0, top = 5;
 	int ch, status = 0, quiet = 0, symbolize = 1, no_suppress = 0, have_syms;
-	struct mt_pairer *p;
-	struct mt_reader *r;
-	struct mt_out o;
-	struct stat st;
+	struct mt_out o, old = { 0 };
+	struct mt_suppress *sup;
+	struct read_opts ropt;
 
 	mt_setprogname(argv[0]);
 	report_init(&rep, 2000);
@@ -256,8 +298,8 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1) {
-		mt_note("one input at a time");
+	if (argc > 2 || (argc == 2 && !html)) {
+		mt_note("one input at a time, or two with -o: a page of their differences");
 		mt_usage(0, synopsis, options);
 	}
 	input = argc ? argv[0] : "-";
@@ -267,33 +309,40 @@ main(int argc, char *argv[])
 		return 2;
 	if (no_suppress)
 		suppress_none(rep.sup);
+	sup = rep.sup;
+	ropt = (struct read_opts){ symbolize, symdirs, nsymdirs, skip, quiet };
 	rep.no_cells = !html && !json;
 	if (html || json)
 		mt_keep_warnings(5);
-	names = names_new(symbolize, symdirs, nsymdirs, skip,
-	    strcmp(input, "-") && !stat(input, &st) && S_ISREG(st.st_mode) ? input : NULL);
-	if (!(r = reader_open(input)))
-		return 1;
-	p = pairer_new(on_life, NULL);
-	status |= pairer_run(p, r, &hooks);
-	ht.freeing = 0;
-	pairer_finish(p);
-	pairer_free_all(p);
-	report_finish(&rep);
-	have_syms = names_had_syms(names);
-	rep.dict = names_finish(names);
-	if (!quiet && lost)
-		mt_note("%" PRIu64 " events lost in recording: the figures miss them", lost);
+	if (argc == 2) {
+		/* Two runs: the old one's data first, beside the new one's. */
+		if (!html || json) {
+			mt_note("two inputs make a page of their differences: -o, not --json");
+			mt_usage(0, synopsis, options);
+		}
+		if (outfile_is_input(html, argv[1]))
+			return 2;
+		status |= read_input(input, &ropt, &have_syms);
+		out_init(&old, -1, 1 << 20);
+		report_json(&rep, strcmp(input, "-") ? input : "<stdin>", &old);
+		report_free(&rep);
+		report_init(&rep, 2000);
+		rep.sup = sup;
+		rep.no_cells = 0;
+		input = argv[1];
+	}
+	status |= read_input(input, &ropt, &have_syms);
 	if (html || json) {
 		out_init(&o, -1, 1 << 20);
 		report_json(&rep, strcmp(input, "-") ? input : "<stdin>", &o);
 		if (json)
-			status |= write_file(json, &o, 0);
-		if (html && write_file(html, &o, 1))
+			status |= write_file(json, &o, NULL);
+		if (html && write_file(html, &o, &old))
 			status = 1;
 		else if (!quiet && html)
-			mt_note("%s: the page, %zu KiB of data", html, o.len / 1024);
+			mt_note("%s: the page, %zu KiB of data", html, (o.len + old.len) / 1024);
 		out_free(&o);
+		out_free(&old);
 	} else {
 		status |= summary(stdout, &rep, argc ? input : NULL, have_syms, top);
 	}

@@ -15,16 +15,13 @@
 #include "report.h"
 #include "report-page.h"
 
-static const char data_open[] = "<script id=\"mt-data\" type=\"application/json\">";
-static const char data_close[] = "</script>\n";
-
-void
-report_page_write(FILE *f, const char *json, size_t len)
+/* JSON in a script element, escaped as above. */
+static void
+put_data(FILE *f, const char *id, const char *json, size_t len)
 {
 	size_t i, from = 0;
 
-	fwrite(report_page_head, 1, sizeof(report_page_head) - 1, f);
-	fwrite(data_open, 1, sizeof(data_open) - 1, f);
+	fprintf(f, "<script id=\"%s\" type=\"application/json\">", id);
 	for (i = 0; i < len; i++) {
 		if (json[i] != '<')
 			continue;
@@ -39,6 +36,16 @@ report_page_write(FILE *f, const char *json, size_t len)
 		}
 	}
 	fwrite(json + from, 1, len - from, f);
-	fwrite(data_close, 1, sizeof(data_close) - 1, f);
+	fputs("</script>\n", f);
+}
+
+/* The page of json; with old (a run before, or NULL), of the changes too. */
+void
+report_page_write(FILE *f, const char *json, size_t len, const char *old, size_t oldlen)
+{
+	fwrite(report_page_head, 1, sizeof(report_page_head) - 1, f);
+	put_data(f, "mt-data", json, len);
+	if (old)
+		put_data(f, "mt-data-old", old, oldlen);
 	fwrite(report_page_tail, 1, sizeof(report_page_tail) - 1, f);
 }

@@ -176,6 +176,6 @@ extern const char *report_skip;	/* -A REGEX, for the pipelines said */
  * data: the template's head, json in <script id="mt-data">, its tail.
  * Write errors are the caller's to see, with ferror or fclose.
  */
-void report_page_write(FILE *f, const char *json, size_t len);
+void report_page_write(FILE *f, const char *json, size_t len, const char *old, size_t oldlen);
 
 #endif

@@ -5,7 +5,7 @@
  * page holds no data it reads, which it says.
  */
 /* exported mtData */
-const mtData = function (dom) {
+const mtData = function (dom, id) {
 	'use strict';
 	const { byId, problem } = dom;
 	var started = performance.now();
@@ -25,7 +25,7 @@ const mtData = function (dom) {
 
 	var data;
 	try {
-		data = JSON.parse(byId('mt-data').textContent);
+		data = JSON.parse(byId(id || 'mt-data').textContent);
 	} catch (e) {
 		problem('The report\'s data does not parse: ' + e.message);
 		return null;

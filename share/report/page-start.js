@@ -21,6 +21,13 @@
 	if (!data)
 		return;
 	const pageState = mtState(dom, units, data);
+	/* A page of two runs holds the earlier one's data too. */
+	const oldData = document.getElementById('mt-data-old') ? mtData(dom, 'mt-data-old') : null;
+	const diff = oldData ? mtDiff(dom, units, data, oldData, pageState) : null;
+	function drawDiff() {
+		if (diff)
+			diff.draw();
+	}
 	/*
 	 * The table and the lifetimes need each other: the lifetimes show
 	 * the row the user selects, named by the table's path.
@@ -32,7 +39,7 @@
 		while (top && top.depth > 0)
 			top = top.parent;
 		graph.setHighlight(top && !top.frame ? top.val : null);
-	});
+	}, drawDiff);
 	const lifetimes = mtLifetimes(dom, units, data, pageState, table);
 	const graph = mtGraph(dom, units, data, pageState, mtSeries(data),
 	    { drawRange, windowChanged, graphChanged: function () { pageState.writeFragment(); } });
@@ -94,6 +101,8 @@
 	function drawSuppressed() {
 		var sup = data.suppressed;
 		data.showSuppressed(state.suppressed);
+		if (oldData)
+			oldData.showSuppressed(state.suppressed);
 		if (!sup.n)
 			return;
 		byId('suppressed-note').hidden = false;
@@ -107,6 +116,7 @@
 	byId('suppressed-toggle').addEventListener('click', function () {
 		state.suppressed = !state.suppressed;
 		drawSuppressed();
+		drawDiff();
 		table.refreshTable();
 		flame.drawFlame();
 		graph.refresh();
@@ -134,6 +144,7 @@
 	function applyFragment() {
 		readFragment();
 		drawSuppressed();
+		drawDiff();
 		table.reset();
 		table.drawKeys();
 		drawRange(state.sel);
@@ -164,6 +175,7 @@
 	body.setAttribute('data-parse-ms', parsedMs.toFixed(1));
 	body.setAttribute('data-paint-ms', performance.now().toFixed(1));
 	table.drawKeys();
+	drawDiff();
 	table.refreshTable();
 	table.selectRow();
 	body.setAttribute('data-ready-ms', performance.now().toFixed(1));

@@ -2,10 +2,11 @@
  * The table: the window's entries grouped key by key in the user's
  * order, then by the frames of their stacks, as mt-group groups them;
  * and the bar of keys the user orders.  showSelected(row) shows a row
- * the user selected (null: none) elsewhere.
+ * the user selected (null: none) elsewhere; keysChangedHook() is called
+ * when the keys change.
  */
 /* exported mtTable */
-const mtTable = function (dom, units, data, pageState, showSelected) {
+const mtTable = function (dom, units, data, pageState, showSelected, keysChangedHook) {
 	'use strict';
 	const { byId, el, button, problem } = dom;
 	const { BYTE_UNITS, human, cmpStr } = units;
@@ -463,6 +464,7 @@ const mtTable = function (dom, units, data, pageState, showSelected) {
 		drawKeys();
 		refreshTable();
 		showSelected(null);
+		keysChangedHook();
 		writeFragment();
 	}
 

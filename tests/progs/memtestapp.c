@@ -34,12 +34,15 @@ commit(size_t n)
 	return p;
 }
 
+/* The leaks of a spike: LEAKS_PER_SPIKE times the argument (1), for a second run to compare. */
+static int leaks_per_spike = LEAKS_PER_SPIKE;
+
 __attribute__((noinline)) static void
 InnerLoopOperation(void)
 {
 	int i;
 
-	for (i = 0; i < LEAKS_PER_SPIKE; i++)
+	for (i = 0; i < leaks_per_spike; i++)
 		sink = malloc(40);	/* never freed */
 }
 
@@ -60,10 +63,13 @@ Operation1(void)
 }
 
 int
-main(void)
+main(int argc, char *argv[])
 {
 	void *steady = commit(10 * MiB), *step = NULL;
 	int i;
+
+	if (argc > 1)
+		leaks_per_spike = LEAKS_PER_SPIKE * atoi(argv[1]);
 
 	sleep_ms(30);
 	for (i = 0; i < SPIKES; i++) {
@@ -76,6 +82,6 @@ main(void)
 	}
 	munmap(step, 10 * MiB);
 	munmap(steady, 10 * MiB);
-	printf("leaks=%d bytes=%d\n", SPIKES * LEAKS_PER_SPIKE, SPIKES * LEAKS_PER_SPIKE * 40);
+	printf("leaks=%d bytes=%d\n", SPIKES * leaks_per_spike, SPIKES * leaks_per_spike * 40);
 	return 0;
 }

@@ -364,6 +364,12 @@ PY
 	diff <(tail -n +2 <<<"$output" | sort) <(sort page.tsv)
 	# InnerLoopOperation's leak: 500 blocks now, 250 before.
 	has_line "$(cat page.tsv)" '^leaked	InnerLoopOperation	500	20000	20000	250	10000	10000	changed$'
+	# Both runs on the graph, each from its start: the earlier faint, by name.
+	report_rows -o g.html diff.html 'by=function' >/dev/null
+	grep -q 'data-label="InnerLoopOperation" data-peak="20000"' g.html
+	grep -q 'data-label="earlier: InnerLoopOperation" data-peak="10000"' g.html
+	report_rows -o h.html diff.html 'graph=heap' >/dev/null
+	grep -q 'data-label="earlier: memtestapp [0-9]* mmap" data-peak="31457280"' h.html
 	# The count of changes mt-group says.
 	said=$(sed -n 's/^mt-group: \([0-9]* groups changed ([0-9]* new, [0-9]* gone), [0-9]* the same\)$/\1/p' <<<"$stderr")
 	[ -n "$said" ]

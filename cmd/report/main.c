@@ -191,7 +191,7 @@ struct read_opts {
 	int quiet;
 };
 
-/* One input read into rep, its stacks named; the status. */
+/* One input read into rep, its stacks named; the status, -1 when it cannot be opened (said). */
 static int
 read_input(const char *input, const struct read_opts *ro, int *have_syms)
 {
@@ -208,7 +208,7 @@ read_input(const char *input, const struct read_opts *ro, int *have_syms)
 	names = names_new(ro->symbolize, ro->symdirs, ro->nsymdirs, ro->skip,
 	    strcmp(input, "-") && !stat(input, &st) && S_ISREG(st.st_mode) ? input : NULL);
 	if (!(r = reader_open(input)))
-		return 1;
+		return -1;
 	p = pairer_new(on_life, NULL);
 	status = pairer_run(p, r, &hooks);
 	ht.freeing = 0;
@@ -248,6 +248,7 @@ main(int argc, char *argv[])
 	struct mt_out o, old = { 0 };
 	struct mt_suppress *sup;
 	struct read_opts ropt;
+	int rst;
 
 	mt_setprogname(argv[0]);
 	report_init(&rep, 2000);
@@ -322,7 +323,9 @@ main(int argc, char *argv[])
 		}
 		if (outfile_is_input(html, argv[1]))
 			return 2;
-		status |= read_input(input, &ropt, &have_syms);
+		if ((rst = read_input(input, &ropt, &have_syms)) < 0)
+			return 1;
+		status |= rst;
 		out_init(&old, -1, 1 << 20);
 		report_json(&rep, strcmp(input, "-") ? input : "<stdin>", &old);
 		report_free(&rep);
@@ -331,7 +334,9 @@ main(int argc, char *argv[])
 		rep.no_cells = 0;
 		input = argv[1];
 	}
-	status |= read_input(input, &ropt, &have_syms);
+	if ((rst = read_input(input, &ropt, &have_syms)) < 0)
+		return 1;
+	status |= rst;
 	if (html || json) {
 		out_init(&o, -1, 1 << 20);
 		report_json(&rep, strcmp(input, "-") ? input : "<stdin>", &o);

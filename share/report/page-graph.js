@@ -7,11 +7,11 @@
  * hooks.graphChanged() a choice of series or scale.
  */
 /* exported mtGraph */
-const mtGraph = function (dom, units, data, pageState, seriesOf, hooks) {
+const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier) {
 	'use strict';
 	const { byId } = dom;
 	const { BYTE_UNITS, human, secsUnit, cmpStr } = units;
-	const { series, strings, canonOf, cellUnit, wholeEnd } = data;
+	const { series, cellUnit, wholeEnd } = data;
 	const { state, windowNow } = pageState;
 	const { drawRange, windowChanged, graphChanged } = hooks;
 
@@ -26,13 +26,20 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks) {
 				peak = max[b];
 		return peak;
 	}
-	var heapLines = series.lines.map(function (l, i) {
-		return {
-			i: i, max: l.max, min: l.min, peak: peakOf(l.max), on: true, val: null,
-			label: strings[canonOf[l.process]] + ' ' + l.pid + ' ' + strings[canonOf[l.heap]]
-		};
-	});
-	heapLines.sort(function (a, b) { return b.peak - a.peak || cmpStr(a.label, b.label); });
+	/* A run's bands a process and heap; a line keeps its series' bucket width. */
+	function heapLinesOf(d) {
+		var ls = d.series.lines.map(function (l, i) {
+			return {
+				i: i, max: l.max, min: l.min, peak: peakOf(l.max), on: true, val: null,
+				w: d.series.w, n: d.series.n,
+				label: d.strings[d.canonOf[l.process]] + ' ' + l.pid + ' ' +
+				    d.strings[d.canonOf[l.heap]]
+			};
+		});
+		ls.sort(function (a, b) { return b.peak - a.peak || cmpStr(a.label, b.label); });
+		return ls;
+	}
+	var heapLines = heapLinesOf(data);
 	var palette = d3.schemeTableau10;
 	/* Colours by rank; the table's "other" grey. */
 	function colour(ls, other) {
@@ -59,8 +66,26 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks) {
 		} else {
 			lines = colour(seriesOf.byTable(key, win[0], win[1]).map(function (l, i) {
 				l.i = i;
+				l.w = bucketWidth;
+				l.n = bucketCount;
 				return l;
 			}), true);
+		}
+		/* The earlier run's, from its own start, faint, in the colour of the same group now. */
+		if (earlier) {
+			var colours = new Map(lines.map(function (l) { return [l.label, l.color]; }));
+			var then = state.graph === 'heap' ? heapLinesOf(earlier.data) :
+			    earlier.seriesOf.byTable(key, win[0], win[1]).map(function (l) {
+				l.w = earlier.data.series.w;
+				l.n = earlier.data.series.n;
+				return l;
+			});
+			lines = lines.concat(then.map(function (l, i) {
+				l.earlier = true;
+				l.color = colours.get(l.label) || d3.interpolateRainbow((i * 0.618 + 0.3) % 1);
+				l.label = 'earlier: ' + l.label;
+				return l;
+			}));
 		}
 		lines.forEach(function (l) {
 			l.on = !hidden.has(l.label) && state.hide.indexOf(l.label) < 0;
@@ -164,10 +189,10 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks) {
 	 * pixels shows the extremes of the buckets it covers: its span, faint
 	 * inside, its ends strong, so that a flat stretch is a line.
 	 */
-	function drawBands(b0, b1, grid) {
+	function drawBands(grid) {
 		var ctx = gcanvas.getContext('2d'), W = gcanvas.width, H = gcanvas.height;
 		var ratio = W / gwidth, img = ctx.createImageData(W, H), px = img.data;
-		var cb0 = new Int32Array(W), cb1 = new Int32Array(W), c, y;
+		var cb0, cb1, c, y;
 		/* The grid first, under the bands: a steady level often sits on a tick. */
 		grid.forEach(function (v) {
 			var row = Math.max(0, Math.min(H - 1, Math.floor(gy(v) * ratio)));
@@ -176,10 +201,22 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks) {
 				px[o + 3] = 255;
 			}
 		});
-		for (c = 0; c < W; c++) {
-			var t0 = gx.invert(c / ratio), t1 = gx.invert((c + 1) / ratio);
-			cb0[c] = Math.max(b0, Math.floor(t0 / bucketWidth));
-			cb1[c] = Math.min(b1, Math.max(cb0[c] + 1, Math.ceil(t1 / bucketWidth)));
+		/* The buckets each column covers, for each bucket width (two runs: two). */
+		var spans = new Map();
+		function spanOf(w, n) {
+			var sp = spans.get(w);
+			if (sp)
+				return sp;
+			var lo = new Int32Array(W), hi = new Int32Array(W);
+			var bb0 = Math.max(0, Math.floor(state.view[0] / w));
+			var bb1 = Math.min(n, Math.ceil(state.view[1] / w));
+			for (var x = 0; x < W; x++) {
+				var t0 = gx.invert(x / ratio), t1 = gx.invert((x + 1) / ratio);
+				lo[x] = Math.max(bb0, Math.floor(t0 / w));
+				hi[x] = Math.min(bb1, Math.max(lo[x] + 1, Math.ceil(t1 / w)));
+			}
+			spans.set(w, sp = [lo, hi]);
+			return sp;
 		}
 		var thick = Math.max(2, Math.round(1.5 * ratio));
 		function ypix(v) { return Math.floor(gy(v) * ratio); }
@@ -187,9 +224,12 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks) {
 			var l = lines[li];
 			if (!l.on)
 				continue;
-			var faint = highlight !== null && state.graph !== 'heap' && l.val !== highlight;
+			var faint = l.earlier ||
+			    (highlight !== null && state.graph !== 'heap' && l.val !== highlight);
 			var rgb = d3.rgb(l.color), r = rgb.r, g = rgb.g, bl = rgb.b, mn = l.min, mx = l.max;
-			var peakY = H;
+			var peakY = H, sp = spanOf(l.w || bucketWidth, l.n || bucketCount);
+			cb0 = sp[0];
+			cb1 = sp[1];
 			for (c = 0; c < W; c++) {
 				var a = Infinity, z = -Infinity;
 				for (var b = cb0[c]; b < cb1[c]; b++) {
@@ -242,20 +282,20 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks) {
 		if (currentLines())
 			drawLegend();
 		gx.domain([v0, v1]);
-		var b0 = Math.max(0, Math.floor(v0 / bucketWidth));
-		var b1 = Math.min(bucketCount, Math.ceil(v1 / bucketWidth));
 		var ymax = 0;
 		lines.forEach(function (l) {
 			if (!l.on)
 				return;
-			for (var b = b0; b < b1; b++)
+			var w = l.w || bucketWidth, n = l.n || bucketCount;
+			var b1 = Math.min(n, Math.ceil(v1 / w));
+			for (var b = Math.max(0, Math.floor(v0 / w)); b < b1; b++)
 				if (l.max[b] > ymax)
 					ymax = l.max[b];
 		});
 		var ticks = state.scale === 'log' ? logTicks(ymax || 1) : bytesTicks(ymax * 1.05 || 1);
 		gy = (state.scale === 'log' ? d3.scaleSymlog().constant(1) : d3.scaleLinear())
 		    .range([gheight, 0]).domain([0, ticks.top || 1]);
-		drawBands(b0, b1, ticks.values);
+		drawBands(ticks.values);
 		gaxisX.call(d3.axisBottom(gx).ticks(Math.max(2, Math.floor(gwidth / 110)))
 		    .tickFormat(timeTick(v1 - v0)));
 		gaxisY.call(d3.axisLeft(gy).tickValues(ticks.values).tickFormat(ticks.fmt));

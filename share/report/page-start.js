@@ -42,7 +42,8 @@
 	}, drawDiff);
 	const lifetimes = mtLifetimes(dom, units, data, pageState, table);
 	const graph = mtGraph(dom, units, data, pageState, mtSeries(data),
-	    { drawRange, windowChanged, graphChanged: function () { pageState.writeFragment(); } });
+	    { drawRange, windowChanged, graphChanged: function () { pageState.writeFragment(); } },
+	    oldData ? { data: oldData, seriesOf: mtSeries(oldData) } : null);
 	const flame = mtFlame(dom, units, data, pageState);
 	const { byId, el } = dom;
 	const { secsUnit, dur, human } = units;

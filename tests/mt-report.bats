@@ -48,7 +48,7 @@ near() {	# ours theirs percent
 	run -0 mt-report wpa.mtr
 	has_line "$output" '^wpa\.mtr: [0-9.]+ s, 1 process, 263 allocations \([0-9]+/s\), 12 frees$'
 	has_line "$output" '^memtestapp +[0-9]+ mmap +30\.0 MiB +[0-9.]+ s +0 B +0 B +120\.0 MiB +12$'
-	has_line "$output" '^ +9\.8 KiB +250 blocks InnerLoopOperation  tests/progs/memtestapp\.c:43$'
+	has_line "$output" '^ +9\.8 KiB +250 blocks InnerLoopOperation  tests/progs/memtestapp\.c:46$'
 	has_line "$output" '^  \$ mt-symbolize wpa\.mtr \| mt-lifetime \| mt-group --by type,function,line$'
 	# The spikes, told from the steady state by their stack.
 	has_line "$output" '^ +10\.0 MiB x10 +at [0-9.]+ s, [0-9.]+ s, [0-9.]+ s, \.\.\. for '
@@ -57,7 +57,7 @@ near() {	# ours theirs percent
 	# What the parts say is what their pipelines print.
 	hint=$(printf '%s\n' "$output" | grep -m1 -A8 '^Leaked' | sed -n 's/^  \$ //p')
 	run -0 bash -c "$hint"
-	has_line "$output" '^leaked +InnerLoopOperation +tests/progs/memtestapp\.c:43 +250 +9\.8 KiB +9\.8 KiB +40 B$'
+	has_line "$output" '^leaked +InnerLoopOperation +tests/progs/memtestapp\.c:46 +250 +9\.8 KiB +9\.8 KiB +40 B$'
 	run -0 mt-report wpa.mtr
 	hint=$(printf '%s\n' "$output" | grep -A8 '^Live at the peaks' | sed -n 's/^  \$ //p')
 	[[ $hint == *"mt-window --at peak"* ]]
@@ -65,7 +65,7 @@ near() {	# ours theirs percent
 	has_line "$output" "^memtestapp\tmmap\tcommit\ttests/progs/memtestapp\.c:31\t3\t$((30 * MiB))\t$((30 * MiB))\t"
 	run -0 mt-report -B wpa.mtr
 	has_line "$output" "^ +$((30 * MiB)) +3 blocks commit  tests/progs/memtestapp\.c:31$"
-	has_line "$output" "^ +10000 +250 blocks InnerLoopOperation  tests/progs/memtestapp\.c:43$"
+	has_line "$output" "^ +10000 +250 blocks InnerLoopOperation  tests/progs/memtestapp\.c:46$"
 }
 
 @test "each process and heap's peak and its instant are mt-window --at peak's, from events and life lines" {

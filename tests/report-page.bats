@@ -375,3 +375,16 @@ PY
 	[ -n "$said" ]
 	grep -qF "$said" d.html
 }
+
+@test "WPA's class key (aifi, aifo, aofi, aofo) as mt-group's, on windows that cut lifetimes" {
+	s1=$(spike 1) s3=$(spike 3) up=$(step_up)
+	same "$((s1 + 1))ns" "$((s3 + 1))ns" class,type,function
+	same "$((up - 1000000))ns" "$((up + 1000000))ns" class,heap
+	same - - class
+	# A window a spike straddles from its start: allocated outside, freed inside.
+	same "$((s1 + 1))ns" "$(cat end)ns" class,function
+	grep -q '^aofi	ManipulateTemporaryBuffer	1	0	-10485760	' page.tsv
+	# The graph by class: its series are the classes.
+	run -0 legend "by=class&from=$((s1 + 1))ns&to=$(cat end)ns"
+	has_line "$output" '^aofi	'
+}

@@ -10,7 +10,7 @@ const mtData = function (dom, id) {
 	const { byId, problem } = dom;
 	var started = performance.now();
 
-	var KEYNAMES = ['process', 'pid', 'heap', 'type', 'function', 'line', 'file',
+	var KEYNAMES = ['process', 'pid', 'heap', 'type', 'class', 'function', 'line', 'file',
 		'module', 'stack', 'size-class', 'task'];
 	var DEFAULT_BY = ['process', 'heap', 'type', 'function'];
 	var TYPE_NAMES = ['transient', 'impacting', 'outstanding', 'leaked'];
@@ -63,6 +63,22 @@ const mtData = function (dom, id) {
 		return c;
 	}
 	var typeString = TYPE_NAMES.map(intern);
+	/*
+	 * WPA's classes: allocated inside or outside the window, freed inside
+	 * or outside.  An entry's slot is key * 8 + type * 2 + x, x telling
+	 * apart the two classes an impacting (aifo, aofi) or a leaked (aifo,
+	 * aofo) lifetime may have.
+	 */
+	var CLASS_NAMES = ['aifi', 'aifo', 'aofi', 'aofo'];
+	var classString = CLASS_NAMES.map(intern);
+	var CLASS_OF = [0, 0, 1, 2, 3, 3, 1, 3];	/* (type * 2 + x) -> class */
+	function entryKey(j) { return j >> 3; }
+	function entryType(j) { return (j >> 1) & 3; }
+	/* A key's value for an entry slot: its string's index. */
+	function entryValue(j, key) {
+		return key === 'type' ? typeString[(j >> 1) & 3] :
+		    key === 'class' ? classString[CLASS_OF[j & 7]] : keyCol[key][j >> 3];
+	}
 	/* A string's index, or -1 when the data has none like it. */
 	function canon(str) {
 		var c = canonIndex.get(str);
@@ -74,7 +90,7 @@ const mtData = function (dom, id) {
 	var keyCount = data.keys.process.length;
 	var keyCol = {};
 	KEYNAMES.forEach(function (name) {
-		if (name === 'type')
+		if (name === 'type' || name === 'class')
 			return;
 		var src = data.keys[name], a = new Int32Array(keyCount);
 		for (var i = 0; i < keyCount; i++)
@@ -166,8 +182,8 @@ const mtData = function (dom, id) {
 
 	/* ---- The window's sums: one pass over the cells ---- */
 
-	var accCount = new Float64Array(keyCount * 4), accSize = new Float64Array(keyCount * 4),
-	    accImpact = new Float64Array(keyCount * 4);
+	var accCount = new Float64Array(keyCount * 8), accSize = new Float64Array(keyCount * 8),
+	    accImpact = new Float64Array(keyCount * 8);
 	/* The window's entries: (key, type) with lifetimes in the window. */
 	var entries = { n: 0, keyType: null, count: null, size: null, impact: null };
 
@@ -186,7 +202,9 @@ const mtData = function (dom, id) {
 				continue;
 			var ai = a !== -1 && a >= a0, fi = f !== -1 && f < b0;
 			var t = ai && fi ? 0 : cFate[i] === 2 ? 3 : !ai && !fi ? 2 : 1;
-			var j = cK[i] * 4 + t, s = cS[i];
+			/* x: aofi of the impacting, aofo of the leaked. */
+			var x = t === 1 ? (ai ? 0 : 1) : t === 3 ? (ai ? 0 : 1) : 0;
+			var j = cK[i] * 8 + t * 2 + x, s = cS[i];
 			accCount[j] += cN[i];
 			if (ai) {
 				accSize[j] += s;
@@ -196,7 +214,7 @@ const mtData = function (dom, id) {
 				accImpact[j] -= s;
 			}
 		}
-		var n = 0, m = keyCount * 4;
+		var n = 0, m = keyCount * 8;
 		for (i = 0; i < m; i++)
 			if (accCount[i] > 0)
 				n++;
@@ -220,6 +238,7 @@ const mtData = function (dom, id) {
 		KEYNAMES, DEFAULT_BY, TYPE_NAMES, NUMCOLS, ROWS_PER_LEVEL, NO_STACK, SELF, DASH,
 		info: data.info, series: data.series, parsedMs,
 		strings, canonOf, canon, typeString, keyCount, keyCol, keyFrames,
+		entryKey, entryType, entryValue, classString,
 		frameFn, frameLine, frameMod, stacks,
 		cellUnit, exact, cellCount, lifetimes, traceEnd, wholeEnd,
 		cells: { cK, cA, cF, cOn, cFate, cN, cS, cellCount, cellOut }, suppressed, showSuppressed,

@@ -17,9 +17,9 @@ const mtDiff = function (dom, units, data, old, pageState) {
 		var m = new Map(), e = d.entries;
 		d.computeWindow(0, d.wholeEnd);
 		for (var i = 0; i < e.n; i++) {
-			var j = e.keyType[i], k = j >> 2;
+			var j = e.keyType[i];
 			var name = state.by.map(function (key) {
-				return d.strings[key === 'type' ? d.typeString[j & 3] : d.keyCol[key][k]];
+				return d.strings[d.entryValue(j, key)];
 			}).join('\t');
 			var x = m.get(name);
 			if (!x)

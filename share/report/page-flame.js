@@ -4,7 +4,7 @@ const mtFlame = function (dom, units, data, pageState) {
 	const { byId } = dom;
 	const { human, cmpStr } = units;
 	const {
-		strings, keyCount, keyCol, keyFrames, frameFn, frameLine, frameMod, stacks, entries
+		strings, keyCount, keyCol, keyFrames, frameFn, frameLine, frameMod, stacks, entries, entryKey
 	} = data;
 	const { state, writeFragment } = pageState;
 
@@ -31,7 +31,7 @@ const mtFlame = function (dom, units, data, pageState) {
 	function buildTrie() {
 		var weight = new Float64Array(keyCount), i, byImpact = state.flame === 'impact';
 		for (i = 0; i < entries.n; i++)
-			weight[entries.keyType[i] >> 2] += byImpact ? entries.impact[i] : entries.size[i];
+			weight[entryKey(entries.keyType[i])] += byImpact ? entries.impact[i] : entries.size[i];
 		icicle.weight = weight;
 		var top = flameNode(null, 'all', -1, 'root');
 		/* The widths are sizes; the sum said is the table's: what was freed subtracts. */

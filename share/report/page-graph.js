@@ -55,7 +55,8 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 	/* The lines the state asks for: made again when its key or window changed. */
 	function currentLines() {
 		var key = state.by[0], win = windowNow();
-		var sig = state.graph === 'heap' ? 'heap' : key + (key === 'type' ? ' ' + win : '') +
+		var sig = state.graph === 'heap' ? 'heap' :
+		    key + (key === 'type' || key === 'class' ? ' ' + win : '') +
 		    (state.suppressed ? ' +suppressed' : '');
 		if (sig === linesFor)
 			return false;

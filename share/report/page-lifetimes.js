@@ -3,7 +3,7 @@ const mtLifetimes = function (dom, units, data, pageState, table) {
 	'use strict';
 	const { byId, el } = dom;
 	const { human, secsUnit, dur } = units;
-	const { TYPE_NAMES, strings, keyCount, keyCol, lifetimes, entries } = data;
+	const { TYPE_NAMES, strings, keyCount, keyCol, lifetimes, entries, entryKey, entryType } = data;
 	const { windowNow } = pageState;
 	const { pathValues } = table;
 
@@ -20,10 +20,10 @@ const mtLifetimes = function (dom, units, data, pageState, table) {
 		}
 		var w = windowNow(), A = w[0], B = w[1], marked = [], i;
 		for (i = 0; i < g.idx.length; i++) {
-			var j = entries.keyType[g.idx[i]], k = j >> 2;
+			var j = entries.keyType[g.idx[i]], k = entryKey(j);
 			if (!keyMark[k])
 				marked.push(k);
-			keyMark[k] |= 1 << (j & 3);
+			keyMark[k] |= 1 << entryType(j);
 		}
 		var rows = [], n = lifetimes.k.length;
 		for (i = 0; i < n; i++) {

@@ -10,7 +10,7 @@
 /* exported mtSeries */
 const mtSeries = function (data) {
 	'use strict';
-	const { keyCol, typeString, strings, cellUnit, series } = data;
+	const { keyCol, typeString, classString, strings, cellUnit, series } = data;
 	const { cK, cA, cF, cOn, cFate, cS, cellCount, cellOut } = data.cells;
 
 	var SHOWN = 8;
@@ -100,7 +100,7 @@ const mtSeries = function (data) {
 	 * "type" its class in the window [A, B), as the table classes it.
 	 */
 	function groupOf(key, A, B) {
-		if (key !== 'type') {
+		if (key !== 'type' && key !== 'class') {
 			var col = keyCol[key];
 			return function (i) { return cellOut(i) ? -1 : col[cK[i]]; };
 		}
@@ -112,6 +112,8 @@ const mtSeries = function (data) {
 			if ((a !== -1 && a >= b0) || (f !== -1 && (cOn[i] ? f <= a0 : f < a0)))
 				return -1;	/* outside the window: no class */
 			var ai = a !== -1 && a >= a0, fi = f !== -1 && f < b0;
+			if (key === 'class')
+				return classString[ai ? (fi ? 0 : 1) : (fi ? 2 : 3)];
 			return typeString[ai && fi ? 0 : cFate[i] === 2 ? 3 : !ai && !fi ? 2 : 1];
 		};
 	}

@@ -137,7 +137,7 @@
 		table.refreshTable();
 		flame.drawFlame();
 		graph.drawBrush();
-		if (state.by[0] === 'type')
+		if (state.by[0] === 'type' || state.by[0] === 'class')
 			graph.refresh();
 		writeFragment();
 	}

@@ -4,7 +4,7 @@
  *   from=T, to=T     the window [from, to): a time as mt-window's --from
  *                    takes it (2.5s, 250ms, 85060300ns, 0), snapped out
  *                    to the cells' unit u; none: the whole trace
- *   by=K1,K2,...     the keys, in their order (process, pid, heap, type,
+ *   by=K1,K2,...     the keys, in their order (process, pid, heap, type, class,
  *                    function, line, file, module, stack, size-class, task)
  *   sort=COL[:asc|:desc]   count, size, impact, per-alloc or a key
  *   flame=size|impact      the flame graph's weight

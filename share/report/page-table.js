@@ -11,7 +11,7 @@ const mtTable = function (dom, units, data, pageState, showSelected, keysChanged
 	const { byId, el, button, problem } = dom;
 	const { BYTE_UNITS, human, cmpStr } = units;
 	const {
-		KEYNAMES, NUMCOLS, NO_STACK, SELF, DASH, strings, canon, typeString, keyCount, keyCol, keyFrames,
+		KEYNAMES, NUMCOLS, NO_STACK, SELF, DASH, strings, canon, keyCount, keyFrames, entryKey, entryValue,
 		frameFn, frameLine, frameMod, stacks, cellCount, entries, computeWindow
 	} = data;
 	const { state, writeFragment, windowNow } = pageState;
@@ -19,13 +19,12 @@ const mtTable = function (dom, units, data, pageState, showSelected, keysChanged
 	/* ---- The tree: groups of entries, key by key, then frames ---- */
 
 	function valueAt(e, key) {
-		var j = entries.keyType[e];
-		return key === 'type' ? typeString[j & 3] : keyCol[key][j >> 2];
+		return entryValue(entries.keyType[e], key);
 	}
 
 	/* The frame at depth fd of the entry's stack, outermost first. */
 	function frameAt(e, fd) {
-		var fr = keyFrames[entries.keyType[e] >> 2];
+		var fr = keyFrames[entryKey(entries.keyType[e])];
 		if (fr < 0 || fr >= stacks.length)
 			return fd === 0 ? NO_STACK : SELF;
 		var st = stacks[fr];

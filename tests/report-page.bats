@@ -388,3 +388,16 @@ PY
 	run -0 legend "by=class&from=$((s1 + 1))ns&to=$(cat end)ns"
 	has_line "$output" '^aofi	'
 }
+
+@test "the filter box: the rows whose names or stacks hold the text, kept in the address" {
+	run -0 report_rows app.html 'by=type,function&filter=innerloop'
+	[ "$(tail -n +2 <<<"$output")" = "$(printf 'leaked\tInnerLoopOperation\t250\t10000\t10000\t40')" ]
+	# By a frame of the stack: Operation1 calls both the spikes and the leak.
+	run -0 report_rows app.html 'by=function&filter=Operation1'
+	[ "$(tail -n +2 <<<"$output" | cut -f1 | sort | tr '\n' ' ')" = "InnerLoopOperation ManipulateTemporaryBuffer " ]
+	# By a class, and nothing at all.
+	run -0 report_rows app.html 'by=type,function&filter=leaked'
+	[ "$(tail -n +2 <<<"$output" | cut -f1 | sort -u)" = leaked ]
+	report_rows -o f.html app.html 'by=function&filter=no-such-name' >/dev/null
+	grep -q "No row in this window holds 'no-such-name'." f.html
+}

@@ -144,6 +144,7 @@
 
 	function applyFragment() {
 		readFragment();
+		byId('filter').value = state.filter;
 		drawSuppressed();
 		drawDiff();
 		table.reset();
@@ -161,6 +162,7 @@
 	var setupMs = performance.now() - started;
 	drawHeader();
 	readFragment();
+	byId('filter').value = state.filter;
 	drawSuppressed();
 	drawRange(state.sel);
 	var tg = performance.now();

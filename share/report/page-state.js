@@ -18,6 +18,7 @@
  *   open=P1;P2;...   rows opened by hand, each its keys' values V1,V2,...
  *                    (a comma or semicolon in one as %2C or %3B)
  *   zoom=T1,T2       the graph's time axis, when not the whole trace
+ *   filter=TEXT      the table's rows whose names or stacks hold TEXT
  *   row=V1,V2,...    the row chosen: its keys' values, first key first
  *                    (a comma in one as %2C); its lifetimes are listed
  *   top=N            rows drawn a level before "N more rows" (200)
@@ -46,6 +47,7 @@ const mtState = function (dom, units, data) {
 		scale: 'linear',
 		hide: [],
 		row: null,
+		filter: '',
 		open: [],
 		suppressed: false,
 		top: ROWS_PER_LEVEL,
@@ -146,6 +148,7 @@ const mtState = function (dom, units, data) {
 			problem('scale: \'' + p.scale + '\' is not linear or log.');
 		state.hide = p.hide ? splitList(p.hide) : [];
 		state.row = p.row ? splitList(p.row) : null;
+		state.filter = p.filter || '';
 		state.open = p.open ? p.open.split(';').map(function (x) {
 			return splitList(x.replace(/%3B/gi, ';'));
 		}) : [];
@@ -182,6 +185,8 @@ const mtState = function (dom, units, data) {
 			parts.push('hide=' + joinList(state.hide));
 		if (state.suppressed)
 			parts.push('suppressed=shown');
+		if (state.filter)
+			parts.push('filter=' + encodeURIComponent(state.filter));
 		if (state.open.length)
 			parts.push('open=' + state.open.map(function (vals) {
 				return joinList(vals.map(function (v) { return v.replace(/;/g, '%3B'); }));

@@ -11,7 +11,8 @@ const mtTable = function (dom, units, data, pageState, showSelected, keysChanged
 	const { byId, el, button, problem } = dom;
 	const { BYTE_UNITS, human, cmpStr } = units;
 	const {
-		KEYNAMES, NUMCOLS, NO_STACK, SELF, DASH, strings, canon, keyCount, keyFrames, entryKey, entryValue,
+		KEYNAMES, NUMCOLS, NO_STACK, SELF, DASH, strings, canon, keyCount, keyCol, keyFrames, entryKey,
+		entryValue,
 		frameFn, frameLine, frameMod, stacks, cellCount, entries, computeWindow
 	} = data;
 	const { state, writeFragment, windowNow } = pageState;
@@ -133,10 +134,41 @@ const mtTable = function (dom, units, data, pageState, showSelected, keysChanged
 	var expanded = new Set();	/* paths of open rows */
 	var selectedPath = null;
 
+	/*
+	 * The filter box: an entry stays when one of its names holds the text
+	 * (any case): its keys' values, its type and class, its stack's frames.
+	 */
+	var keyHit = null, hitFor = null;
+	function keyMatches(k, text) {
+		for (var c in keyCol)
+			if (strings[keyCol[c][k]].toLowerCase().indexOf(text) >= 0)
+				return true;
+		var fr = keyFrames[k];
+		if (fr >= 0 && fr < stacks.length)
+			for (var i = 0; i < stacks[fr].length; i++)
+				if (strings[frameFn[stacks[fr][i]]].toLowerCase().indexOf(text) >= 0)
+					return true;
+		return false;
+	}
+	function passes(e) {
+		var text = state.filter.toLowerCase(), j = entries.keyType[e], k = entryKey(j);
+		if (!text)
+			return true;
+		if (hitFor !== text) {
+			keyHit = new Int8Array(keyCount).fill(-1);
+			hitFor = text;
+		}
+		if (keyHit[k] < 0)
+			keyHit[k] = keyMatches(k, text) ? 1 : 0;
+		return keyHit[k] === 1 || strings[entryValue(j, 'type')].indexOf(text) >= 0 ||
+		    strings[entryValue(j, 'class')].indexOf(text) >= 0;
+	}
+
 	function buildRoot() {
-		var all = new Array(entries.n);
+		var all = [];
 		for (var i = 0; i < entries.n; i++)
-			all[i] = i;
+			if (passes(i))
+				all.push(i);
 		root = { depth: -1, path: '', idx: all, kids: null, shown: state.top, open: true };
 		root.kids = sortKids(childrenOf(root));
 	}
@@ -309,7 +341,9 @@ const mtTable = function (dom, units, data, pageState, showSelected, keysChanged
 		rowsDrawn = 0;
 		var frag = document.createDocumentFragment();
 		if (!root.kids.length)
-			el('td', '', 'No lifetime is active in this window.', el('tr', 'empty', null, frag))
+			el('td', '', state.filter && entries.n ?
+			    'No row in this window holds \'' + state.filter + '\'.' :
+			    'No lifetime is active in this window.', el('tr', 'empty', null, frag))
 			    .colSpan = nk + NUMCOLS.length;
 		emit(frag, root, nk);
 		tbody.textContent = '';
@@ -520,6 +554,16 @@ const mtTable = function (dom, units, data, pageState, showSelected, keysChanged
 		drawTable();
 		showSelected(g);
 	}
+
+	var filterTimer;
+	byId('filter').addEventListener('input', function () {
+		clearTimeout(filterTimer);
+		filterTimer = setTimeout(function () {
+			state.filter = byId('filter').value;
+			refreshTable();
+			writeFragment();
+		}, 150);
+	});
 
 	return { drawKeys, refreshTable, reset, pathValues, selectRow };
 };

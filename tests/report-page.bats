@@ -401,3 +401,21 @@ PY
 	report_rows -o f.html app.html 'by=function&filter=no-such-name' >/dev/null
 	grep -q "No row in this window holds 'no-such-name'." f.html
 }
+
+@test "the flame graph by Count and by Leaked, inverted, with a search" {
+	report_rows -o fl.html app.html 'by=type,function&flame=count' >rows.tsv
+	want=$(awk -F'\t' 'NR > 1 { s += $3 } END { print s }' rows.tsv)
+	grep -q "id=\"flame-note\" data-total=\"$want\">Count of the selection: $want lifetimes" fl.html
+	leaked=$(awk -F'\t' 'NR > 1 && $1 == "leaked" { s += $4 } END { print s }' rows.tsv)
+	report_rows -o fl.html app.html 'flame=leaked' >/dev/null
+	grep -q "id=\"flame-note\" data-total=\"$leaked\">Leaked of the selection" fl.html
+	# Top down, the third row is _start; bottom up, the allocating functions.
+	frames() { grep -o '<div id="flame">.*' "$1" | grep -o '<text[^>]*>[^<]*</text>' | sed 's/<[^>]*>//g'; }
+	report_rows -o td.html app.html 'flame=count' >/dev/null
+	[ "$(frames td.html | sed -n 3p)" = _start ]
+	report_rows -o bu.html app.html 'flame=count&inverted=1&find=operation1' >/dev/null
+	[ "$(frames bu.html | sed -n 3p)" = InnerLoopOperation ]
+	# Found: Operation1 holds the leak's 250 and the spikes' 10.
+	grep -q "Found 'operation1': 260 lifetimes, " bu.html
+	[ "$(grep -o 'class="found"' bu.html | wc -l)" -ge 2 ]
+}

@@ -4,7 +4,8 @@ const mtFlame = function (dom, units, data, pageState) {
 	const { byId } = dom;
 	const { human, cmpStr } = units;
 	const {
-		strings, keyCount, keyCol, keyFrames, frameFn, frameLine, frameMod, stacks, entries, entryKey
+		strings, keyCount, keyCol, keyFrames, frameFn, frameLine, frameMod, stacks, entries, entryKey,
+		entryType
 	} = data;
 	const { state, writeFragment } = pageState;
 
@@ -20,7 +21,7 @@ const mtFlame = function (dom, units, data, pageState) {
 	 * own, [freed], as in mt-group's folded stacks.
 	 */
 	var ROW_HEIGHT = 18;
-	var icicle = { focus: null, trie: null, weight: null, net: 0, freed: 0 };
+	var icicle = { focus: null, trie: null, weight: null, net: 0, freed: 0, found: null };
 	var FREED = -1;
 
 	function flameNode(parent, name, frame, level) {
@@ -28,10 +29,24 @@ const mtFlame = function (dom, units, data, pageState) {
 			depth: parent ? parent.depth + 1 : 0, level: level, lines: 1, kids: null };
 	}
 
+	/* An entry's weight: Size, Impacting Size, Count, or the bytes it leaked (type leaked). */
+	var WEIGHT_NAMES = { size: 'Size', impact: 'Impacting Size', count: 'Count', leaked: 'Leaked' };
+	function entryWeight(i) {
+		switch (state.flame) {
+		case 'impact': return entries.impact[i];
+		case 'count': return entries.count[i];
+		case 'leaked': return entryType(entries.keyType[i]) === 3 ? entries.size[i] : 0;
+		default: return entries.size[i];
+		}
+	}
+	function showWeight(v) {
+		return state.flame === 'count' ? String(v) + ' lifetimes' : human(v);
+	}
+
 	function buildTrie() {
-		var weight = new Float64Array(keyCount), i, byImpact = state.flame === 'impact';
+		var weight = new Float64Array(keyCount), i;
 		for (i = 0; i < entries.n; i++)
-			weight[entryKey(entries.keyType[i])] += byImpact ? entries.impact[i] : entries.size[i];
+			weight[entryKey(entries.keyType[i])] += entryWeight(i);
 		icicle.weight = weight;
 		var top = flameNode(null, 'all', -1, 'root');
 		/* The widths are sizes; the sum said is the table's: what was freed subtracts. */
@@ -81,7 +96,8 @@ const mtFlame = function (dom, units, data, pageState) {
 				} else {
 					if (fd >= stacks[st].length)
 						continue;
-					fr = stacks[st][fd];
+					/* Inverted: the allocating frame first, its callers under it. */
+					fr = stacks[st][state.inverted ? stacks[st].length - 1 - fd : fd];
 					key = frameFn[fr];
 					name = strings[key];
 					level = fd;
@@ -107,13 +123,17 @@ const mtFlame = function (dom, units, data, pageState) {
 		icicle.focus = icicle.trie;
 		renderFlame();
 		var ms = performance.now() - t;
-		byId('flame-note').textContent = (state.flame === 'impact' ? 'Impacting Size' : 'Size') +
-		    ' of the selection: ' + human(icicle.net) + ', drawn in ' + ms.toFixed(1) + ' ms' +
+		byId('flame-note').textContent = WEIGHT_NAMES[state.flame] +
+		    ' of the selection: ' + showWeight(icicle.net) + ', drawn in ' + ms.toFixed(1) + ' ms' +
 		    (state.flame === 'impact' && icicle.freed ? '; the ' + human(icicle.freed) +
-		    ' the window freed stands under [freed], and is taken off.' : '.');
+		    ' the window freed stands under [freed], and is taken off.' : '.') +
+		    (icicle.found !== null ? ' ' + icicle.found : '');
 		byId('flame-note').setAttribute('data-total', String(icicle.net));
-		d3.select('#flame-size').classed('on', state.flame === 'size');
-		d3.select('#flame-impact').classed('on', state.flame === 'impact');
+		Object.keys(WEIGHT_NAMES).forEach(function (w) {
+			d3.select('#flame-' + w).classed('on', state.flame === w);
+		});
+		d3.select('#flame-inverted').classed('on', state.inverted);
+		byId('flame-find').value = state.find;
 		document.body.setAttribute('data-flame-ms', ms.toFixed(1));
 	}
 
@@ -139,9 +159,10 @@ const mtFlame = function (dom, units, data, pageState) {
 		var host = byId('flame'), W = Math.max(480, host.clientWidth || 1200);
 		var focus = icicle.focus, total = icicle.trie.value;
 		host.textContent = '';
+		icicle.found = null;
 		if (!total) {
-			host.textContent = 'Nothing to draw: the selection\'s ' +
-			    (state.flame === 'impact' ? 'Impacting Size' : 'Size') + ' is 0.';
+			host.textContent = 'Nothing to draw: the selection\'s ' + WEIGHT_NAMES[state.flame] +
+			    ' is 0.';
 			return;
 		}
 		var minv = focus.value / W;
@@ -173,10 +194,28 @@ const mtFlame = function (dom, units, data, pageState) {
 		    .attr('transform', function (d) {
 			return 'translate(' + x(d.x0) + ',' + d.row * ROW_HEIGHT + ')';
 		});
+		/* Found: frames whose name holds the text, marked; their share said. */
+		var find = state.find.toLowerCase(), found = 0, seen = new Set();
+		function hit(d) { return find && d.row > 0 && d.data.name.toLowerCase().indexOf(find) >= 0; }
+		if (find) {
+			nodes.forEach(function (d) {
+				/* A frame under a found one is counted in it already. */
+				for (var p = d.data.parent; p; p = p.parent)
+					if (seen.has(p))
+						return;
+				if (hit(d)) {
+					seen.add(d.data);
+					found += d.value;
+				}
+			});
+			icicle.found = 'Found \'' + state.find + '\': ' + showWeight(found) + ', ' +
+			    (100 * found / total).toFixed(1) + '% of the graph.';
+		}
 		g.append('rect')
 		    .attr('width', function (d) { return Math.max(0.5, x(d.x1) - x(d.x0)); })
 		    .attr('height', ROW_HEIGHT - 1)
-		    .attr('fill', function (d) { return flameColor(d.data); })
+		    .attr('class', function (d) { return hit(d) ? 'found' : null; })
+		    .attr('fill', function (d) { return hit(d) ? '#c026d3' : flameColor(d.data); })
 		    .attr('fill-opacity', function (d) { return d.row < focus.depth ? 0.6 : 1; })
 		    .on('click', function (d) {
 			icicle.focus = d.data === focus && focus.parent ? focus.parent : d.data;
@@ -187,7 +226,8 @@ const mtFlame = function (dom, units, data, pageState) {
 			tip.hidden = false;
 			tip.textContent = n.name + (fr >= 0 ? '\n' + (n.lines > 1 ? 'several lines, as ' : '') +
 			    strings[frameLine[fr]] + '  ' + strings[frameMod[fr]] : '') + '\n' +
-			    human(n.value) + ' (' + n.value + ' B), ' + (100 * n.value / total).toFixed(1) +
+			    (state.flame === 'count' ? showWeight(n.value) : human(n.value) + ' (' + n.value +
+			    ' B)') + ', ' + (100 * n.value / total).toFixed(1) +
 			    '% of the selection';
 			tip.style.left = Math.max(0, Math.min(d3.event.clientX + 12,
 			    window.innerWidth - tip.offsetWidth - 8)) + 'px';
@@ -198,20 +238,31 @@ const mtFlame = function (dom, units, data, pageState) {
 		    .append('text').attr('x', 3).attr('y', ROW_HEIGHT - 6)
 		    .text(function (d) {
 			var chars = Math.floor((x(d.x1) - x(d.x0) - 6) / 6.2);
-			var name = d.row === 0 ? 'all: ' + human(icicle.net) : d.data.name;
+			var name = d.row === 0 ? 'all: ' + showWeight(icicle.net) : d.data.name;
 			return name.length > chars ? name.slice(0, Math.max(1, chars - 1)) + '…' : name;
 		});
 	}
 
-	byId('flame-size').addEventListener('click', function () {
-		state.flame = 'size';
+	Object.keys(WEIGHT_NAMES).forEach(function (w) {
+		byId('flame-' + w).addEventListener('click', function () {
+			state.flame = w;
+			drawFlame();
+			writeFragment();
+		});
+	});
+	byId('flame-inverted').addEventListener('click', function () {
+		state.inverted = !state.inverted;
 		drawFlame();
 		writeFragment();
 	});
-	byId('flame-impact').addEventListener('click', function () {
-		state.flame = 'impact';
-		drawFlame();
-		writeFragment();
+	var findTimer;
+	byId('flame-find').addEventListener('input', function () {
+		clearTimeout(findTimer);
+		findTimer = setTimeout(function () {
+			state.find = byId('flame-find').value;
+			drawFlame();
+			writeFragment();
+		}, 150);
 	});
 
 	function drawn() { return icicle.trie !== null; }

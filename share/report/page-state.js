@@ -7,7 +7,9 @@
  *   by=K1,K2,...     the keys, in their order (process, pid, heap, type, class,
  *                    function, line, file, module, stack, size-class, task)
  *   sort=COL[:asc|:desc]   count, size, impact, per-alloc or a key
- *   flame=size|impact      the flame graph's weight
+ *   flame=size|impact|count|leaked   the flame graph's weight
+ *   inverted=1       the flame graph bottom-up: allocating frames on top
+ *   find=TEXT        the flame graph's frames whose names hold TEXT, marked
  *   graph=table|heap the graph's series: a group of the first key each
  *                    (the default, as WPA's graph follows its table), or a
  *                    process and heap each
@@ -43,6 +45,8 @@ const mtState = function (dom, units, data) {
 		by: DEFAULT_BY.slice(),
 		sort: { col: 'impact', dir: -1 },
 		flame: 'size',
+		inverted: false,
+		find: '',
 		graph: 'table',
 		scale: 'linear',
 		hide: [],
@@ -139,7 +143,9 @@ const mtState = function (dom, units, data) {
 			else
 				problem('sort: unknown column \'' + p.sort + '\'.');
 		}
-		state.flame = p.flame === 'impact' ? 'impact' : 'size';
+		state.flame = ['impact', 'count', 'leaked'].indexOf(p.flame) >= 0 ? p.flame : 'size';
+		state.inverted = p.inverted === '1';
+		state.find = p.find || '';
 		state.graph = p.graph === 'heap' ? 'heap' : 'table';
 		if (p.graph !== undefined && p.graph !== 'heap' && p.graph !== 'table')
 			problem('graph: \'' + p.graph + '\' is not table or heap.');
@@ -177,6 +183,10 @@ const mtState = function (dom, units, data) {
 			parts.push('sort=' + state.sort.col + ':' + (state.sort.dir < 0 ? 'desc' : 'asc'));
 		if (state.flame !== 'size')
 			parts.push('flame=' + state.flame);
+		if (state.inverted)
+			parts.push('inverted=1');
+		if (state.find)
+			parts.push('find=' + encodeURIComponent(state.find));
 		if (state.graph !== 'table')
 			parts.push('graph=' + state.graph);
 		if (state.scale !== 'linear')

@@ -194,7 +194,7 @@ PY
 	has_line "$output" '^ManipulateTemporaryBuffer	[0-9]+	[0-9]+	on$'
 	# A bad value is said, not taken.
 	report_rows -o bad.html app.html 'graph=pie&scale=cubic' >/dev/null
-	grep -q "graph: 'pie' is not table or heap" bad.html
+	grep -q "graph: 'pie' is not table, heap or allocs" bad.html
 }
 
 @test "the flame graph's sum is the table's: by Impacting Size, what the window freed is taken off" {
@@ -418,4 +418,14 @@ PY
 	# Found: Operation1 holds the leak's 250 and the spikes' 10.
 	grep -q "Found 'operation1': 260 lifetimes, " bu.html
 	[ "$(grep -o 'class="found"' bu.html | wc -l)" -ge 2 ]
+}
+
+@test "allocations over time by the table's first key: each group's count, as mt-group's" {
+	report_rows -o al.html app.html 'graph=allocs&by=function' >/dev/null
+	grep -o 'data-label="[^"]*" data-peak="[0-9]*" data-total="[0-9]*"' al.html |
+		sed 's/data-label="\([^"]*\)" data-peak="[0-9]*" data-total="\([0-9]*\)"/\1\t\2/' | sort >got
+	# Lifetimes allocated in the trace (not before it), by function.
+	mt-group -A '^commit$' --by function -F tsv wpa.life 2>/dev/null | awk -F'\t' 'NR > 1 { print $1 "\t" $2 }' | sort >want
+	diff want got
+	grep -q '>Allocations a bucket (' al.html
 }

@@ -10,7 +10,7 @@
 const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier) {
 	'use strict';
 	const { byId } = dom;
-	const { BYTE_UNITS, human, secsUnit, cmpStr } = units;
+	const { BYTE_UNITS, human, secsUnit, dur, cmpStr } = units;
 	const { series, cellUnit, wholeEnd } = data;
 	const { state, windowNow } = pageState;
 	const { drawRange, windowChanged, graphChanged } = hooks;
@@ -55,7 +55,7 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 	/* The lines the state asks for: made again when its key or window changed. */
 	function currentLines() {
 		var key = state.by[0], win = windowNow();
-		var sig = state.graph === 'heap' ? 'heap' :
+		var sig = state.graph === 'heap' ? 'heap' : state.graph + ' ' +
 		    key + (key === 'type' || key === 'class' ? ' ' + win : '') +
 		    (state.suppressed ? ' +suppressed' : '');
 		if (sig === linesFor)
@@ -64,6 +64,13 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 		    .map(function (l) { return l.label; }));
 		if (state.graph === 'heap') {
 			lines = heapLines;
+		} else if (state.graph === 'allocs') {
+			lines = colour(seriesOf.allocsByTable(key, win[0], win[1]).map(function (l, i) {
+				l.i = i;
+				l.w = bucketWidth;
+				l.n = bucketCount;
+				return l;
+			}), true);
 		} else {
 			lines = colour(seriesOf.byTable(key, win[0], win[1]).map(function (l, i) {
 				l.i = i;
@@ -76,7 +83,8 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 		if (earlier) {
 			var colours = new Map(lines.map(function (l) { return [l.label, l.color]; }));
 			var then = state.graph === 'heap' ? heapLinesOf(earlier.data) :
-			    earlier.seriesOf.byTable(key, win[0], win[1]).map(function (l) {
+			    (state.graph === 'allocs' ? earlier.seriesOf.allocsByTable(key, win[0], win[1]) :
+			    earlier.seriesOf.byTable(key, win[0], win[1])).map(function (l) {
 				l.w = earlier.data.series.w;
 				l.n = earlier.data.series.n;
 				return l;
@@ -158,6 +166,7 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 		    .attr('class', 'item').classed('off', function (l) { return !l.on; })
 		    .attr('data-label', function (l) { return l.label; })
 		    .attr('data-peak', function (l) { return String(l.peak); })
+		    .attr('data-total', function (l) { return l.count ? String(l.total) : null; })
 		    .attr('title', function (l) {
 			return l.label + ': peak ' + human(l.peak) + ' (click: hide or show)';
 		}).on('click', function (l) {
@@ -169,11 +178,15 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 			graphChanged();
 		});
 		items.append('span').attr('class', 'swatch').style('background', function (l) { return l.color; });
-		items.append('span').text(function (l) { return l.label + ' (' + human(l.peak) + ')'; });
+		items.append('span').text(function (l) {
+			return l.label + ' (' + (l.count ? l.peak + ' at most a bucket' : human(l.peak)) + ')';
+		});
 		byId('graph-title').textContent = state.graph === 'heap' ?
-		    'Outstanding memory by process and heap' :
+		    'Outstanding memory by process and heap' : state.graph === 'allocs' ?
+		    'Allocations a bucket (' + dur(bucketWidth) + ') by ' + state.by[0] :
 		    'Outstanding memory by ' + state.by[0] + ', as the table groups it';
-		byId('graph-by-table').classList.toggle('on', state.graph !== 'heap');
+		byId('graph-by-table').classList.toggle('on', state.graph === 'table');
+		byId('graph-allocs').classList.toggle('on', state.graph === 'allocs');
 		byId('graph-by-heap').classList.toggle('on', state.graph === 'heap');
 		byId('graph-log').classList.toggle('on', state.scale === 'log');
 	}
@@ -267,6 +280,13 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 		});
 	}
 
+	/* Counts' ticks: round numbers. */
+	function countTicks(max) {
+		var sc = d3.scaleLinear().domain([0, max]).nice(5);
+		return { top: sc.domain()[1], values: sc.ticks(5).filter(Number.isInteger),
+			fmt: function (v) { return String(v); } };
+	}
+
 	/* A logarithmic scale's ticks: 1 B, 32 B, 1 KiB, 32 KiB, ... to the top. */
 	function logTicks(max) {
 		var values = [0], top = 1;
@@ -293,7 +313,8 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 				if (l.max[b] > ymax)
 					ymax = l.max[b];
 		});
-		var ticks = state.scale === 'log' ? logTicks(ymax || 1) : bytesTicks(ymax * 1.05 || 1);
+		var ticks = state.scale === 'log' ? logTicks(ymax || 1) : state.graph === 'allocs' ?
+		    countTicks(ymax * 1.05 || 1) : bytesTicks(ymax * 1.05 || 1);
 		gy = (state.scale === 'log' ? d3.scaleSymlog().constant(1) : d3.scaleLinear())
 		    .range([gheight, 0]).domain([0, ticks.top || 1]);
 		drawBands(ticks.values);
@@ -421,6 +442,7 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 	}
 	byId('graph-by-table').addEventListener('click', function () { choose('graph', 'table'); });
 	byId('graph-by-heap').addEventListener('click', function () { choose('graph', 'heap'); });
+	byId('graph-allocs').addEventListener('click', function () { choose('graph', 'allocs'); });
 	byId('graph-log').addEventListener('click', function () {
 		choose('scale', state.scale === 'log' ? 'linear' : 'log');
 	});

@@ -216,5 +216,51 @@ const mtSeries = function (data) {
 		return out;
 	}
 
-	return { byTable };
+	/*
+	 * Allocations over time, as heaptrack_gui charts them: each group's
+	 * lifetimes begun in each graph bucket (a bucket's count, not a sum
+	 * over time), the SHOWN groups of the most, then "other".
+	 */
+	function allocsByTable(key, A, B) {
+		var group = groupOf(key, A, B), per = new Map(), total = new Map(), i, b, v;
+		for (i = 0; i < cellCount; i++) {
+			if (cA[i] === -1 || (v = group(i)) < 0)
+				continue;
+			b = bucketOfUnit(cA[i]);
+			var a = per.get(v);
+			if (!a) {
+				per.set(v, a = new Float64Array(bucketCount));
+				total.set(v, 0);
+			}
+			a[b] += data.cells.cN[i];
+			total.set(v, total.get(v) + data.cells.cN[i]);
+		}
+		var rank = Array.from(total.keys()).sort(function (x, y) {
+			return total.get(y) - total.get(x) || (strings[x] < strings[y] ? -1 : 1);
+		});
+		var shown = rank.slice(0, rank.length > SHOWN + 1 ? SHOWN : SHOWN + 1), out = [];
+		function line(val, label, counts) {
+			var peak = 0, sum = 0;
+			for (var k = 0; k < counts.length; k++) {
+				if (counts[k] > peak)
+					peak = counts[k];
+				sum += counts[k];
+			}
+			return { val: val, label: label, peak: peak, max: counts, min: counts, count: true,
+				total: sum };
+		}
+		shown.forEach(function (val) { out.push(line(val, strings[val], per.get(val))); });
+		if (rank.length > shown.length) {
+			var rest = new Float64Array(bucketCount);
+			rank.slice(shown.length).forEach(function (val) {
+				var a = per.get(val);
+				for (var k = 0; k < bucketCount; k++)
+					rest[k] += a[k];
+			});
+			out.push(line(null, 'other (' + (rank.length - shown.length) + ' groups)', rest));
+		}
+		return out;
+	}
+
+	return { byTable, allocsByTable };
 };

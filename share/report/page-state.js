@@ -10,9 +10,9 @@
  *   flame=size|impact|count|leaked   the flame graph's weight
  *   inverted=1       the flame graph bottom-up: allocating frames on top
  *   find=TEXT        the flame graph's frames whose names hold TEXT, marked
- *   graph=table|heap the graph's series: a group of the first key each
- *                    (the default, as WPA's graph follows its table), or a
- *                    process and heap each
+ *   graph=table|heap|allocs the graph's series: a group of the first key
+ *                    each (the default, as WPA's graph follows its table),
+ *                    a process and heap each, or the allocations a bucket
  *   scale=log        the graph's y axis logarithmic (default linear)
  *   hide=L1,L2,...   series hidden, by their legend's labels
  *   suppressed=shown lifetimes never freed that a suppression rule takes
@@ -146,9 +146,9 @@ const mtState = function (dom, units, data) {
 		state.flame = ['impact', 'count', 'leaked'].indexOf(p.flame) >= 0 ? p.flame : 'size';
 		state.inverted = p.inverted === '1';
 		state.find = p.find || '';
-		state.graph = p.graph === 'heap' ? 'heap' : 'table';
-		if (p.graph !== undefined && p.graph !== 'heap' && p.graph !== 'table')
-			problem('graph: \'' + p.graph + '\' is not table or heap.');
+		state.graph = p.graph === 'heap' || p.graph === 'allocs' ? p.graph : 'table';
+		if (p.graph !== undefined && ['heap', 'table', 'allocs'].indexOf(p.graph) < 0)
+			problem('graph: \'' + p.graph + '\' is not table, heap or allocs.');
 		state.scale = p.scale === 'log' ? 'log' : 'linear';
 		if (p.scale !== undefined && p.scale !== 'log' && p.scale !== 'linear')
 			problem('scale: \'' + p.scale + '\' is not linear or log.');

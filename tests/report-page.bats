@@ -429,3 +429,12 @@ PY
 	diff want got
 	grep -q '>Allocations a bucket (' al.html
 }
+
+@test "callers: a row's frames bottom-up, from the allocating function's caller" {
+	report_rows -o c.html app.html 'by=function&callers=1&open=InnerLoopOperation' >/dev/null
+	[ "$(grep -o '<tr data-depth="1" data-key="[^"]*"' c.html | head -1)" = '<tr data-depth="1" data-key="Operation1"' ]
+	report_rows -o t.html app.html 'by=function&open=InnerLoopOperation' >/dev/null
+	[ "$(grep -o '<tr data-depth="1" data-key="[^"]*"' t.html | head -1)" = '<tr data-depth="1" data-key="_start"' ]
+	# The sums do not depend on the direction.
+	[ "$(report_rows -d 0 app.html 'by=function&callers=1')" = "$(report_rows -d 0 app.html 'by=function')" ]
+}

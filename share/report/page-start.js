@@ -145,6 +145,7 @@
 	function applyFragment() {
 		readFragment();
 		byId('filter').value = state.filter;
+		byId('callers').classList.toggle('on', state.callers);
 		drawSuppressed();
 		drawDiff();
 		table.reset();
@@ -163,6 +164,7 @@
 	drawHeader();
 	readFragment();
 	byId('filter').value = state.filter;
+	byId('callers').classList.toggle('on', state.callers);
 	drawSuppressed();
 	drawRange(state.sel);
 	var tg = performance.now();

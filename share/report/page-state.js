@@ -21,6 +21,7 @@
  *                    (a comma or semicolon in one as %2C or %3B)
  *   zoom=T1,T2       the graph's time axis, when not the whole trace
  *   filter=TEXT      the table's rows whose names or stacks hold TEXT
+ *   callers=1        a row's frames bottom-up: the allocating function's callers
  *   row=V1,V2,...    the row chosen: its keys' values, first key first
  *                    (a comma in one as %2C); its lifetimes are listed
  *   top=N            rows drawn a level before "N more rows" (200)
@@ -52,6 +53,7 @@ const mtState = function (dom, units, data) {
 		hide: [],
 		row: null,
 		filter: '',
+		callers: false,
 		open: [],
 		suppressed: false,
 		top: ROWS_PER_LEVEL,
@@ -155,6 +157,7 @@ const mtState = function (dom, units, data) {
 		state.hide = p.hide ? splitList(p.hide) : [];
 		state.row = p.row ? splitList(p.row) : null;
 		state.filter = p.filter || '';
+		state.callers = p.callers === '1';
 		state.open = p.open ? p.open.split(';').map(function (x) {
 			return splitList(x.replace(/%3B/gi, ';'));
 		}) : [];
@@ -197,6 +200,8 @@ const mtState = function (dom, units, data) {
 			parts.push('suppressed=shown');
 		if (state.filter)
 			parts.push('filter=' + encodeURIComponent(state.filter));
+		if (state.callers)
+			parts.push('callers=1');
 		if (state.open.length)
 			parts.push('open=' + state.open.map(function (vals) {
 				return joinList(vals.map(function (v) { return v.replace(/;/g, '%3B'); }));

@@ -23,12 +23,20 @@ const mtTable = function (dom, units, data, pageState, showSelected, keysChanged
 		return entryValue(entries.keyType[e], key);
 	}
 
-	/* The frame at depth fd of the entry's stack, outermost first. */
+	/*
+	 * The frame at depth fd of the entry's stack: outermost first, or with
+	 * callers=1 (heaptrack's bottom-up) the allocating frame's callers,
+	 * nearest first (the function itself is the row's when it is a key).
+	 */
 	function frameAt(e, fd) {
 		var fr = keyFrames[entryKey(entries.keyType[e])];
 		if (fr < 0 || fr >= stacks.length)
 			return fd === 0 ? NO_STACK : SELF;
 		var st = stacks[fr];
+		if (state.callers) {
+			var i = st.length - 1 - fd - (state.by[state.by.length - 1] === 'function' ? 1 : 0);
+			return i >= 0 ? st[i] : SELF;
+		}
 		return fd < st.length ? st[fd] : SELF;
 	}
 
@@ -554,6 +562,14 @@ const mtTable = function (dom, units, data, pageState, showSelected, keysChanged
 		drawTable();
 		showSelected(g);
 	}
+
+	byId('callers').addEventListener('click', function () {
+		state.callers = !state.callers;
+		byId('callers').classList.toggle('on', state.callers);
+		reset();
+		refreshTable();
+		writeFragment();
+	});
 
 	var filterTimer;
 	byId('filter').addEventListener('input', function () {

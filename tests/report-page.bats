@@ -438,3 +438,13 @@ PY
 	# The sums do not depend on the direction.
 	[ "$(report_rows -d 0 app.html 'by=function&callers=1')" = "$(report_rows -d 0 app.html 'by=function')" ]
 }
+
+@test "lifetimes by size: a bar a size class, in size order, counts as mt-group's" {
+	report_rows -o s.html app.html '' >/dev/null
+	grep -o 'class="size-bar" data-class="[^"]*" data-count="[0-9]*"' s.html |
+		sed 's/.*data-class="\([^"]*\)" data-count="\([0-9]*\)"/\1\t\2/' >got
+	mt-group -A '^commit$' --by size-class -F tsv wpa.life 2>/dev/null |
+		awk -F'\t' 'NR > 1 { split($1, r, "-"); print r[1] "\t" $1 "\t" $2 }' | sort -n | cut -f2,3 >want
+	diff want got
+	[ "$(wc -l <got)" -ge 2 ]
+}

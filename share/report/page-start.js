@@ -45,6 +45,7 @@
 	    { drawRange, windowChanged, graphChanged: function () { pageState.writeFragment(); } },
 	    oldData ? { data: oldData, seriesOf: mtSeries(oldData) } : null);
 	const flame = mtFlame(dom, units, data, pageState);
+	const sizes = mtSizes(dom, units, data);
 	const { byId, el } = dom;
 	const { secsUnit, dur, human } = units;
 	const { info, series, parsedMs, keyCol, cellUnit, exact, traceEnd, wholeEnd } = data;
@@ -119,6 +120,7 @@
 		drawSuppressed();
 		drawDiff();
 		table.refreshTable();
+		sizes.drawSizes();
 		flame.drawFlame();
 		graph.refresh();
 		writeFragment();
@@ -135,6 +137,7 @@
 	function windowChanged() {
 		drawRange(state.sel);
 		table.refreshTable();
+		sizes.drawSizes();
 		flame.drawFlame();
 		graph.drawBrush();
 		if (state.by[0] === 'type' || state.by[0] === 'class')
@@ -154,6 +157,7 @@
 		table.refreshTable();
 		lifetimes.drawLifetimes(null);
 		table.selectRow();
+		sizes.drawSizes();
 		flame.drawFlame();
 		graph.drawGraph();
 	}
@@ -185,6 +189,7 @@
 	table.selectRow();
 	body.setAttribute('data-ready-ms', performance.now().toFixed(1));
 	body.setAttribute('data-rows', String(byId('groups').tBodies[0].rows.length));
+	sizes.drawSizes();
 	flame.drawFlame();
 	writeFragment();
 	body.setAttribute('data-done-ms', performance.now().toFixed(1));

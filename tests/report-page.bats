@@ -194,7 +194,7 @@ PY
 	has_line "$output" '^ManipulateTemporaryBuffer	[0-9]+	[0-9]+	on$'
 	# A bad value is said, not taken.
 	report_rows -o bad.html app.html 'graph=pie&scale=cubic' >/dev/null
-	grep -q "graph: 'pie' is not table, heap or allocs" bad.html
+	grep -q "graph: 'pie' is not table, heap, allocs or temps" bad.html
 }
 
 @test "the flame graph's sum is the table's: by Impacting Size, what the window freed is taken off" {
@@ -447,4 +447,18 @@ PY
 		awk -F'\t' 'NR > 1 { split($1, r, "-"); print r[1] "\t" $1 "\t" $2 }' | sort -n | cut -f2,3 >want
 	diff want got
 	[ "$(wc -l <got)" -ge 2 ]
+}
+
+@test "temporary allocations (heaptrack's rule) over time and in the flame graph, as the summary counts them" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o t.mtr -- "$PROGS/temps" >/dev/null 2>&1
+	mt-report -q -o t.html t.mtr
+	n=$(mt-report t.mtr 2>/dev/null | sed -n 's/^temporary: \([0-9]*\) freed right after.*/\1/p')
+	[ "$n" = 1000 ]
+	report_rows -o tf.html t.html 'flame=temporary' >/dev/null
+	grep -q "id=\"flame-note\" data-total=\"$n\">Temporary of the selection: $n lifetimes" tf.html
+	report_rows -o tg.html t.html 'graph=temps&by=function' >/dev/null
+	# churn's 1000; pairs' are temporary by mt's rule alone: no series.
+	grep -q 'data-label="churn" data-peak="[0-9]*" data-total="1000"' tg.html
+	! grep -q 'data-label="pairs"' tg.html || false
 }

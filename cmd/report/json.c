@@ -336,6 +336,8 @@ cells_json(struct report *r, const struct cap *cap, struct mt_out *o)
 	COLUMN(o, "n", r->ncells, r->cells[i_].n);
 	lit(o, ",\n");
 	COLUMN(o, "s", r->ncells, r->cells[i_].s);
+	lit(o, ",\n");
+	COLUMN(o, "tmp", r->ncells, r->cells[i_].t);
 	lit(o, "},\n");
 	free(sup);
 }

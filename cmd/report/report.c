@@ -210,10 +210,10 @@ cell_same(const void *key, uint32_t i)
 
 static void
 cell_add(struct report *r, uint32_t key, int64_t a, int64_t f, unsigned on, unsigned fate,
-    uint64_t n, uint64_t s)
+    uint64_t n, uint64_t s, uint64_t t)
 {
 	struct rep_cell c = { .key = key, .on = (uint8_t)on, .fate = (uint8_t)fate, .a = a,
-		.f = f, .n = n, .s = s };
+		.f = f, .n = n, .s = s, .t = t };
 	struct cell_want want = { r, &c };
 	uint64_t h = cell_hash(&c);
 	uint32_t i;
@@ -221,6 +221,7 @@ cell_add(struct report *r, uint32_t key, int64_t a, int64_t f, unsigned on, unsi
 	if ((i = idxtab_find(&r->celltab, h, cell_same, &want)) != IDXTAB_NONE) {
 		r->cells[i].n += n;
 		r->cells[i].s += s;
+		r->cells[i].t += t;
 		return;
 	}
 	r->cells = egrow(r->cells, r->ncells + 1, &r->cellcap, sizeof(*r->cells));
@@ -237,7 +238,7 @@ pending_flush(struct report *r, uint32_t ki)
 	if (!k->pset)
 		return;
 	k->pset = 0;
-	cell_add(r, ki, k->pa, k->pf, k->pon, k->pfate, k->pn, k->ps);
+	cell_add(r, ki, k->pa, k->pf, k->pon, k->pfate, k->pn, k->ps, k->pt);
 }
 
 static void
@@ -269,7 +270,7 @@ cells_merge(struct report *r, uint64_t u)
 		int64_t f = c.f < 0 ? -1 : c.f / (int64_t)m;
 		unsigned on = c.on && c.f >= 0 && c.f % (int64_t)m == 0;
 
-		cell_add(r, c.key, a, f, on, c.fate, c.n, c.s);
+		cell_add(r, c.key, a, f, on, c.fate, c.n, c.s, c.t);
 	}
 	r->u = u;
 }
@@ -439,7 +440,9 @@ report_life(struct report *r, const struct mt_life *l)
 	int64_t a, f = -1;
 	unsigned on = 0;
 	struct rep_life big;
+	int ht = r->ht_next;	/* temporary by heaptrack's rule */
 
+	r->ht_next = 0;
 	r->lifetimes++;
 	report_time(r, l->ta);
 	report_time(r, l->tf);
@@ -464,9 +467,8 @@ report_life(struct report *r, const struct mt_life *l)
 		k->leak_n++, k->leak_b += size, s->leak_n++, s->leak_b += size;
 	if (l->temporary)
 		k->temp++, s->temp++, r->temp++;
-	if (r->ht_next)
+	if (ht)
 		k->ht_temp++;
-	r->ht_next = 0;
 	/* The cells are the page's: the summary does not need them. */
 	if (!r->no_cells) {
 		a = l->ta == REP_NONE ? -1 : (int64_t)(l->ta / r->u);
@@ -488,10 +490,11 @@ report_life(struct report *r, const struct mt_life *l)
 			k = &r->keys[ki];
 			k->pset = 1;
 			k->pa = a, k->pf = f, k->pon = (uint8_t)on, k->pfate = (uint8_t)fate;
-			k->pn = k->ps = 0;
+			k->pn = k->ps = k->pt = 0;
 		}
 		k->pn++;
 		k->ps += size;
+		k->pt += ht;
 	}
 	big.key = ki;
 	big.fate = (uint8_t)fate;

@@ -54,7 +54,7 @@ struct rep_key {
 	   the key's memory is at hand, the cells' is not. */
 	uint8_t pset, pon, pfate;
 	int64_t pa, pf;
-	uint64_t pn, ps;
+	uint64_t pn, ps, pt;
 	uint64_t allocs, bytes, temp;
 	uint64_t leak_n, leak_b, end_n, end_b;
 	uint8_t nbig;		/* of its slots in kbig */
@@ -67,6 +67,7 @@ struct rep_cell {
 	uint8_t on, fate;	/* fate: 0 freed, 1 live at the end, 2 leaked at exit */
 	int64_t a, f;		/* -1: before recording / never freed */
 	uint64_t n, s;
+	uint64_t t;		/* of n, temporary by heaptrack's rule */
 };
 
 /* A change of a site's bytes, kept when life lines are read. */

@@ -173,6 +173,8 @@ const mtData = function (dom, id) {
 	function cellOut(i) { return cSup[i] && !showSup; }
 	var cN = new Float64Array(data.cells.n);
 	var cS = new Float64Array(data.cells.s);
+	/* Of a cell's lifetimes, the temporary ones by heaptrack's rule. */
+	var cT = new Float64Array(data.cells.tmp || cellCount);
 	data.cells = null;
 
 	var lifetimes = data.lifetimes || { k: [], ta: [], tf: [], size: [], fate: [], cut: false };
@@ -183,15 +185,16 @@ const mtData = function (dom, id) {
 	/* ---- The window's sums: one pass over the cells ---- */
 
 	var accCount = new Float64Array(keyCount * 8), accSize = new Float64Array(keyCount * 8),
-	    accImpact = new Float64Array(keyCount * 8);
+	    accImpact = new Float64Array(keyCount * 8), accTemp = new Float64Array(keyCount * 8);
 	/* The window's entries: (key, type) with lifetimes in the window. */
-	var entries = { n: 0, keyType: null, count: null, size: null, impact: null };
+	var entries = { n: 0, keyType: null, count: null, size: null, impact: null, temp: null };
 
 	function computeWindow(A, B) {
 		var a0 = A / cellUnit, b0 = B / cellUnit, i;
 		accCount.fill(0);
 		accSize.fill(0);
 		accImpact.fill(0);
+		accTemp.fill(0);
 		for (i = 0; i < cellCount; i++) {
 			var a = cA[i], f = cF[i];
 			if (a !== -1 && a >= b0)
@@ -206,6 +209,7 @@ const mtData = function (dom, id) {
 			var x = t === 1 ? (ai ? 0 : 1) : t === 3 ? (ai ? 0 : 1) : 0;
 			var j = cK[i] * 8 + t * 2 + x, s = cS[i];
 			accCount[j] += cN[i];
+			accTemp[j] += cT[i];
 			if (ai) {
 				accSize[j] += s;
 				if (!fi)
@@ -223,12 +227,14 @@ const mtData = function (dom, id) {
 		entries.count = new Float64Array(n);
 		entries.size = new Float64Array(n);
 		entries.impact = new Float64Array(n);
+		entries.temp = new Float64Array(n);
 		for (i = 0, n = 0; i < m; i++) {
 			if (accCount[i] > 0) {
 				entries.keyType[n] = i;
 				entries.count[n] = accCount[i];
 				entries.size[n] = accSize[i];
 				entries.impact[n] = accImpact[i];
+				entries.temp[n] = accTemp[i];
 				n++;
 			}
 		}
@@ -241,7 +247,7 @@ const mtData = function (dom, id) {
 		entryKey, entryType, entryValue, classString,
 		frameFn, frameLine, frameMod, stacks,
 		cellUnit, exact, cellCount, lifetimes, traceEnd, wholeEnd,
-		cells: { cK, cA, cF, cOn, cFate, cN, cS, cellCount, cellOut }, suppressed, showSuppressed,
+		cells: { cK, cA, cF, cOn, cFate, cN, cS, cT, cellCount, cellOut }, suppressed, showSuppressed,
 		entries, computeWindow
 	};
 };

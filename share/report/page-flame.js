@@ -30,17 +30,20 @@ const mtFlame = function (dom, units, data, pageState) {
 	}
 
 	/* An entry's weight: Size, Impacting Size, Count, or the bytes it leaked (type leaked). */
-	var WEIGHT_NAMES = { size: 'Size', impact: 'Impacting Size', count: 'Count', leaked: 'Leaked' };
+	var WEIGHT_NAMES = { size: 'Size', impact: 'Impacting Size', count: 'Count', leaked: 'Leaked',
+		temporary: 'Temporary' };
 	function entryWeight(i) {
 		switch (state.flame) {
 		case 'impact': return entries.impact[i];
 		case 'count': return entries.count[i];
+		case 'temporary': return entries.temp[i];
 		case 'leaked': return entryType(entries.keyType[i]) === 3 ? entries.size[i] : 0;
 		default: return entries.size[i];
 		}
 	}
 	function showWeight(v) {
-		return state.flame === 'count' ? String(v) + ' lifetimes' : human(v);
+		return state.flame === 'count' || state.flame === 'temporary' ? String(v) + ' lifetimes' :
+		    human(v);
 	}
 
 	function buildTrie() {
@@ -226,7 +229,8 @@ const mtFlame = function (dom, units, data, pageState) {
 			tip.hidden = false;
 			tip.textContent = n.name + (fr >= 0 ? '\n' + (n.lines > 1 ? 'several lines, as ' : '') +
 			    strings[frameLine[fr]] + '  ' + strings[frameMod[fr]] : '') + '\n' +
-			    (state.flame === 'count' ? showWeight(n.value) : human(n.value) + ' (' + n.value +
+			    (state.flame === 'count' || state.flame === 'temporary' ? showWeight(n.value) :
+			    human(n.value) + ' (' + n.value +
 			    ' B)') + ', ' + (100 * n.value / total).toFixed(1) +
 			    '% of the selection';
 			tip.style.left = Math.max(0, Math.min(d3.event.clientX + 12,

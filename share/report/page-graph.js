@@ -64,8 +64,9 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 		    .map(function (l) { return l.label; }));
 		if (state.graph === 'heap') {
 			lines = heapLines;
-		} else if (state.graph === 'allocs') {
-			lines = colour(seriesOf.allocsByTable(key, win[0], win[1]).map(function (l, i) {
+		} else if (state.graph === 'allocs' || state.graph === 'temps') {
+			lines = colour(seriesOf.allocsByTable(key, win[0], win[1],
+			    state.graph === 'temps').map(function (l, i) {
 				l.i = i;
 				l.w = bucketWidth;
 				l.n = bucketCount;
@@ -83,7 +84,8 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 		if (earlier) {
 			var colours = new Map(lines.map(function (l) { return [l.label, l.color]; }));
 			var then = state.graph === 'heap' ? heapLinesOf(earlier.data) :
-			    (state.graph === 'allocs' ? earlier.seriesOf.allocsByTable(key, win[0], win[1]) :
+			    (state.graph === 'allocs' || state.graph === 'temps' ?
+			    earlier.seriesOf.allocsByTable(key, win[0], win[1], state.graph === 'temps') :
 			    earlier.seriesOf.byTable(key, win[0], win[1])).map(function (l) {
 				l.w = earlier.data.series.w;
 				l.n = earlier.data.series.n;
@@ -184,9 +186,12 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 		byId('graph-title').textContent = state.graph === 'heap' ?
 		    'Outstanding memory by process and heap' : state.graph === 'allocs' ?
 		    'Allocations a bucket (' + dur(bucketWidth) + ') by ' + state.by[0] :
+		    state.graph === 'temps' ? 'Temporary allocations (heaptrack\'s rule) a bucket (' +
+		    dur(bucketWidth) + ') by ' + state.by[0] :
 		    'Outstanding memory by ' + state.by[0] + ', as the table groups it';
 		byId('graph-by-table').classList.toggle('on', state.graph === 'table');
 		byId('graph-allocs').classList.toggle('on', state.graph === 'allocs');
+		byId('graph-temps').classList.toggle('on', state.graph === 'temps');
 		byId('graph-by-heap').classList.toggle('on', state.graph === 'heap');
 		byId('graph-log').classList.toggle('on', state.scale === 'log');
 	}
@@ -313,7 +318,8 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 				if (l.max[b] > ymax)
 					ymax = l.max[b];
 		});
-		var ticks = state.scale === 'log' ? logTicks(ymax || 1) : state.graph === 'allocs' ?
+		var ticks = state.scale === 'log' ? logTicks(ymax || 1) :
+		    state.graph === 'allocs' || state.graph === 'temps' ?
 		    countTicks(ymax * 1.05 || 1) : bytesTicks(ymax * 1.05 || 1);
 		gy = (state.scale === 'log' ? d3.scaleSymlog().constant(1) : d3.scaleLinear())
 		    .range([gheight, 0]).domain([0, ticks.top || 1]);
@@ -443,6 +449,7 @@ const mtGraph = function (dom, units, data, pageState, seriesOf, hooks, earlier)
 	byId('graph-by-table').addEventListener('click', function () { choose('graph', 'table'); });
 	byId('graph-by-heap').addEventListener('click', function () { choose('graph', 'heap'); });
 	byId('graph-allocs').addEventListener('click', function () { choose('graph', 'allocs'); });
+	byId('graph-temps').addEventListener('click', function () { choose('graph', 'temps'); });
 	byId('graph-log').addEventListener('click', function () {
 		choose('scale', state.scale === 'log' ? 'linear' : 'log');
 	});

@@ -219,10 +219,12 @@ const mtSeries = function (data) {
 	/*
 	 * Allocations over time, as heaptrack_gui charts them: each group's
 	 * lifetimes begun in each graph bucket (a bucket's count, not a sum
-	 * over time), the SHOWN groups of the most, then "other".
+	 * over time), the SHOWN groups of the most, then "other"; with
+	 * temporary, those of them temporary by heaptrack's rule.
 	 */
-	function allocsByTable(key, A, B) {
+	function allocsByTable(key, A, B, temporary) {
 		var group = groupOf(key, A, B), per = new Map(), total = new Map(), i, b, v;
+		var weight = temporary ? data.cells.cT : data.cells.cN;
 		for (i = 0; i < cellCount; i++) {
 			if (cA[i] === -1 || (v = group(i)) < 0)
 				continue;
@@ -232,10 +234,11 @@ const mtSeries = function (data) {
 				per.set(v, a = new Float64Array(bucketCount));
 				total.set(v, 0);
 			}
-			a[b] += data.cells.cN[i];
-			total.set(v, total.get(v) + data.cells.cN[i]);
+			a[b] += weight[i];
+			total.set(v, total.get(v) + weight[i]);
 		}
-		var rank = Array.from(total.keys()).sort(function (x, y) {
+		var rank = Array.from(total.keys()).filter(function (x) { return total.get(x) > 0; });
+		rank.sort(function (x, y) {
 			return total.get(y) - total.get(x) || (strings[x] < strings[y] ? -1 : 1);
 		});
 		var shown = rank.slice(0, rank.length > SHOWN + 1 ? SHOWN : SHOWN + 1), out = [];

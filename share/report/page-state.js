@@ -7,12 +7,13 @@
  *   by=K1,K2,...     the keys, in their order (process, pid, heap, type, class,
  *                    function, line, file, module, stack, size-class, task)
  *   sort=COL[:asc|:desc]   count, size, impact, per-alloc or a key
- *   flame=size|impact|count|leaked   the flame graph's weight
+ *   flame=size|impact|count|leaked|temporary   the flame graph's weight
  *   inverted=1       the flame graph bottom-up: allocating frames on top
  *   find=TEXT        the flame graph's frames whose names hold TEXT, marked
- *   graph=table|heap|allocs the graph's series: a group of the first key
+ *   graph=table|heap|allocs|temps the graph's series: a group of the first key
  *                    each (the default, as WPA's graph follows its table),
- *                    a process and heap each, or the allocations a bucket
+ *                    a process and heap each, or the allocations (temporary
+ *                    ones) a bucket
  *   scale=log        the graph's y axis logarithmic (default linear)
  *   hide=L1,L2,...   series hidden, by their legend's labels
  *   suppressed=shown lifetimes never freed that a suppression rule takes
@@ -145,12 +146,13 @@ const mtState = function (dom, units, data) {
 			else
 				problem('sort: unknown column \'' + p.sort + '\'.');
 		}
-		state.flame = ['impact', 'count', 'leaked'].indexOf(p.flame) >= 0 ? p.flame : 'size';
+		state.flame = ['impact', 'count', 'leaked', 'temporary'].indexOf(p.flame) >= 0 ? p.flame :
+		    'size';
 		state.inverted = p.inverted === '1';
 		state.find = p.find || '';
-		state.graph = p.graph === 'heap' || p.graph === 'allocs' ? p.graph : 'table';
-		if (p.graph !== undefined && ['heap', 'table', 'allocs'].indexOf(p.graph) < 0)
-			problem('graph: \'' + p.graph + '\' is not table, heap or allocs.');
+		state.graph = ['heap', 'allocs', 'temps'].indexOf(p.graph) >= 0 ? p.graph : 'table';
+		if (p.graph !== undefined && ['heap', 'table', 'allocs', 'temps'].indexOf(p.graph) < 0)
+			problem('graph: \'' + p.graph + '\' is not table, heap, allocs or temps.');
 		state.scale = p.scale === 'log' ? 'log' : 'linear';
 		if (p.scale !== undefined && p.scale !== 'log' && p.scale !== 'linear')
 			problem('scale: \'' + p.scale + '\' is not linear or log.');

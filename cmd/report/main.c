@@ -45,6 +45,7 @@ static const char options[] =
     "second's differences from the first.  Exit 0, or 1 when something was wrong.\n";
 
 static struct report rep;
+static struct mt_dict *volatile earlier;	/* the earlier run's names, of two (kept: reachable) */
 static struct rep_names *names;	/* proc, map, stack, sym, #task lines */
 static int life_seen;
 static uint64_t lost;
@@ -328,6 +329,7 @@ main(int argc, char *argv[])
 		status |= rst;
 		out_init(&old, -1, 1 << 20);
 		report_json(&rep, strcmp(input, "-") ? input : "<stdin>", &old);
+		earlier = rep.dict;	/* names are held until the end, as the later run's */
 		report_free(&rep);
 		report_init(&rep, 2000);
 		rep.sup = sup;

@@ -372,3 +372,16 @@ summary_agrees() {	# trace
 	heaptrack -o ht "$PROGS/temps" >/dev/null 2>&1
 	[ "$(heaptrack_print ht.* 2>/dev/null | sed -n 's/^temporary memory allocations: \([0-9]*\).*/\1/p')" = 1000 ]
 }
+
+@test "two runs and -o: one page with both runs' data; two without -o refused" {
+	cd "$BATS_TEST_TMPDIR"
+	mt-record -o twice.mtr -- "$PROGS/memtestapp" 2 >/dev/null 2>&1
+	run -0 --separate-stderr mt-report -o d.html "$BATS_FILE_TMPDIR/wpa.mtr" twice.mtr
+	[ "$(grep -c '<script id="mt-data" type="application/json">' d.html)" = 1 ]
+	[ "$(grep -c '<script id="mt-data-old" type="application/json">' d.html)" = 1 ]
+	grep -q '"trace":"twice.mtr"' d.html
+	run -2 --separate-stderr mt-report "$BATS_FILE_TMPDIR/wpa.mtr" twice.mtr
+	run -2 --separate-stderr mt-report --json d.json "$BATS_FILE_TMPDIR/wpa.mtr" twice.mtr
+	run -2 --separate-stderr mt-report -o twice.mtr "$BATS_FILE_TMPDIR/wpa.mtr" twice.mtr
+	[ "$stderr" = "mt-report: twice.mtr: the input itself: not written over" ]
+}

@@ -432,9 +432,8 @@ report_life(struct report *r, const struct mt_life *l)
 {
 	const char *heap = heap_name(r, l->heap);
 	uint64_t size = l->size == REP_NONE ? 0 : l->size;
-	uint32_t si = site_of(r, l->pid, heap, l->stack);
-	uint32_t ki = key_of(r, si, l->tid, size_log(l->size));
-	struct rep_key *k = &r->keys[ki];
+	uint32_t si = site_of(r, l->pid, heap, l->stack), ki;
+	struct rep_key *k;
 	struct rep_series *s = &r->series[r->sites[si].series];
 	unsigned fate = l->fate && !strcmp(l->fate, "exit") ? 2 : l->tf == REP_NONE || l->fate ? 1 : 0;
 	int64_t a, f = -1;
@@ -443,6 +442,16 @@ report_life(struct report *r, const struct mt_life *l)
 	int ht = r->ht_next;	/* temporary by heaptrack's rule */
 
 	r->ht_next = 0;
+	/* The summary sums a site's keys alone: one key a site, found at once. */
+	if (!r->no_cells) {
+		ki = key_of(r, si, l->tid, size_log(l->size));
+	} else if (r->sites[si].key1) {
+		ki = r->sites[si].key1 - 1;
+	} else {
+		ki = key_of(r, si, -1, -2);
+		r->sites[si].key1 = ki + 1;
+	}
+	k = &r->keys[ki];
 	r->lifetimes++;
 	report_time(r, l->ta);
 	report_time(r, l->tf);

@@ -43,6 +43,7 @@ struct rep_site {
 	int64_t live, base, at_peak;
 	int64_t live_n, base_n, at_peak_n;	/* the blocks */
 	uint64_t epoch;
+	uint32_t key1;		/* the summary alone: its one key, index + 1 */
 };
 
 /* A row of the finest table: process, heap, stack, thread, size class. */

@@ -101,6 +101,8 @@ mt_keep_warnings(size_t max)
 }
 
 static void
+keep(int errnum, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void
 keep(int errnum, const char *fmt, va_list ap)
 {
 	char buf[1024];

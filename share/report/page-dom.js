@@ -33,5 +33,14 @@ const mtDom = function () {
 		p.textContent = (p.textContent ? p.textContent + ' ' : '') + text;
 	}
 
-	return { byId, el, button, problem };
+	/* fn(the text) once the user stops typing in an input for 150 ms. */
+	function onTyped(id, fn) {
+		var timer, input = byId(id);
+		input.addEventListener('input', function () {
+			clearTimeout(timer);
+			timer = setTimeout(function () { fn(input.value); }, 150);
+		});
+	}
+
+	return { byId, el, button, problem, onTyped };
 };

@@ -1,7 +1,7 @@
 /* exported mtFlame */
 const mtFlame = function (dom, units, data, pageState) {
 	'use strict';
-	const { byId } = dom;
+	const { byId, onTyped } = dom;
 	const { human, cmpStr } = units;
 	const {
 		strings, keyCount, keyCol, keyFrames, frameFn, frameLine, frameMod, stacks, entries, entryKey,
@@ -259,14 +259,10 @@ const mtFlame = function (dom, units, data, pageState) {
 		drawFlame();
 		writeFragment();
 	});
-	var findTimer;
-	byId('flame-find').addEventListener('input', function () {
-		clearTimeout(findTimer);
-		findTimer = setTimeout(function () {
-			state.find = byId('flame-find').value;
-			drawFlame();
-			writeFragment();
-		}, 150);
+	onTyped('flame-find', function (text) {
+		state.find = text;
+		drawFlame();
+		writeFragment();
 	});
 
 	function drawn() { return icicle.trie !== null; }

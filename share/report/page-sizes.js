@@ -6,18 +6,8 @@
 const mtSizes = function (dom, units, data) {
 	'use strict';
 	const { byId, el } = dom;
-	const { BYTE_UNITS } = units;
+	const { pow2, classLow } = units;
 	const { strings, keyCol, entries, entryKey } = data;
-
-	/* A power of two in its unit: "1 KiB", "8 MiB". */
-	function pow2(v) {
-		for (var u = BYTE_UNITS.length - 1; u > 0; u--) {
-			var d = Math.pow(1024, u);
-			if (v >= d && v % d === 0)
-				return v / d + ' ' + BYTE_UNITS[u];
-		}
-		return v + ' B';
-	}
 
 	function drawSizes() {
 		var by = new Map(), i;
@@ -26,8 +16,7 @@ const mtSizes = function (dom, units, data) {
 			by.set(name, (by.get(name) || 0) + entries.count[i]);
 		}
 		var bars = Array.from(by.entries()).map(function (x) {
-			var m = /^(\d+)-\d+$/.exec(x[0]);
-			return { name: x[0], lo: m ? +m[1] : x[0] === '0' ? 0 : -1, n: x[1] };
+			return { name: x[0], lo: classLow(x[0]), n: x[1] };
 		}).sort(function (a, b) { return a.lo - b.lo; });
 		var host = byId('sizes'), max = 0;
 		host.textContent = '';
@@ -36,8 +25,8 @@ const mtSizes = function (dom, units, data) {
 			var row = el('div', 'size-bar', null, host);
 			row.setAttribute('data-class', b.name);
 			row.setAttribute('data-count', String(b.n));
-			el('span', 'size-label', b.lo > 0 ? pow2(b.lo) + ' –' : b.name === '0' ? '0 B' : b.name,
-			    row).title = b.name + ' bytes';
+			el('span', 'size-label', isFinite(b.lo) && b.lo > 0 ? pow2(b.lo) + ' –' :
+			    b.name === '0' ? '0 B' : b.name, row).title = b.name + ' bytes';
 			var bar = el('span', 'size-fill', null, row);
 			bar.style.width = (max ? 60 * b.n / max : 0) + '%';
 			el('span', 'size-count', String(b.n), row);

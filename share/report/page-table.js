@@ -8,8 +8,8 @@
 /* exported mtTable */
 const mtTable = function (dom, units, data, pageState, showSelected, keysChangedHook) {
 	'use strict';
-	const { byId, el, button, problem } = dom;
-	const { BYTE_UNITS, human, cmpStr } = units;
+	const { byId, el, button, problem, onTyped } = dom;
+	const { human, cmpStr, classLow, classLabel } = units;
 	const {
 		KEYNAMES, NUMCOLS, NO_STACK, SELF, DASH, strings, canon, keyCount, keyCol, keyFrames, entryKey,
 		entryValue,
@@ -85,28 +85,6 @@ const mtTable = function (dom, units, data, pageState, showSelected, keysChanged
 		if (g.val === SELF)
 			return '[self]';
 		return strings[frameFn[g.val]];
-	}
-
-	/* A size class, "1024-2047" as mt-group writes it: its least size; -1 for "0". */
-	function classLow(name) {
-		var m = /^(\d+)-\d+$/.exec(name);
-		return m ? +m[1] : name === '0' ? -1 : Infinity;
-	}
-
-	/* A power of two in its unit: "1 KiB", "8 MiB"; else its bytes. */
-	function pow2(v) {
-		for (var u = BYTE_UNITS.length - 1; u > 0; u--) {
-			var d = Math.pow(1024, u);
-			if (v >= d && v % d === 0)
-				return v / d + ' ' + BYTE_UNITS[u];
-		}
-		return v + ' B';
-	}
-
-	/* "1024-2047" read as people read sizes: "1 KiB – 2 KiB". */
-	function classLabel(name) {
-		var m = /^(\d+)-(\d+)$/.exec(name);
-		return m ? pow2(+m[1]) + ' – ' + pow2(+m[2] + 1) : name === '0' ? '0 B' : name;
 	}
 
 	function sortKids(kids) {
@@ -571,14 +549,10 @@ const mtTable = function (dom, units, data, pageState, showSelected, keysChanged
 		writeFragment();
 	});
 
-	var filterTimer;
-	byId('filter').addEventListener('input', function () {
-		clearTimeout(filterTimer);
-		filterTimer = setTimeout(function () {
-			state.filter = byId('filter').value;
-			refreshTable();
-			writeFragment();
-		}, 150);
+	onTyped('filter', function (text) {
+		state.filter = text;
+		refreshTable();
+		writeFragment();
 	});
 
 	return { drawKeys, refreshTable, reset, pathValues, selectRow };

@@ -84,5 +84,27 @@ const mtUnits = function () {
 
 	function cmpStr(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
 
-	return { BYTE_UNITS, human, secsUnit, dur, fragTime, parseDuration, cmpStr };
+	/* A size class, "1024-2047" as mt-group writes it: its least size; -1 for "0". */
+	function classLow(name) {
+		var m = /^(\d+)-\d+$/.exec(name);
+		return m ? +m[1] : name === '0' ? -1 : Infinity;
+	}
+
+	/* A power of two in its unit: "1 KiB", "8 MiB"; else its bytes. */
+	function pow2(v) {
+		for (var u = BYTE_UNITS.length - 1; u > 0; u--) {
+			var d = Math.pow(1024, u);
+			if (v >= d && v % d === 0)
+				return v / d + ' ' + BYTE_UNITS[u];
+		}
+		return v + ' B';
+	}
+
+	/* "1024-2047" read as people read sizes: "1 KiB – 2 KiB". */
+	function classLabel(name) {
+		var m = /^(\d+)-(\d+)$/.exec(name);
+		return m ? pow2(+m[1]) + ' – ' + pow2(+m[2] + 1) : name === '0' ? '0 B' : name;
+	}
+
+	return { BYTE_UNITS, human, classLow, pow2, classLabel, secsUnit, dur, fragTime, parseDuration, cmpStr };
 };

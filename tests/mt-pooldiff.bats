@@ -596,3 +596,15 @@ leak_stream() {
 	[ "$(grep -c . <<<"$a")" = "$(grep -c . <<<"$b")" ]
 	grep -qx 'rust_leak::leak_records' <<<"$b"
 }
+
+@test "events that lost some in recording: their double frees in one line, the snapshots made" {
+	cd "$BATS_TEST_TMPDIR"
+	awk 'BEGIN { OFS = "\t"; print "proc", 1, 0, 0, "/bin/x", "x"; print "lost", 5, 1, 1200, "ring full"
+		for (i = 1; i <= 30; i++) {
+			print "alloc", i * 10, 1, 1, "malloc", sprintf("0x%x", i * 256), 8, "-"
+			print "free", i * 10 + 1, 1, 1, "malloc", sprintf("0x%x", i * 256), "-"
+			print "free", i * 10 + 2, 1, 1, "malloc", sprintf("0x%x", i * 256), "-" } }' >l.txt
+	run -2 --separate-stderr mt-pooldiff --interval 100ns l.txt
+	[ "$stderr" = "mt-pooldiff: l.txt: 30 double frees after 1200 events were lost in recording: their allocations were among them" ]
+	has_line "$output" '^-    malloc      30 '
+}

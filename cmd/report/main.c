@@ -167,7 +167,7 @@ on_life(const struct mt_life *l, void *arg)
 	report_life(&rep, l);
 }
 
-/* The data alone (old NULL), or the page of it; of two runs' with old's. */
+/* The data alone (old NULL), or the page of it; of two runs' when old holds data. */
 static int
 write_file(const char *path, const struct mt_out *o, const struct mt_out *old)
 {
@@ -175,10 +175,8 @@ write_file(const char *path, const struct mt_out *o, const struct mt_out *old)
 
 	if (outfile_open(&of, path))
 		return 1;
-	if (old && old->buf)
+	if (old)
 		report_page_write(of.f, o->buf, o->len, old->buf, old->len);
-	else if (old)
-		report_page_write(of.f, o->buf, o->len, NULL, 0);
 	else
 		fwrite(o->buf, 1, o->len, of.f);
 	return outfile_close(&of) ? 1 : 0;
@@ -318,7 +316,7 @@ main(int argc, char *argv[])
 		mt_keep_warnings(5);
 	if (argc == 2) {
 		/* Two runs: the old one's data first, beside the new one's. */
-		if (!html || json) {
+		if (json) {
 			mt_note("two inputs make a page of their differences: -o, not --json");
 			mt_usage(0, synopsis, options);
 		}

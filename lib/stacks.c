@@ -423,7 +423,7 @@ struct mt_stackinfo *
 dict_stack(struct mt_dict *d, uint64_t id)
 {
 	void **v = u64map_get(&d->stacks, id, 0);
-	const struct ipframes *x;
+	const struct ipframes *few[128], **xs;
 	struct mt_stackinfo *si;
 	uint64_t *ips, nips, *keep;
 	uint32_t *first;
@@ -435,8 +435,9 @@ dict_stack(struct mt_dict *d, uint64_t id)
 		return *v;
 	ips = (uint64_t *)((uintptr_t)*v & ~(uintptr_t)1);
 	nips = ips[0] & ~STACK_CUT;
+	xs = nips <= sizeof(few) / sizeof(few[0]) ? few : emalloc(nips * sizeof(*xs));
 	for (i = n = 0; i < nips; i++)
-		n += ip_frames(d, ips[i + 1])->n;
+		n += (xs[i] = ip_frames(d, ips[i + 1]))->n;
 	si = emalloc(sizeof(*si) + n * sizeof(si->frame[0]));
 	si->n = 0;
 	si->cut = !!(ips[0] & STACK_CUT);
@@ -455,12 +456,13 @@ dict_stack(struct mt_dict *d, uint64_t id)
 	for (i = 0; i < nips; i++) {
 		if (first)
 			first[i] = si->n;
-		x = ip_frames(d, ips[i + 1]);
-		memcpy(&si->frame[si->n], x->f, x->n * sizeof(x->f[0]));
-		si->n += x->n;
+		memcpy(&si->frame[si->n], xs[i]->f, xs[i]->n * sizeof(xs[i]->f[0]));
+		si->n += xs[i]->n;
 	}
 	if (first)
 		first[nips] = si->n;
+	if (xs != few)
+		free(xs);
 	free(ips);
 	*v = si;
 	for (si->alloc_frame = 0; si->alloc_frame < si->n &&
@@ -469,4 +471,39 @@ dict_stack(struct mt_dict *d, uint64_t id)
 	if (si->alloc_frame == si->n && si->n)
 		si->alloc_frame = si->n - 1;
 	return si;
+}
+
+/*
+ * A stack's frame outside the allocation API, as dict_stack's
+ * alloc_frame, without resolving the whole stack: most of a deep stack's
+ * frames lie past it.  NULL for an empty or unknown stack.
+ */
+const struct mt_frame *
+dict_alloc_frame(struct mt_dict *d, uint64_t id)
+{
+	void **v = u64map_get(&d->stacks, id, 0);
+	const struct mt_stackinfo *si;
+	const struct ipframes *x;
+	const struct mt_frame *last = NULL;
+	const uint64_t *ips;
+	uint64_t i, nips;
+	uint32_t j;
+
+	if (!v)
+		return NULL;
+	if (!((uintptr_t)*v & 1)) {
+		si = *v;
+		return si->n ? si->frame[si->alloc_frame] : NULL;
+	}
+	ips = (const uint64_t *)((uintptr_t)*v & ~(uintptr_t)1);
+	nips = ips[0] & ~STACK_CUT;
+	for (i = 0; i < nips; i++) {
+		x = ip_frames(d, ips[i + 1]);
+		for (j = 0; j < x->n; j++) {
+			if (!is_api(d, x->f[j]))
+				return x->f[j];
+			last = x->f[j];
+		}
+	}
+	return last;
 }

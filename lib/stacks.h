@@ -36,6 +36,8 @@ const char *proc_name(const char *path, size_t len, size_t *n);
 const char *dict_task(struct mt_dict *d, int64_t tid);	/* a #task comm, or NULL */
 /* The stack of an id, never NULL; valid as long as the dictionary. */
 struct mt_stackinfo *dict_stack(struct mt_dict *d, uint64_t id);
+/* Its frame outside the allocation API (alloc_frame), or NULL when it has none. */
+const struct mt_frame *dict_alloc_frame(struct mt_dict *d, uint64_t id);
 /* 1 when a sym line named the address: its frames are not a bare address. */
 /* An address's sym lines, "function TAB file:line TAB module" and a newline
    each (several when inlined), or NULL when none named it. */

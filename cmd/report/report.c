@@ -104,34 +104,68 @@ heap_name(struct report *r, struct mt_str h)
 	return dict_intern(r->heaps, h.s, h.len);
 }
 
-/* The last site of a stack's hash: most records repeat a recent stack. */
-#define SITE_CACHE 4096
-static uint32_t site_cache[SITE_CACHE];	/* index + 1 */
+/*
+ * A site found by its stack id, which a trace's dictionary hands out
+ * densely from 1: in pages of its series, not a hash table, since every
+ * allocation and lifetime looks one up.  Ids too big to page (text input
+ * may use any) go to the hash table.
+ */
+#define SITE_PAGE_BITS 10
+#define SITE_PAGED (UINT64_C(1) << 26)
 
 static uint32_t
-site_of(struct report *r, int64_t pid, const char *heap, uint64_t stack)
+site_new(struct report *r, uint32_t se, int64_t pid, const char *heap, uint64_t stack)
 {
-	struct site_want want = { r, pid, heap, stack };
-	uint64_t h = site_hash(pid, heap, stack);
-	uint32_t i, *c = &site_cache[hash64(stack) & (SITE_CACHE - 1)];
 	struct rep_site *s;
 
-	if (*c && *c <= r->nsites && site_same(&want, *c - 1))
-		return *c - 1;
-	if ((i = idxtab_find(&r->sitetab, h, site_same, &want)) != IDXTAB_NONE) {
-		*c = i + 1;
-		return i;
-	}
 	r->sites = egrow(r->sites, r->nsites + 1, &r->sitecap, sizeof(*r->sites));
 	s = &r->sites[r->nsites];
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
 	s->heap = heap;
 	s->stack = stack;
-	s->series = series_of(r, pid, heap);
-	i = (uint32_t)r->nsites++;
+	s->series = se;
+	return (uint32_t)r->nsites++;
+}
+
+static uint32_t *
+site_slot(struct rep_series *s, uint64_t stack)
+{
+	size_t pg = (size_t)(stack >> SITE_PAGE_BITS), n;
+
+	if (pg >= s->nsitepages) {
+		n = s->nsitepages;
+		s->sitepage = egrow(s->sitepage, pg + 1, &s->nsitepages, sizeof(*s->sitepage));
+		memset(s->sitepage + n, 0, (s->nsitepages - n) * sizeof(*s->sitepage));
+	}
+	if (!s->sitepage[pg])
+		s->sitepage[pg] = ecalloc(1u << SITE_PAGE_BITS, sizeof(**s->sitepage));
+	return &s->sitepage[pg][stack & ((1u << SITE_PAGE_BITS) - 1)];
+}
+
+static uint32_t
+site_of(struct report *r, int64_t pid, const char *heap, uint64_t stack)
+{
+	struct site_want want = { r, pid, heap, stack };
+	uint32_t se, i, *slot;
+	uint64_t h;
+
+	if (r->last_series < r->nseries && r->series[r->last_series].pid == pid &&
+	    r->series[r->last_series].heap == heap)
+		se = r->last_series;
+	else
+		se = r->last_series = series_of(r, pid, heap);
+	if (stack < SITE_PAGED) {
+		slot = site_slot(&r->series[se], stack);
+		if (!*slot)
+			*slot = site_new(r, se, pid, heap, stack) + 1;
+		return *slot - 1;
+	}
+	h = site_hash(pid, heap, stack);
+	if ((i = idxtab_find(&r->sitetab, h, site_same, &want)) != IDXTAB_NONE)
+		return i;
+	i = site_new(r, se, pid, heap, stack);
 	idxtab_add(&r->sitetab, h, i);
-	*c = i + 1;
 	return i;
 }
 
@@ -569,11 +603,14 @@ report_suppressed(struct report *r, uint32_t site)
 void
 report_free(struct report *r)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < r->nseries; i++) {
 		free(r->series[i].max);
 		free(r->series[i].min);
+		for (j = 0; j < r->series[i].nsitepages; j++)
+			free(r->series[i].sitepage[j]);
+		free(r->series[i].sitepage);
 	}
 	free(r->series);
 	free(r->sites);

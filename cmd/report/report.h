@@ -32,6 +32,8 @@ struct rep_series {
 	uint64_t leak_n, leak_b, end_n, end_b;
 	uint8_t nbig;		/* of its slots in kbig */
 	uint64_t ht_temp;	/* temporary by heaptrack's rule (report.ht_next) */
+	uint32_t **sitepage;	/* its sites by stack id, SITE_PAGE ids a page: index + 1 */
+	size_t nsitepages;
 };
 
 /* A process, heap and stack: its bytes live now and at its series' peak. */
@@ -60,6 +62,8 @@ struct rep_key {
 	uint64_t leak_n, leak_b, end_n, end_b;
 	uint8_t nbig;		/* of its slots in kbig */
 	uint64_t ht_temp;	/* temporary by heaptrack's rule (report.ht_next) */
+	uint32_t **sitepage;	/* its sites by stack id, SITE_PAGE ids a page: index + 1 */
+	size_t nsitepages;
 };
 
 /* Lifetimes of a key whose times fall alike, in units of u ns. */
@@ -90,6 +94,7 @@ struct report {
 	struct mt_dict *heaps;	/* the names of heaps not known, held once */
 	struct rep_series *series;
 	size_t nseries, seriescap;
+	uint32_t last_series;	/* site_of's last, tried first */
 	struct rep_site *sites;
 	size_t nsites, sitecap;
 	struct idxtab sitetab;

@@ -51,17 +51,14 @@ site_names(struct report *r, uint32_t site, const char **fn, const char **line)
 {
 	static const char **names;	/* nsites pairs; the summary is made once */
 	const struct rep_site *s = &r->sites[site];
-	struct mt_stackinfo *si;
+	const struct mt_frame *af;
 
 	if (!names)
 		names = ecalloc(r->nsites ? 2 * r->nsites : 1, sizeof(*names));
 	if (!names[2 * site]) {
-		si = s->stack == REP_NONE ? NULL : dict_stack(r->dict, s->stack);
-		names[2 * site] = names[2 * site + 1] = "-";
-		if (si && si->n) {
-			names[2 * site] = si->frame[si->alloc_frame]->function;
-			names[2 * site + 1] = si->frame[si->alloc_frame]->line;
-		}
+		af = s->stack == REP_NONE ? NULL : dict_alloc_frame(r->dict, s->stack);
+		names[2 * site] = af ? af->function : "-";
+		names[2 * site + 1] = af ? af->line : "-";
 	}
 	*fn = names[2 * site];
 	*line = names[2 * site + 1];

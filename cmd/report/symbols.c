@@ -3,7 +3,7 @@
  * dictionary lines (proc, map, stack, sym, #task, the header) are kept;
  * when the input has no sym lines, mt-symbolize is started at its first
  * stack and fed them as they come, on the other core, a thread of ours
- * taking what it writes; at the end they are read into a dictionary.
+ * reading what it writes into the dictionary as it comes.
  * Once it runs, the lines of an input that can be read again are not
  * kept: should it fail, they are read from the input once more.
  */
@@ -33,8 +33,11 @@ struct rep_names {
 	struct mt_out to;	/* its standard input */
 	int from;		/* its standard output */
 	pthread_t thread;
-	struct mt_out got;	/* what it wrote */
+	struct mt_dict *got;	/* what it wrote, read by the thread */
 };
+
+/* A dictionary of a symbolizer that failed: dropped, but held (no dict_free). */
+static struct mt_dict *volatile failed;
 
 /* mt-symbolize beside this program, or on the PATH. */
 static void
@@ -62,17 +65,28 @@ exec_symbolize(char **extra, size_t nextra)
 	_exit(127);
 }
 
+static void
+read_reader(struct mt_dict *d, struct mt_reader *r)
+{
+	struct mt_event ev;
+
+	reader_quiet(r);
+	while (reader_next(r, &ev))
+		dict_add(d, &ev);
+	reader_close(r);
+}
+
+/* Its stacks read while the trace is; at the end only its names are left. */
 static void *
 drain(void *arg)
 {
 	struct rep_names *nm = arg;
-	char buf[1 << 16];
-	ssize_t n;
+	struct mt_reader *r = reader_open_fd(nm->from, "mt-symbolize");
 
-	while ((n = read(nm->from, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0)
-			out_write(&nm->got, buf, (size_t)n);
-	close(nm->from);
+	if (r)
+		read_reader(nm->got, r);
+	else
+		close(nm->from);
 	return NULL;
 }
 
@@ -128,7 +142,7 @@ start(struct rep_names *nm)
 	/* What was kept before: its header and processes. */
 	copy_kept(nm);
 	nm->from = out[0];
-	out_init(&nm->got, report_tmpfile(), 1 << 16);
+	nm->got = dict_new(nm->skip);
 	if (pthread_create(&nm->thread, NULL, drain, nm)) {
 		mt_err(1, "a thread");
 	}
@@ -178,14 +192,9 @@ static void
 read_again(struct mt_dict *d, const char *path)
 {
 	struct mt_reader *r = reader_open(path);
-	struct mt_event ev;
 
-	if (!r)
-		return;
-	reader_quiet(r);
-	while (reader_next(r, &ev))
-		dict_add(d, &ev);
-	reader_close(r);
+	if (r)
+		read_reader(d, r);
 }
 
 /* What o holds read into d: from its file, or through one made of it. */
@@ -194,7 +203,6 @@ read_into(struct mt_dict *d, struct mt_out *o, const char *name)
 {
 	int fd = o->fd;
 	struct mt_reader *r;
-	struct mt_event ev;
 
 	if (fd >= 0) {
 		if (out_flush(o))
@@ -211,12 +219,8 @@ read_into(struct mt_dict *d, struct mt_out *o, const char *name)
 			close(fd);
 		return;
 	}
-	if ((r = reader_open_fd(fd, name))) {
-		reader_quiet(r);
-		while (reader_next(r, &ev))
-			dict_add(d, &ev);
-		reader_close(r);
-	}
+	if ((r = reader_open_fd(fd, name)))
+		read_reader(d, r);
 }
 
 /* Whichever of them is not read: its file closed. */
@@ -237,7 +241,7 @@ names_had_syms(const struct rep_names *nm)
 struct mt_dict *
 names_finish(struct rep_names *nm)
 {
-	struct mt_dict *d = dict_new(nm->skip);
+	struct mt_dict *d;
 	int st, ok = 1;
 
 	if (nm->pid) {
@@ -251,18 +255,19 @@ names_finish(struct rep_names *nm)
 		signal(SIGPIPE, SIG_DFL);	/* ours again: a reader of ours that went */
 	}
 	if (nm->pid && ok && !nm->have_syms) {
-		read_into(d, &nm->got, "mt-symbolize");
+		d = nm->got;
 	} else {
 		if (nm->pid && !nm->have_syms) {
 			mt_warnx("mt-symbolize failed: stacks are addresses");
 		}
+		if (nm->pid)
+			failed = nm->got;
+		d = dict_new(nm->skip);
 		if (nm->partial)
 			read_again(d, nm->again);
 		else
 			read_into(d, &nm->kept, "the dictionary");
 	}
-	if (nm->pid)
-		drop(&nm->got);
 	drop(&nm->kept);
 	free(nm);
 	return d;

@@ -512,3 +512,35 @@ near() {
 	[ "$(wc -l <want)" -gt 100000 ]
 	diff want got
 }
+
+@test "--at peak past the changes it keeps: read again where a bucket may hold it, the instant and bytes exact" {
+	cd "$BATS_TEST_TMPDIR"
+	# two processes' 1- and 2-byte blocks, each live 5 ns of every 10;
+	# a spike in each: 1000 bytes at 60,002 ns beside block 6000's byte,
+	# 300 at 150,001-150,004 ns, beside pid 2's block 15000 from 150,003
+	awk 'BEGIN { OFS = "\t"
+		for (i = 0; i < 20000; i++) {
+			print "life", i * 10, i * 10 + 5, 1, 1, "malloc", sprintf("0x%x", 4096 + i * 16), 1, "-", "aifi", 0
+			print "life", i * 10 + 3, i * 10 + 8, 2, 2, "malloc", sprintf("0x%x", 4096 + i * 16), 2, "-", "aifi", 0 }
+		print "life", 60002, 60003, 1, 1, "malloc", "0x10", 1000, "-", "aifi", 0
+		print "life", 150001, 150004, 2, 2, "malloc", "0x10", 300, "-", "aifi", 0 }' >k.life
+	printf 'sample\t60002\t1\tmalloc\t1001\t2\nsample\t150003\t2\tmalloc\t302\t2\n' >want
+	run -0 --separate-stderr mt-window --at peak k.life
+	[ -z "$stderr" ]
+	grep '^sample' <<<"$output" | diff want -
+	printf '%s\n' "$output" >all
+	for keep in 1000 100 10; do
+		run -0 --separate-stderr env MT_WINDOW_KEEP=$keep mt-window --at peak k.life
+		[[ $stderr =~ "more changes than the $keep kept: the peaks made exact in "[0-9]+" more reading" ]]
+		printf '%s\n' "$output" | diff all -
+	done
+	# and what was live then: block 6000, the spike of 1000, pid 2's two
+	[ "$(grep -c '^life' all)" = 4 ]
+
+	# a trace of the generator through mt-lifetime, and from stdin
+	"$PROGS/gen-trace" 300000 | mt-lifetime -qb >g.life
+	mt-window --at peak g.life >all
+	[ "$(grep -c '^sample' all)" -ge 2 ]
+	env MT_WINDOW_KEEP=2000 mt-window --at peak g.life 2>/dev/null | cmp all -
+	env MT_WINDOW_KEEP=50 mt-window --at peak <g.life 2>/dev/null | cmp all -
+}

@@ -27,6 +27,7 @@ struct change {
 	uint64_t k;		/* the bucket: times in (t0 + (k-1)r, t0 + kr] */
 	int64_t bytes, count;	/* the net change */
 	int64_t rise, dip;	/* the running sum's highest (>= 0), lowest (<= 0) */
+	uint64_t raw;		/* the lifetimes' changes it holds (--at peak's second reading) */
 };
 struct series {
 	int64_t pid;
@@ -43,9 +44,22 @@ static struct series *series;
 static size_t nseries, seriescap;
 static struct u64map series_of_pid;	/* pid: 1 + the index of its first series */
 static size_t series_last;		/* 1 + the index found last, or 0 */
-#define CHANGES_KEPT (1u << 22)
+#define CHANGES_KEPT (1u << 22)	/* MT_WINDOW_KEEP, for tests: fewer */
 #define TAIL_KEPT (1u << 16)	/* new changes sorted at once, at least */
 static uint64_t resolution = 1;	/* r: ns a bucket */
+
+uint64_t
+changes_kept(void)
+{
+	static uint64_t n;
+	const char *e;
+
+	if (!n) {
+		e = getenv("MT_WINDOW_KEEP");
+		n = e && atoll(e) > 0 && atoll(e) < CHANGES_KEPT ? (uint64_t)atoll(e) : CHANGES_KEPT;
+	}
+	return n;
+}
 static size_t nchanges;		/* the counted of all series */
 static int bounds;		/* a bucket took changes in an unknown order */
 
@@ -102,6 +116,7 @@ change_then(struct change *a, const struct change *b)
 	a->dip = down < a->dip ? down : a->dip;
 	a->bytes = sat_add(a->bytes, b->bytes, &sat_bytes.hit);
 	a->count = sat_add(a->count, b->count, &sat_count.hit);
+	a->raw += b->raw;
 }
 
 /* Two changes of one bucket whose order is unknown: 0 when kept apart. */
@@ -118,6 +133,7 @@ change_with(struct change *a, const struct change *b)
 			return 0;
 		a->bytes = bytes;
 		a->count = count;
+		a->raw += b->raw;
 		a->rise = a->bytes > 0 ? a->bytes : 0;
 		a->dip = a->bytes < 0 ? a->bytes : 0;
 		return 1;
@@ -127,6 +143,7 @@ change_with(struct change *a, const struct change *b)
 	/* Interleaved, any prefix is one of each's: their sum bounds it. */
 	a->rise = sat_add(a->rise, b->rise, &sat_bytes.hit);
 	a->dip = sat_add(a->dip, b->dip, &sat_bytes.hit);
+	a->raw += b->raw;
 	bounds = 1;
 	return 1;
 }
@@ -189,6 +206,7 @@ tail_sort(const struct change *c, size_t t, struct change *buf)
  * in, a kept change before new ones of its bucket, as a stable sort of
  * them all would put them.
  */
+static void series_peak_set(struct series *s, mt_wide b, mt_wide c);
 static struct change *buf;	/* the new changes, sorted */
 static size_t bufcap;
 
@@ -213,9 +231,12 @@ series_merge(struct series *s)
 		e = q == t || (p < kept && old[p].k <= buf[q].k) ? old[p++] : buf[q++];
 		if (!(j && s->c[j - 1].k == e.k && change_with(&s->c[j - 1], &e)))
 			s->c[j++] = e;
+		/* What changes nothing goes; not the count --at peak reads again. */
 		if (!s->c[j - 1].bytes && !s->c[j - 1].count && !s->c[j - 1].rise &&
-		    !s->c[j - 1].dip)
-			j--;
+		    !s->c[j - 1].dip) {
+			if (--j && s->c[j].raw)
+				s->c[j - 1].raw += s->c[j].raw;
+		}
 	}
 	s->n = s->sorted = j;
 }
@@ -293,7 +314,8 @@ series_change(const struct window_opts *o, struct series *s, uint64_t k, int64_t
 	c->count = count;
 	c->rise = rise;
 	c->dip = bytes < 0 ? bytes : 0;
-	if (++nchanges > CHANGES_KEPT && resolution < o->step)
+	c->raw = count ? 1 : 2;	/* none: a lifetime within the bucket */
+	if (++nchanges > changes_kept() && resolution < o->step)
 		series_coarsen(o);
 	else if (s->n - s->sorted >= TAIL_KEPT && s->n - s->sorted >= s->sorted / 8)
 		series_merge(s);
@@ -393,9 +415,10 @@ series_write(const struct window_opts *o, uint64_t end)
 /*
  * --at peak: each series' peak, the first instant its bytes outstanding
  * are the most, from the changes of a first reading; the changes freed.
- * In buckets coarser than a nanosecond the instant is the bucket's end.
+ * In buckets coarser than a nanosecond, each bucket goes to peak.c, to
+ * be read again where it may hold the peak: 1 then.
  */
-void
+int
 series_peaks(const struct window_opts *o)
 {
 	size_t i, j;
@@ -406,28 +429,61 @@ series_peaks(const struct window_opts *o)
 
 		series_merge(s);
 		s->peak_t = o->t0;
+		/* Its floor first: only the buckets that may reach it are kept. */
+		for (j = 0; resolution > 1 && j < s->n; j++)
+			peak_floor(i, b += s->c[j].bytes);
+		b = 0;
+		if (resolution > 1)
+			peak_reserve(s->n);
 		for (j = 0; j < s->n; j++) {
 			mt_wide top = b + s->c[j].rise;
+			uint64_t k = s->c[j].k;
 
+			if (resolution > 1)
+				peak_bucket(i, k ? o->t0 + (k - 1) * resolution + 1 : o->t0,
+				    o->t0 + k * resolution, b, c, b + s->c[j].bytes, top,
+				    s->c[j].raw);
 			b += s->c[j].bytes;
 			c += s->c[j].count;
 			if (top > peak_b || j == 0) {
 				peak_b = top;
 				peak_c = c;
-				s->peak_t = o->t0 + s->c[j].k * resolution;
+				s->peak_t = o->t0 + k * resolution;
 			}
 		}
-		if (peak_b < 0)
-			peak_b = peak_c = 0;
-		s->peak_b = (int64_t)sample_value(peak_b, &sat_bytes);
-		s->peak_c = (int64_t)sample_value(peak_c, &sat_count);
+		series_peak_set(s, peak_b, peak_c);
 		free(s->c);
 		s->c = NULL;
 		s->n = s->cap = s->sorted = s->counted = 0;
 	}
-	if (resolution > 1)
-		mt_note("too many changes to keep each: a peak's instant is known to %"
-		    PRIu64 " ns%s", resolution, bounds ? ", its bytes are a bound" : "");
+	return resolution > 1;
+}
+
+static void
+series_peak_set(struct series *s, mt_wide b, mt_wide c)
+{
+	if (b < 0)
+		b = c = 0;
+	s->peak_b = (int64_t)sample_value(b, &sat_bytes);
+	s->peak_c = (int64_t)sample_value(c, &sat_count);
+}
+
+/* After peak.c's readings: each series' peak theirs. */
+void
+series_peaks_exact(void)
+{
+	size_t i;
+	mt_wide b, c;
+
+	for (i = 0; i < nseries; i++)
+		if (peak_found(i, &series[i].peak_t, &b, &c))
+			series_peak_set(&series[i], b, c);
+}
+
+size_t
+series_index(const struct series *s)
+{
+	return (size_t)(s - series);
 }
 
 /* The peaks, as sample lines, after the window line. */

@@ -254,8 +254,9 @@ put_window(const struct window_opts *o)
 
 /*
  * A life line of the window's pass: reclassed for the window (or the
- * instant of --at), then written or added to the series; with peaks, the
- * first pass of --at peak, only added to the series.
+ * instant of --at), then written or added to the series; with peaks, a
+ * reading of --at peak before the one that writes: the first (1) adds it
+ * to the series, those after (2) to peak.c's candidates.
  */
 static void
 window_life(const struct window_opts *o, struct mt_event *ev, int peaks)
@@ -266,7 +267,8 @@ window_life(const struct window_opts *o, struct mt_event *ev, int peaks)
 
 	if (peaks) {
 		if ((tf == NONE || tf > o->t0) && keep(o, ev))
-			series_add(o, ev, ta, tf, ev->flags & EV_SIZE_NONE ? 0 : (int64_t)ev->size);
+			(peaks == 1 ? series_add : peak_add)(o, ev, ta, tf,
+			    ev->flags & EV_SIZE_NONE ? 0 : (int64_t)ev->size);
 		return;
 	}
 	nlife++;

@@ -45,7 +45,23 @@ uint64_t series_peak_time(const struct series *s);
 void series_add(const struct window_opts *o, const struct mt_event *ev, uint64_t ta, uint64_t tf,
     int64_t size);
 void series_write(const struct window_opts *o, uint64_t end);
-void series_peaks(const struct window_opts *o);
+int series_peaks(const struct window_opts *o);
+void series_peaks_exact(void);
+size_t series_index(const struct series *s);
+uint64_t changes_kept(void);
 void put_peaks(const struct window_opts *o);
+
+/* peak.c: --at peak exact, reading again where the first reading's buckets
+   may hold it */
+void peak_floor(size_t series, mt_wide v);
+void peak_reserve(size_t n);
+void peak_bucket(size_t series, uint64_t lo, uint64_t hi, mt_wide base_b, mt_wide base_c,
+    mt_wide end_b, mt_wide ub, uint64_t raw);
+int peak_choose(uint64_t changes);
+void peak_add(const struct window_opts *o, const struct mt_event *ev, uint64_t ta, uint64_t tf,
+    int64_t size);
+void peak_settle(void);
+int peak_found(size_t series, uint64_t *t, mt_wide *b, mt_wide *c);
+void peak_free(void);
 
 #endif

@@ -218,7 +218,7 @@ main(int argc, char *argv[])
 			series_peaks_exact();
 			peak_free();
 			mt_note("more changes than the %" PRIu64 " kept: the peaks made exact in %d "
-			    "more reading%s", changes_kept(), again, again == 1 ? "" : "s");
+			    "more reading%s", first_kept(), again, again == 1 ? "" : "s");
 		}
 		o.step = 0;
 	}

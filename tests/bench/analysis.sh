@@ -1,44 +1,80 @@
 #!/bin/bash
-# The analysis path against heaptrack_print, on the same run of workload
-# (b) of run.sh (python3 building and round-tripping 300k dicts) recorded
-# by each: `mt-lifetime app.mtr | mt-window | mt-group`, with text and
-# with -b (a .mtr stream) between the filters, against
-# `heaptrack_print` on heaptrack's trace.  Medians of RUNS runs (default
-# 5) of the wall time, the three run in turn, so that a machine whose
-# speed drifts meanwhile (these do, by half) slows them alike; the ratio
-# is the median of each turn's own ratio.  Each stage's peak RSS beside
-# heaptrack_print's.
+# The analysis path against heaptrack_print (issue 43), on one run of
+# python3 building and round-tripping 300k dicts LOOPS times (default 5:
+# some 140M events) recorded by mt-record and by heaptrack.  Each step
+# and heaptrack_print run in turn RUNS times (default 3), so that a
+# machine whose speed drifts meanwhile (these do, by a fifth) slows them
+# alike; a ratio is the median of each turn's own, with their range.
+#
+#   summary   mt-report app.mtr (wall, and CPU: how many cores it used)
+#   -b        mt-lifetime -b | mt-symbolize | mt-group --by function
+#   readme    mt-symbolize | mt-lifetime | mt-group --by type,function,line
+#   window    mt-lifetime | mt-window --from 1s --to 2s | mt-group, text
+#             and -b between the filters
+#   peak      mt-window --at peak on the life lines: its time, and its
+#             bytes and instant against mt-report's (exact: the same)
+# and each one's peak RSS, the pairer's as bytes a block live at the peak.
 . "$(dirname "$0")/common.sh"
 
-PYTHONMALLOC=malloc cmd/mt-record -o "$work/py.mtr" -- /usr/bin/python3 tests/bench/py_dicts.py >/dev/null 2>&1
-PYTHONMALLOC=malloc heaptrack -o "$work/ht" /usr/bin/python3 tests/bench/py_dicts.py >/dev/null 2>&1
-events=$(cmd/mt-decode "$work/py.mtr" | grep -c '^alloc\|^free')
+record_python "${LOOPS:-5}"
+cmd/mt-lifetime -qb "$work/py.mtr" >"$work/py.life"
 
-# $1: -b for a .mtr stream between the filters, or nothing for text.
-pipeline() {
-	/usr/bin/time -f %M -o "$work/rss.lifetime" cmd/mt-lifetime $1 -q "$work/py.mtr" |
-	/usr/bin/time -f %M -o "$work/rss.window" cmd/mt-window $1 --from 1s --to 2s |
-	/usr/bin/time -f %M -o "$work/rss.group" cmd/mt-group --by process,heap,type,function >/dev/null
-}
-: >"$work/t.text"; : >"$work/t.b"; : >"$work/t.ht"; : >"$work/r.text"; : >"$work/r.b"
+summary() { /usr/bin/time -f '%M %U %S' -o "$work/rss.summary" cmd/mt-report "$work/py.mtr" >/dev/null; }
 ht() { /usr/bin/time -f %M -o "$work/rss.ht" heaptrack_print "$work"/ht.* >/dev/null; }
+bpipe() {
+	/usr/bin/time -f %M -o "$work/rss.lifetime" cmd/mt-lifetime -qb "$work/py.mtr" |
+	cmd/mt-symbolize | cmd/mt-group --by function >/dev/null
+}
+readme() { cmd/mt-symbolize "$work/py.mtr" | cmd/mt-lifetime -q | cmd/mt-group --by type,function,line >/dev/null; }
+# $1: -b for a .mtr stream between the filters, or nothing for text.
+window() {
+	cmd/mt-lifetime $1 -q "$work/py.mtr" | cmd/mt-window $1 --from 1s --to 2s |
+	cmd/mt-group --by process,heap,type,function >/dev/null
+}
+wtext() { window ""; }
+wbin() { window -b; }
+peak() { /usr/bin/time -f %M -o "$work/rss.peak" cmd/mt-window -q --at peak "$work/py.life" >"$work/peak.out" 2>"$work/peak.err"; }
+
+steps="summary bpipe readme wtext wbin peak"
+for s in $steps ht; do : >"$work/t.$s"; : >"$work/r.$s"; done
+: >"$work/cpu.summary"
 for i in $(seq "$RUNS"); do
-	# Each in turn goes first: the one after the text pipeline's gigabyte
-	# of pipes and page cache is not always the same.
-	case $((i % 3)) in
-	1) t=$(seconds pipeline ""); b=$(seconds pipeline -b); h=$(seconds ht) ;;
-	2) h=$(seconds ht); t=$(seconds pipeline ""); b=$(seconds pipeline -b) ;;
-	0) b=$(seconds pipeline -b); h=$(seconds ht); t=$(seconds pipeline "") ;;
-	esac
-	echo "$t" >>"$work/t.text"; echo "$b" >>"$work/t.b"; echo "$h" >>"$work/t.ht"
-	echo "$t / $h" | bc -l >>"$work/r.text"; echo "$b / $h" | bc -l >>"$work/r.b"
+	# Each goes first in turn: the one after a gigabyte of pipes and page
+	# cache is not always the same.
+	set -- $steps ht
+	k=$(( (i - 1) % $# ))
+	order="${*:k+1} ${*:1:k}"
+	for s in $order; do
+		seconds "$s" >>"$work/t.$s"
+		[ "$s" = summary ] && awk '{ print $2 + $3 }' "$work/rss.summary" >>"$work/cpu.summary"
+	done
+	h=$(tail -n 1 "$work/t.ht")
+	for s in $steps; do echo "$(tail -n 1 "$work/t.$s") / $h" | bc -l >>"$work/r.$s"; done
 done
 range() { sort -n "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }'; }
-printf '%d events: mt-lifetime | mt-window | mt-group: text %.2f s (%.2fx), -b %.2f s (%.2fx); heaptrack_print %.2f s\n' \
-	"$events" "$(median <"$work/t.text")" "$(median <"$work/r.text")" \
-	"$(median <"$work/t.b")" "$(median <"$work/r.b")" "$(median <"$work/t.ht")"
-printf 'the turns'"'"' own ratios: text %s, -b %s (%d turns)\n' "$(range "$work/r.text")" \
-	"$(range "$work/r.b")" "$RUNS"
-printf 'peak RSS: mt-lifetime %d MiB, mt-window %d MiB, mt-group %d MiB; heaptrack_print %d MiB\n' \
-	$(($(cat "$work/rss.lifetime") / 1024)) $(($(cat "$work/rss.window") / 1024)) \
-	$(($(cat "$work/rss.group") / 1024)) $(($(cat "$work/rss.ht") / 1024))
+line() {	# name, step, target
+	printf '%-44s %6.2f s  %5.2fx (turns %s; target %s)\n' "$1" "$(median <"$work/t.$2")" \
+		"$(median <"$work/r.$2")" "$(range "$work/r.$2")" "$3"
+}
+printf '%d events, %d turns; heaptrack_print %.2f s, %d MiB\n' "$events" "$RUNS" \
+	"$(median <"$work/t.ht")" $(($(cat "$work/rss.ht") / 1024))
+line "mt-report (summary)" summary "<= 0.6x"
+printf '%-44s %6.2f s of CPU: %.2f cores; %d MiB\n' "  its CPU" "$(median <"$work/cpu.summary")" \
+	"$(echo "$(median <"$work/cpu.summary") / $(median <"$work/t.summary")" | bc -l)" \
+	$(($(cut -d' ' -f1 "$work/rss.summary") / 1024))
+line "mt-lifetime -b | mt-symbolize | mt-group" bpipe "<= 1x"
+line "mt-symbolize | mt-lifetime | mt-group (README)" readme "<= 1.5x"
+line "mt-lifetime | mt-window | mt-group, text" wtext "-"
+line "mt-lifetime | mt-window | mt-group, -b" wbin "-"
+line "mt-window --at peak (life lines)" peak "-"
+
+# The peak: mt-window's against mt-report's (from the events, in time order).
+want=$(cmd/mt-report -B -q --no-symbolize "$work/py.mtr" | awk '$3 == "malloc" && $2 ~ /^[0-9]+$/ { print $4, $5; exit }')
+got=$(awk -F'\t' '$1 == "sample" && $4 == "malloc" { printf "%d %d.%03d\n", $5, $2 / 1e9, ($2 % 1e9) / 1e6; n = $6 }
+	END { print n > "/dev/stderr" }' "$work/peak.out" 2>"$work/live")
+printf 'peak of malloc: mt-window --at peak %s, mt-report %s: %s; %s\n' "$got" "$want" \
+	"$([ "$got" = "$want" ] && echo same || echo DIFFERENT)" "$(tr '\n' ' ' <"$work/peak.err")"
+live=$(cat "$work/live")
+printf 'pairing: mt-lifetime %d MiB for %d blocks live at the peak: %.1f bytes a block (target <= 32); mt-window --at peak %d MiB\n' \
+	$(($(cat "$work/rss.lifetime") / 1024)) "$live" \
+	"$(echo "$(cat "$work/rss.lifetime") * 1024 / $live" | bc -l)" $(($(cat "$work/rss.peak") / 1024))

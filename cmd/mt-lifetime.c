@@ -105,6 +105,7 @@ main(int argc, char *argv[])
 		mt_note("binary output to a terminal");
 		return 2;
 	}
+	binary = binary || mt_stdout_to_mt();
 	sink_init(&out, STDOUT_FILENO, binary);
 	/*
 	 * Pairing here, formatting text there: a second core halves it.  A

@@ -37,5 +37,6 @@
 #include "inject.h"
 #include "progress.h"
 #include "outfile.h"
+#include "pipepeer.h"
 
 #endif

@@ -403,3 +403,40 @@ mt-lifetime: 2 lifetimes; 0 survivors leaked at exit, 0 alive at the end; 1 free
 	echo "base $(cat base.kib) KiB, 1M live $(cat set.kib) KiB"
 	[ $(( ($(cat set.kib) - $(cat base.kib)) * 1024 )) -le $((64 * 1000000)) ]
 }
+
+@test "to mt's own filters a .mtr stream down a pipe, text to anything else, the same tables" {
+	mt-record -o t.mtr -- "$PROGS/threads" >/dev/null 2>&1
+	# a reader named as one of mt's filters: what came down the pipe, kept
+	mkdir bin
+	cp "$(command -v cat)" bin/mt-group
+	magic=$(printf '\211MTR')
+	mt-lifetime -q t.mtr | bin/mt-group >to-mt
+	[ "$(head -c 4 to-mt)" = "$magic" ]
+	mt-decode to-mt | grep -q '^life'
+	mt-lifetime -q t.mtr | mt-window | bin/mt-group >w
+	[ "$(head -c 4 w)" = "$magic" ]
+	mt-symbolize t.mtr 2>/dev/null | bin/mt-group >s
+	[ "$(head -c 4 s)" = "$magic" ]
+	# a shell that execs it: waited for
+	mt-lifetime -q t.mtr | sh -c 'sleep 0.01 </dev/null; exec bin/mt-group' >late
+	[ "$(head -c 4 late)" = "$magic" ]
+	# anything else: text
+	mt-lifetime -q t.mtr | cat >to-cat
+	[ "$(head -c 4 to-cat)" = "#mt-" ]
+	mt-lifetime -q t.mtr >file
+	cmp file to-cat
+	[ "$(mt-lifetime -q t.mtr | head -c 4)" = "#mt-" ]
+	mt-lifetime -q t.mtr | while read -r l; do echo "$l"; done | head -n 1 | grep -q '^#mt-'
+	# another writer into the same pipe: text, that theirs may follow
+	{ mt-lifetime -q t.mtr; echo '# after'; } | bin/mt-group >group
+	[ "$(head -c 4 group)" = "#mt-" ]
+	[ "$(tail -n 1 group)" = "# after" ]
+	MT_PIPE=text mt-lifetime -q t.mtr | bin/mt-group >forced
+	cmp forced file
+	# the tables are the same either way
+	mt-symbolize t.mtr 2>/dev/null | mt-lifetime -q | mt-group --by type,function,line >auto
+	MT_PIPE=text mt-symbolize t.mtr 2>/dev/null | MT_PIPE=text mt-lifetime -q |
+		mt-group --by type,function,line >text
+	cmp auto text
+	grep -q "^transient  *worker  *tests/progs/threads.c:" auto
+}

@@ -409,6 +409,7 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	elf_version(EV_CURRENT);
+	binary = binary || mt_stdout_to_mt();
 	if (binary)
 		bout = trace_writer_new(STDOUT_FILENO, MT_SINK_LEVEL);
 	else

@@ -198,6 +198,7 @@ main(int argc, char *argv[])
 		return 1;
 	if (o.binary && isatty(STDOUT_FILENO))
 		mt_errx(2, "binary output to a terminal");
+	o.binary = o.binary || mt_stdout_to_mt();
 	sink_init(&out, STDOUT_FILENO, o.binary);
 	if (o.at_peak) {
 		/* A series with one step, the window (a power of 2, for buckets

@@ -123,7 +123,8 @@ lib/mt-suppress.h: share/mt-suppress
 # hold "</script" or "<!--", which would end it early.
 D3_JS ?= /usr/share/nodejs/d3/dist/d3.min.js
 REPORT_JS = $(addprefix share/report/,page-dom.js page-units.js page-data.js page-state.js \
-	page-table.js page-lifetimes.js page-series.js page-diff.js page-graph.js page-flame.js page-sizes.js page-start.js)
+	page-table.js page-lifetimes.js page-series.js page-diff.js page-graph.js page-flame.js page-sizes.js page-calls.js \
+	page-start.js)
 REPORT_PAGE = share/report/page.html share/report/page.css $(REPORT_JS)
 REPORT_MARKS = page.css $(notdir $(REPORT_JS)) d3.min.js mt-data
 REPORT_INLINE = sed -e '/^@page.css@$$/{r share/report/page.css' -e 'd;}' \

@@ -462,3 +462,54 @@ PY
 	grep -q 'data-label="churn" data-peak="[0-9]*" data-total="1000"' tg.html
 	! grep -q 'data-label="pairs"' tg.html || false
 }
+
+# calls_of DOM TABLE-ID: "function value..." a row of that table of the
+# callers and callees pane, in the page's order
+calls_of() {
+	perl -0ne 'if (/<table[^>]*id="\Q'"$2"'\E".*?<\/table>/s) { my $t = $&;
+		while ($t =~ /<tr[^>]*data-fn="([^"]*)"(.*?)<\/tr>/sg) { my ($f, $r) = ($1, $2);
+			my @v = $r =~ /data-value="([-0-9.e+]*)"/g; print join(" ", $f, @v), "\n" } }' "$1"
+}
+
+@test "callers and callees, as heaptrack_gui's: inclusive, self and each call's bytes, as the folded stacks sum" {
+	report_rows -o calls.html app.html 'fn=Operation1' >/dev/null
+	# the oracle: mt-group's folded stacks, each function once a stack
+	mt-group -A '^commit$' --by stack -F tsv wpa.life 2>/dev/null | awk -F'\t' 'NR > 1 {
+		n = split($1, f, ";"); delete seen; delete pair
+		for (i = 1; i <= n; i++) {
+			if (!(f[i] in seen)) { seen[f[i]] = 1; incl[f[i]] += $3 }
+			if (i > 1 && !((f[i-1] SUBSEP f[i]) in pair)) { pair[f[i-1], f[i]] = 1; call[f[i-1], f[i]] += $3 }
+		}
+		self[f[n]] += $3 }
+		END {
+			for (x in incl) printf "F %s %d %d\n", x, incl[x], self[x]
+			for (p in call) { split(p, e, SUBSEP)
+				if (e[2] == "Operation1") printf "C %s %d\n", e[1], call[p]
+				if (e[1] == "Operation1") printf "E %s %d\n", e[2], call[p] } }' | sort >want
+	{ calls_of calls.html calls-functions | sed 's/^/F /'
+	  calls_of calls.html callers-of | sed 's/^/C /'
+	  calls_of calls.html callees-of | sed 's/^/E /'; } | sort >got
+	diff want got
+	grep -qx 'E ManipulateTemporaryBuffer 104857600' got
+	grep -qx 'E InnerLoopOperation 10000' got
+	grep -qx 'C main 104867600' got
+	# the chosen row marked, and kept in the address
+	grep -q '<tr class="chosen" data-fn="Operation1">' calls.html
+}
+
+@test "the flame graph by Peak: the bytes live at the selection's peak instant, as the life lines sum to" {
+	report_rows -o peak.html app.html 'flame=peak' >/dev/null
+	# the oracle: every change at an instant made, the first instant of the most
+	read -r want at < <(awk -F'\t' '$1 == "life" { print ($2 == "-" ? 0 : $2), $8
+		if ($3 != "-" && $12 != "exit") print $3, -$8 }' wpa.life | sort -n -k1,1 |
+		awk '{ if (NR > 1 && $1 != t && cur > best) { best = cur; bt = t } t = $1; cur += $2 }
+			END { if (cur > best) { best = cur; bt = t } print best, bt }')
+	got=$(grep -o 'id="flame-note" data-total="[0-9]*"' peak.html | grep -o '[0-9]*"$' | tr -d '"')
+	[ "$got" = "$want" ]
+	secs=$(awk -v t="$at" 'BEGIN { printf "%.7f", t / 1e9 }' | sed 's/0*$//')
+	grep -q "Peak of the selection: [0-9.]* MiB live at $secs s, its most outstanding" peak.html
+	# within a window that ends before it: a lower peak, of that window
+	report_rows -o early.html app.html "flame=peak&to=$((at / 2))ns" >/dev/null
+	early=$(grep -o 'id="flame-note" data-total="[0-9]*"' early.html | grep -o '[0-9]*"$' | tr -d '"')
+	[ "$early" -lt "$want" ]
+}

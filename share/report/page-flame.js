@@ -1,8 +1,8 @@
 /* exported mtFlame */
-const mtFlame = function (dom, units, data, pageState) {
+const mtFlame = function (dom, units, data, pageState, seriesOf) {
 	'use strict';
 	const { byId, onTyped } = dom;
-	const { human, cmpStr } = units;
+	const { human, cmpStr, secsUnit } = units;
 	const {
 		strings, keyCount, keyCol, keyFrames, frameFn, frameLine, frameMod, stacks, entries, entryKey,
 		entryType
@@ -21,7 +21,7 @@ const mtFlame = function (dom, units, data, pageState) {
 	 * own, [freed], as in mt-group's folded stacks.
 	 */
 	var ROW_HEIGHT = 18;
-	var icicle = { focus: null, trie: null, weight: null, net: 0, freed: 0, found: null };
+	var icicle = { focus: null, trie: null, weight: null, net: 0, freed: 0, found: null, peak: null };
 	var FREED = -1;
 
 	function flameNode(parent, name, frame, level) {
@@ -29,9 +29,13 @@ const mtFlame = function (dom, units, data, pageState) {
 			depth: parent ? parent.depth + 1 : 0, level: level, lines: 1, kids: null };
 	}
 
-	/* An entry's weight: Size, Impacting Size, Count, or the bytes it leaked (type leaked). */
+	/*
+	 * An entry's weight: Size, Impacting Size, Count, the bytes it leaked
+	 * (type leaked), its temporary lifetimes; Peak is a key's, live at the
+	 * selection's peak (seriesOf.peakAt).
+	 */
 	var WEIGHT_NAMES = { size: 'Size', impact: 'Impacting Size', count: 'Count', leaked: 'Leaked',
-		temporary: 'Temporary' };
+		temporary: 'Temporary', peak: 'Peak' };
 	function entryWeight(i) {
 		switch (state.flame) {
 		case 'impact': return entries.impact[i];
@@ -48,8 +52,15 @@ const mtFlame = function (dom, units, data, pageState) {
 
 	function buildTrie() {
 		var weight = new Float64Array(keyCount), i;
-		for (i = 0; i < entries.n; i++)
-			weight[entryKey(entries.keyType[i])] += entryWeight(i);
+		icicle.peak = null;
+		if (state.flame === 'peak') {
+			var w = state.sel || [0, data.wholeEnd];
+			icicle.peak = seriesOf.peakAt(w[0], w[1]);
+			weight = icicle.peak.weight;
+		} else {
+			for (i = 0; i < entries.n; i++)
+				weight[entryKey(entries.keyType[i])] += entryWeight(i);
+		}
 		icicle.weight = weight;
 		var top = flameNode(null, 'all', -1, 'root');
 		/* The widths are sizes; the sum said is the table's: what was freed subtracts. */
@@ -127,7 +138,9 @@ const mtFlame = function (dom, units, data, pageState) {
 		renderFlame();
 		var ms = performance.now() - t;
 		byId('flame-note').textContent = WEIGHT_NAMES[state.flame] +
-		    ' of the selection: ' + showWeight(icicle.net) + ', drawn in ' + ms.toFixed(1) + ' ms' +
+		    ' of the selection: ' + showWeight(icicle.net) +
+		    (icicle.peak ? ' live at ' + secsUnit(icicle.peak.t) + ', its most outstanding' : '') +
+		    ', drawn in ' + ms.toFixed(1) + ' ms' +
 		    (state.flame === 'impact' && icicle.freed ? '; the ' + human(icicle.freed) +
 		    ' the window freed stands under [freed], and is taken off.' : '.') +
 		    (icicle.found !== null ? ' ' + icicle.found : '');
@@ -138,7 +151,14 @@ const mtFlame = function (dom, units, data, pageState) {
 		d3.select('#flame-inverted').classed('on', state.inverted);
 		byId('flame-find').value = state.find;
 		document.body.setAttribute('data-flame-ms', ms.toFixed(1));
+		if (afterDraw)
+			afterDraw();
 	}
+	var afterDraw = null;
+	/* What follows the flame graph's weights (the callers and callees). */
+	function onDrawn(fn) { afterDraw = fn; }
+	function weights() { return icicle.weight || new Float64Array(keyCount); }
+	function weightName() { return WEIGHT_NAMES[state.flame]; }
 
 	function hashHue(s) {
 		var h = 0;
@@ -267,5 +287,5 @@ const mtFlame = function (dom, units, data, pageState) {
 
 	function drawn() { return icicle.trie !== null; }
 
-	return { drawFlame, renderFlame, drawn };
+	return { drawFlame, renderFlame, drawn, onDrawn, weights, weightName, showWeight };
 };

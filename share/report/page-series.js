@@ -10,7 +10,7 @@
 /* exported mtSeries */
 const mtSeries = function (data) {
 	'use strict';
-	const { keyCol, typeString, classString, strings, cellUnit, series } = data;
+	const { keyCol, keyCount, typeString, classString, strings, cellUnit, series } = data;
 	const { cK, cA, cF, cOn, cFate, cS, cellCount, cellOut } = data.cells;
 
 	var SHOWN = 8;
@@ -265,5 +265,46 @@ const mtSeries = function (data) {
 		return out;
 	}
 
-	return { byTable, allocsByTable };
+	/*
+	 * heaptrack's Peak: the first instant of [A, B) when the selection's
+	 * bytes outstanding were the most (every change at an instant made,
+	 * as mt-window --at peak takes it), and each key's bytes live then.
+	 */
+	function peakAt(A, B) {
+		changes();
+		var cur = 0, best = -Infinity, bestT = A, i, j, c, t;
+		for (i = 0; i < base.length; i++)
+			if (!cellOut(base[i]))
+				cur += cS[base[i]];
+		for (i = 0; i < order.length && when[i] <= A; i++) {
+			j = order[i];
+			c = j < 0 ? ~j : j;
+			if (!cellOut(c))
+				cur += j < 0 ? -cS[c] : cS[c];
+		}
+		best = cur;
+		while (i < order.length && when[i] < B) {
+			t = when[i];
+			for (; i < order.length && when[i] === t; i++) {
+				j = order[i];
+				c = j < 0 ? ~j : j;
+				if (!cellOut(c))
+					cur += j < 0 ? -cS[c] : cS[c];
+			}
+			if (cur > best) {
+				best = cur;
+				bestT = t;
+			}
+		}
+		var weight = new Float64Array(keyCount);
+		for (c = 0; c < cellCount; c++) {
+			if (cellOut(c) || (cA[c] !== -1 && cA[c] * cellUnit > bestT) ||
+			    (cF[c] !== -1 && cF[c] * cellUnit <= bestT))
+				continue;
+			weight[cK[c]] += cS[c];
+		}
+		return { t: bestT, total: best, weight: weight };
+	}
+
+	return { byTable, allocsByTable, peakAt };
 };

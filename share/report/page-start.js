@@ -41,10 +41,13 @@
 		graph.setHighlight(top && !top.frame ? top.val : null);
 	}, drawDiff);
 	const lifetimes = mtLifetimes(dom, units, data, pageState, table);
-	const graph = mtGraph(dom, units, data, pageState, mtSeries(data),
+	const seriesOf = mtSeries(data);
+	const graph = mtGraph(dom, units, data, pageState, seriesOf,
 	    { drawRange, windowChanged, graphChanged: function () { pageState.writeFragment(); } },
 	    oldData ? { data: oldData, seriesOf: mtSeries(oldData) } : null);
-	const flame = mtFlame(dom, units, data, pageState);
+	const flame = mtFlame(dom, units, data, pageState, seriesOf);
+	const calls = mtCalls(dom, units, data, pageState, flame);
+	flame.onDrawn(calls.drawCalls);
 	const sizes = mtSizes(dom, units, data);
 	const { byId, el } = dom;
 	const { secsUnit, dur, human } = units;

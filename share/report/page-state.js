@@ -7,9 +7,10 @@
  *   by=K1,K2,...     the keys, in their order (process, pid, heap, type, class,
  *                    function, line, file, module, stack, size-class, task)
  *   sort=COL[:asc|:desc]   count, size, impact, per-alloc or a key
- *   flame=size|impact|count|leaked|temporary   the flame graph's weight
+ *   flame=size|impact|count|leaked|temporary|peak   the flame graph's weight
  *   inverted=1       the flame graph bottom-up: allocating frames on top
  *   find=TEXT        the flame graph's frames whose names hold TEXT, marked
+ *   fn=NAME          the function whose callers and callees are shown
  *   graph=table|heap|allocs|temps the graph's series: a group of the first key
  *                    each (the default, as WPA's graph follows its table),
  *                    a process and heap each, or the allocations (temporary
@@ -49,6 +50,7 @@ const mtState = function (dom, units, data) {
 		flame: 'size',
 		inverted: false,
 		find: '',
+		fn: '',
 		graph: 'table',
 		scale: 'linear',
 		hide: [],
@@ -146,10 +148,11 @@ const mtState = function (dom, units, data) {
 			else
 				problem('sort: unknown column \'' + p.sort + '\'.');
 		}
-		state.flame = ['impact', 'count', 'leaked', 'temporary'].indexOf(p.flame) >= 0 ? p.flame :
+		state.flame = ['impact', 'count', 'leaked', 'temporary', 'peak'].indexOf(p.flame) >= 0 ? p.flame :
 		    'size';
 		state.inverted = p.inverted === '1';
 		state.find = p.find || '';
+		state.fn = p.fn || '';
 		state.graph = ['heap', 'allocs', 'temps'].indexOf(p.graph) >= 0 ? p.graph : 'table';
 		if (p.graph !== undefined && ['heap', 'table', 'allocs', 'temps'].indexOf(p.graph) < 0)
 			problem('graph: \'' + p.graph + '\' is not table, heap, allocs or temps.');
@@ -192,6 +195,8 @@ const mtState = function (dom, units, data) {
 			parts.push('inverted=1');
 		if (state.find)
 			parts.push('find=' + encodeURIComponent(state.find));
+		if (state.fn)
+			parts.push('fn=' + encodeURIComponent(state.fn));
 		if (state.graph !== 'table')
 			parts.push('graph=' + state.graph);
 		if (state.scale !== 'linear')

@@ -7,6 +7,7 @@
  * each runs.
  */
 #include <ctype.h>
+#include <stdint.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -155,18 +156,22 @@ mt_stdout_to_mt(void)
 {
 	const char *env = getenv("MT_PIPE");
 	struct timespec ms = { 0, 1000000 };
-	struct stat st;
+	struct stat st, err;
 	char link[64];
-	int i, what = NONE;
+	uint64_t start = mt_monotonic_ns();
+	int what = NONE;
 
 	if (env && !strcmp(env, "text"))
 		return 0;
 	if (fstat(STDOUT_FILENO, &st) || !S_ISFIFO(st.st_mode))
 		return 0;
+	/* 2>&1: our own messages would land inside the stream. */
+	if (!fstat(STDERR_FILENO, &err) && err.st_dev == st.st_dev && err.st_ino == st.st_ino)
+		return 0;
 	snprintf(link, sizeof(link), "pipe:[%lu]", (unsigned long)st.st_ino);
-	/* A sibling still a shell for 50 ms is one (a loop reading us): text. */
-	for (i = 0; i < 50; i++) {
-		if ((what = readers_of(link)) != WAIT && what != NONE)
+	/* A shell still a shell after 50 ms is one (a loop reading us): text. */
+	while ((what = readers_of(link)) == WAIT || what == NONE) {
+		if (mt_monotonic_ns() - start > 50000000)
 			break;
 		nanosleep(&ms, NULL);
 	}

@@ -431,6 +431,10 @@ mt-lifetime: 2 lifetimes; 0 survivors leaked at exit, 0 alive at the end; 1 free
 	{ mt-lifetime -q t.mtr; echo '# after'; } | bin/mt-group >group
 	[ "$(head -c 4 group)" = "#mt-" ]
 	[ "$(tail -n 1 group)" = "# after" ]
+	# its own messages into the same pipe (2>&1): text, that they may be read
+	mt-lifetime t.mtr 2>&1 | bin/mt-group >witherr
+	[ "$(head -c 4 witherr)" = "#mt-" ]
+	grep -q '^mt-lifetime: [0-9]* lifetimes' witherr
 	MT_PIPE=text mt-lifetime -q t.mtr | bin/mt-group >forced
 	cmp forced file
 	# the tables are the same either way

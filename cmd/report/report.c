@@ -356,6 +356,7 @@ graph_coarsen(struct report *r, uint64_t m)
 		s->lastb /= m;
 	}
 	r->w *= m;
+	r->bhi = 0;	/* the bucket known is one of the old width */
 }
 
 /* The value settled at t (every change at t made): the graph, the peak. */
@@ -364,9 +365,16 @@ settle(struct report *r, struct rep_series *s, uint64_t t, int64_t v)
 {
 	uint64_t b, k;
 
-	while (t / r->w >= r->gcap)
-		graph_coarsen(r, next_unit(r->w) / r->w);
-	b = t / r->w;
+	/* Most instants fall in the bucket of the one before: no division. */
+	if (t >= r->blo && t < r->bhi) {
+		b = r->bnow;
+	} else {
+		while (t / r->w >= r->gcap)
+			graph_coarsen(r, next_unit(r->w) / r->w);
+		b = r->bnow = t / r->w;
+		r->blo = b * r->w;
+		r->bhi = r->blo + r->w;
+	}
 	/* Before its first change a series held nothing (the buckets are 0). */
 	for (k = s->lastb + 1; k <= b; k++)
 		s->max[k] = s->min[k] = s->settled;

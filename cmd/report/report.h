@@ -106,6 +106,7 @@ struct report {
 	struct idxtab celltab;
 	uint64_t u;		/* the cells' unit of time, ns: 1, 5, 10, 50, ... */
 	uint64_t w;		/* the graph's bucket width, ns */
+	uint64_t bnow, blo, bhi;	/* settle's last bucket, its times [blo, bhi) */
 	size_t gcap;		/* graph buckets a series holds */
 	struct rep_life *big;	/* a min-heap by size: the biggest lifetimes */
 	size_t nbig, bigcap;

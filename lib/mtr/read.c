@@ -86,14 +86,15 @@ get_num(struct trace_reader *r, int s, uint64_t *v)
 static int
 get_ts(struct trace_reader *r, uint64_t *ts)
 {
-	uint64_t d;
+	uint64_t d, t;
 
 	if (get(r, S_TS, &d))
 		return -1;
 	r->fs.last_ts += (uint64_t)unzigzag(d);
-	if (r->fs.last_ts > INT64_MAX / r->fs.unit)
+	/* Past 2^63-1 ns, as last_ts > INT64_MAX / unit said, without a division an event. */
+	if (__builtin_mul_overflow(r->fs.last_ts, r->fs.unit, &t) || t > INT64_MAX)
 		return -1;
-	*ts = r->fs.last_ts * r->fs.unit;
+	*ts = t;
 	return 0;
 }
 

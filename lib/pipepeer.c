@@ -110,8 +110,9 @@ readers_of(const char *link)
 	if (!(d = opendir("/proc")))
 		return OTHER;
 	while (what != OTHER && (e = readdir(d))) {
+		long ppid, grp;
 		pid_t pid;
-		char *st;
+		char state, *st;
 		int how;
 
 		if (!isdigit((unsigned char)e->d_name[0]))
@@ -119,33 +120,24 @@ readers_of(const char *link)
 		pid = (pid_t)atoi(e->d_name);
 		if (pid == self || !(st = proc_stat(pid, buf, sizeof(buf))))
 			continue;
-		{
-			/* " S ppid pgrp ...": ours only. */
-			long ppid, grp;
-			char state;
-
-			if (sscanf(st, " %c %ld %ld", &state, &ppid, &grp) != 3 || grp != (long)pgrp)
-				continue;
-			if (!(how = holds(e->d_name, link)))
-				continue;
-			if (how & 2) {
-				what = OTHER;
-				continue;
-			}
-			snprintf(path, sizeof(path), "/proc/%s/exe", e->d_name);
-			if ((n = readlink(path, exe, sizeof(exe) - 1)) <= 0) {
-				what = OTHER;
-				continue;
-			}
-			exe[n] = '\0';
-			base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-			if (named(base, readers))
-				what = what == NONE ? MT : what;
-			else if (named(base, shells) && pid != parent)
-				what = WAIT;	/* forked, maybe not yet exec'd */
-			else
-				what = OTHER;
+		/* " S ppid pgrp ...": our process group's only. */
+		if (sscanf(st, " %c %ld %ld", &state, &ppid, &grp) != 3 || grp != (long)pgrp)
+			continue;
+		if (!(how = holds(e->d_name, link)))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/exe", e->d_name);
+		if ((how & 2) || (n = readlink(path, exe, sizeof(exe) - 1)) <= 0) {
+			what = OTHER;	/* another writer, or a reader we cannot name */
+			continue;
 		}
+		exe[n] = '\0';
+		base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+		if (named(base, readers))
+			what = what == NONE ? MT : what;
+		else if (named(base, shells) && pid != parent)
+			what = WAIT;	/* forked, maybe not yet exec'd */
+		else
+			what = OTHER;
 	}
 	closedir(d);
 	return what;

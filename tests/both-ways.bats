@@ -145,3 +145,19 @@ same_both_ways() {	# PROGRAM-FILE CMD...
 	same_both_ways link ./link
 	[ "$(lifes u.mtr | wc -l)" -ge 500 ]
 }
+
+@test "through perf events as through multi-probe links: the same processes, maps and lifetimes" {
+	need_uprobes
+	need_multi_links
+	record_both "$PROGS/ufork"
+	local fixed=
+	setarch -R true 2>/dev/null && fixed="setarch -R"
+	MT_UPROBE_MULTI=0 $fixed mt-record --uprobes --time-resolution 1ns -o e.mtr -- \
+		"$PROGS/ufork" >e.out 2>e.err
+	mt-decode e.mtr | grep -q '^# mt-record: probes by perf events, one a function and process'
+	mt-decode u.mtr | grep -q '^# mt-record: probes in multi-probe links'
+	diff <(procs u.mtr) <(procs e.mtr)
+	diff <(maps u.mtr "$PROGS/ufork") <(maps e.mtr "$PROGS/ufork")
+	diff <(lifes u.mtr) <(lifes e.mtr)
+	[ "$(lifes e.mtr | wc -l)" -ge 3 ]
+}

@@ -300,6 +300,15 @@ uprobes_let_go() {
 	for _ in $(seq 300); do pgrep -x mt-record >/dev/null || return 0; sleep 0.1; done
 }
 
+# Multi-probe uprobe links (Linux 6.6), without which letting go of many
+# processes' probes takes a grace period a probe, one after another.
+need_multi_links() {
+	mt-record --uprobes -o multi.mtr -- "$PROGS/ucount" >/dev/null 2>&1 || true
+	mt-decode multi.mtr 2>/dev/null | grep -q '^# mt-record: probes in multi-probe links' ||
+		skip "no multi-probe uprobe links here (Linux 6.6): mt-record uses a perf event a probe"
+	rm -f multi.mtr
+}
+
 need_uprobes() {
 	uprobes_let_go
 	[ "$(id -u)" = 0 ] || skip "needs root for BPF uprobes (id -u: $(id -u))"

@@ -15,8 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
 #include "mt.h"
 #include "command.h"
 #include "uprobes.h"
@@ -101,18 +99,18 @@ int
 attach_file(struct usource *u, struct uproc *p, const char *path, struct want *w, size_t nw,
     int *refused, int *dynamic)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, o);
 	const char **names;
-	uint64_t *offs, segs[8][2], site;
-	struct bpf_link *l;
-	size_t i, j, nsegs;
-	int n = 0;
+	uint64_t *offs, *po, *pc, segs[8][2], site;
+	size_t i, j, k, nsegs;
+	int n = 0, which, ret;
 
 	*dynamic = 0;
 	if (probed_already(p, path))
 		return 0;
 	names = emalloc(nw * sizeof(*names));
 	offs = emalloc(nw * sizeof(*offs));
+	po = emalloc(nw * sizeof(*po));
+	pc = emalloc(nw * sizeof(*pc));
 	for (i = 0; i < nw; i++)
 		names[i] = w[i].name;
 	if (elf_functions(path, names, nw, offs, dynamic, 0) <= 0)
@@ -124,33 +122,35 @@ attach_file(struct usource *u, struct uproc *p, const char *path, struct want *w
 		w[i].found = 1;
 		for (j = 0; j < i && offs[j] != offs[i]; j++)
 			;
-		if (j < i)
+		if (j < i) {
+			offs[i] = 0;
 			continue;
-		site = site_of(u, path, offs[i], w[i].heap_name, segs, nsegs);
-		o.bpf_cookie = UA_COOKIE(site, (uint64_t)w[i].arg, (uint64_t)w[i].heap, p->pid) |
-		    (w[i].in == P_FREE && shared_libc(path) ? UA_OWN : 0);
-		o.retprobe = false;
-		if (!(l = bpf_program__attach_uprobe_opts(uprog(u, w[i].in), p->pid, path, offs[i],
-		    &o)))
-			goto refused;
-		keep_link(u, l);
+		}
 		n++;
-		if (w[i].out == P_NONE)
-			continue;
-		o.retprobe = true;
-		if (!(l = bpf_program__attach_uprobe_opts(uprog(u, w[i].out), p->pid, path, offs[i],
-		    &o)))
-			goto refused;
-		keep_link(u, l);
 	}
+	/* Each program's probes together, entries then returns: a link each. */
+	for (ret = 0; ret < 2; ret++)
+		for (which = 0; which < P_NONE; which++) {
+			for (i = k = 0; i < nw; i++) {
+				if (!offs[i] || (ret ? w[i].out : w[i].in) != which)
+					continue;
+				site = site_of(u, path, offs[i], w[i].heap_name, segs, nsegs);
+				po[k] = offs[i];
+				pc[k++] = UA_COOKIE(site, (uint64_t)w[i].arg, (uint64_t)w[i].heap,
+				    p->pid) | (w[i].in == P_FREE && shared_libc(path) ? UA_OWN : 0);
+			}
+			if (k && ubpf_probe(u, which, p->pid, path, po, pc, k, ret) < 0) {
+				*refused = errno;
+				n = -1;
+				goto out;
+			}
+		}
 out:
 	free(names);
 	free(offs);
+	free(po);
+	free(pc);
 	return n;
-refused:
-	*refused = errno;
-	n = -1;
-	goto out;
 }
 
 /*
@@ -200,9 +200,7 @@ probe_image(struct usource *u, struct uproc *p, const char *exe, int *n, int *m,
 	    &dummy)) < 0))
 		return -1;
 	if (dynamic && !p->stop && (entry = entry_offset(exe))) {
-		LIBBPF_OPTS(bpf_uprobe_opts, o);
-		if (!(p->stop = bpf_program__attach_uprobe_opts(uprog(u, P_ENTRY_STOP), p->pid, exe,
-		    entry, &o))) {
+		if (!(p->stop = ubpf_probe_one(u, P_ENTRY_STOP, p->pid, exe, entry))) {
 			*refused = errno;
 			return -1;
 		}
@@ -304,7 +302,7 @@ on_proc_event(struct usource *u, struct uproc *p, int kind, uint64_t ts, pid_t p
 	case UA_ENTRY:
 		/* Its libraries loaded: probed, and on it goes. */
 		p->stopped = 1;
-		bpf_link__destroy(p->stop);
+		ubpf_unprobe(p->stop);
 		p->stop = NULL;
 		read_maps(u, p, ts);
 		probe_mapped(u, p, "at the program's entry");
@@ -315,7 +313,7 @@ on_proc_event(struct usource *u, struct uproc *p, int kind, uint64_t ts, pid_t p
 		if (p != u->cmd)
 			put_exit(u, p, ts, (int)arg);
 		p->ended = 1;
-		bpf_link__destroy(p->stop);
+		ubpf_unprobe(p->stop);
 		p->stop = NULL;
 		break;
 	}

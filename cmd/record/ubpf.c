@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "mt.h"
@@ -65,6 +67,185 @@ uprobes_possible(void)
 	return geteuid() == 0 && access("/sys/bus/event_source/devices/uprobe/type", F_OK) == 0 &&
 	    access(KERNEL_BTF, R_OK) == 0 &&
 	    libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_KPROBE, NULL) == 1;
+}
+
+/*
+ * Multi-probe links (Linux 6.6): one link holds a program's probes in a
+ * file for a process, and letting go of it waits one grace period, not
+ * one a probe under a lock all probes share (a perf event's).  This
+ * libbpf (1.1) and these headers (6.1) know neither, so the attribute is
+ * laid out here as the kernel's ABI has it.
+ */
+#define UPROBE_MULTI		48	/* BPF_TRACE_UPROBE_MULTI */
+#define UPROBE_MULTI_RETURN	1u	/* BPF_F_UPROBE_MULTI_RETURN */
+struct multi_attr {
+	uint32_t prog_fd, target_fd, attach_type, flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, uflags, pid;
+};
+
+static int
+multi_link(int prog, pid_t pid, const char *path, const uint64_t *offs, const uint64_t *cookies,
+    size_t n, int ret)
+{
+	struct multi_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_fd = (uint32_t)prog;
+	a.attach_type = UPROBE_MULTI;
+	a.path = (uint64_t)(uintptr_t)path;
+	a.offsets = (uint64_t)(uintptr_t)offs;
+	a.cookies = (uint64_t)(uintptr_t)cookies;
+	a.cnt = (uint32_t)n;
+	a.uflags = ret ? UPROBE_MULTI_RETURN : 0;
+	a.pid = (uint32_t)pid;
+	return (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+}
+
+/*
+ * Whether the kernel makes multi-probe links: a trivial program of their
+ * type linked to a directory is refused as not a file (EBADF), where an
+ * older kernel refuses the type (EINVAL).  MT_UPROBE_MULTI=0: never.
+ */
+/* A program that does nothing, for multi-probe links: its descriptor, or -1. */
+static int
+nop_program(void)
+{
+	const struct bpf_insn ret0[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = UPROBE_MULTI);
+
+	return bpf_prog_load(BPF_PROG_TYPE_KPROBE, "mt_nop", "GPL", ret0, 2, &o);
+}
+
+static int
+multi_works(void)
+{
+	const char *env = getenv("MT_UPROBE_MULTI");
+	uint64_t off = 0;
+	int prog, fd, works;
+
+	if (env && strcmp(env, "0") == 0)
+		return 0;
+	if ((prog = nop_program()) < 0)
+		return 0;
+	fd = multi_link(prog, 0, "/", &off, NULL, 1, 0);
+	works = fd < 0 && errno == EBADF;
+	if (fd >= 0)
+		close(fd);
+	close(prog);
+	return works;
+}
+
+static void
+keep_fd(struct usource *u, int fd)
+{
+	u->mlinks = egrow(u->mlinks, u->nmlinks, &u->mlinkcap, sizeof(*u->mlinks));
+	u->mlinks[u->nmlinks++] = fd;
+}
+
+/*
+ * The program which's probes at offs[0..n) in path for pid (their
+ * returns, if ret), cookies[i] the ith's: one link, or one a probe where
+ * the kernel has no multi-probe links; kept until the end.  0, or -1
+ * with errno.
+ */
+int
+ubpf_probe(struct usource *u, int which, pid_t pid, const char *path, const uint64_t *offs,
+    const uint64_t *cookies, size_t n, int ret)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o);
+	struct bpf_link *l;
+	size_t i;
+	int fd;
+
+	if (u->multi) {
+		if ((fd = multi_link(bpf_program__fd(uprog(u, which)), pid, path, offs, cookies, n,
+		    ret)) < 0)
+			return -1;
+		keep_fd(u, fd);
+		return 0;
+	}
+	o.retprobe = ret != 0;
+	for (i = 0; i < n; i++) {
+		o.bpf_cookie = cookies[i];
+		if (!(l = bpf_program__attach_uprobe_opts(uprog(u, which), pid, path, offs[i], &o)))
+			return -1;
+		keep_link(u, l);
+	}
+	return 0;
+}
+
+/*
+ * Probes at offs[0..n) in path of every process that maps it, into a
+ * program that does nothing (ulinks.c's keep_breakpoints): a link's
+ * descriptor, or -1 with errno.
+ */
+int
+ubpf_probe_all(struct usource *u, const char *path, const uint64_t *offs, size_t n)
+{
+	int prog, fd, e;
+
+	if (!u->multi) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	if ((prog = nop_program()) < 0)
+		return -1;
+	fd = multi_link(prog, 0, path, offs, NULL, n, 0);
+	e = errno;
+	/* The link holds the program. */
+	close(prog);
+	errno = e;
+	return fd;
+}
+
+/* How the probes are attached, in the trace. */
+void
+ubpf_say_links(struct usource *u)
+{
+	if (u->multi)
+		recorder_comment(u->rc, "# mt-record: probes in multi-probe links, one a "
+		    "program, file and process");
+	else
+		recorder_comment(u->rc, "# mt-record: probes by perf events, one a function and "
+		    "process (no multi-probe links: a kernel before Linux 6.6, or MT_UPROBE_MULTI=0): "
+		    "letting go of each takes a grace period at the end");
+}
+
+/* One probe, its owner's to let go of (ubpf_unprobe): NULL with errno. */
+struct uattach *
+ubpf_probe_one(struct usource *u, int which, pid_t pid, const char *path, uint64_t off)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o);
+	struct uattach *a = emalloc(sizeof(*a));
+	uint64_t cookie = 0;
+	int e;
+
+	a->l = NULL;
+	a->fd = -1;
+	if (u->multi ? (a->fd = multi_link(bpf_program__fd(uprog(u, which)), pid, path, &off,
+	    &cookie, 1, 0)) < 0 : !(a->l = bpf_program__attach_uprobe_opts(uprog(u, which), pid,
+	    path, off, &o))) {
+		e = errno;
+		free(a);
+		errno = e;
+		return NULL;
+	}
+	return a;
+}
+
+void
+ubpf_unprobe(struct uattach *a)
+{
+	if (!a)
+		return;
+	if (a->fd >= 0)
+		close(a->fd);
+	bpf_link__destroy(a->l);
+	free(a);
 }
 
 /* A tracepoint's program attached, with a cookie: 0, or -1 with errno. */
@@ -221,14 +402,20 @@ counted(const struct bpf_map *map)
 
 /* The BPF program opened, told what it should send, and loaded; NULL, errno set. */
 static struct ualloc *
-open_skel(const struct args *a)
+open_skel(const struct args *a, int multi)
 {
 	struct ualloc *s;
+	struct bpf_program *prog;
 	int e;
 
 	libbpf_set_print(quiet_libbpf);
 	if (!(s = ualloc__open()))
 		return NULL;
+	/* Its probes' programs of the type multi-probe links take. */
+	if (multi)
+		bpf_object__for_each_program(prog, s->obj)
+			if (bpf_program__type(prog) == BPF_PROG_TYPE_KPROBE)
+				bpf_program__set_expected_attach_type(prog, UPROBE_MULTI);
 	s->rodata->free_stacks = a->opts.free_stacks;
 	s->rodata->stack_copy = a->uunwind != 'p' ? a->copy_size : 0;
 	s->rodata->npools = (unsigned)a->npools;
@@ -256,7 +443,8 @@ int
 ubpf_open(struct usource *u, const struct args *a)
 {
 	libbpf_set_print(quiet_libbpf);
-	return (u->skel = open_skel(a)) ? 0 : -1;
+	u->multi = multi_works();
+	return (u->skel = open_skel(a, u->multi)) ? 0 : -1;
 }
 
 /* The ring the program writes, read into fn; NULL with errno. */

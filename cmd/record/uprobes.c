@@ -139,17 +139,22 @@ release(struct usource *u, int fd, const char *name, int created)
 	free(u->tracees);
 	for (i = 0; i < recorder_nprocs(u->rc); i++)
 		if ((p = uproc_at(u, i)))
-			bpf_link__destroy(p->stop);
+			ubpf_unprobe(p->stop);
 	/* Their fds open for the child that lets go of them, or closed now. */
-	u->link_fds = erealloc(u->link_fds, (u->nlinks + 1) * sizeof(*u->link_fds));
+	u->link_fds = erealloc(u->link_fds, (u->nlinks + u->nmlinks + 1) * sizeof(*u->link_fds));
 	for (i = 0; i < u->nlinks; i++) {
 		u->link_fds[i] = bpf_link__fd(u->links[i]);
 		bpf_link__disconnect(u->links[i]);
 		bpf_link__destroy(u->links[i]);
 	}
-	u->nlink_fds = u->nlinks;
+	memcpy(u->link_fds + u->nlinks, u->mlinks, u->nmlinks * sizeof(*u->mlinks));
+	u->nlink_fds = u->nlinks + u->nmlinks;
+	free(u->mlinks);
+	u->mlinks = NULL;
+	u->nmlinks = u->mlinkcap = 0;
+	keep_breakpoints(u);
 	if (!u->keep_links) {
-		close_all(u->link_fds, u->nlink_fds);
+		close_links(u);
 		free(u->link_fds);
 		u->link_fds = NULL;
 		u->nlink_fds = 0;
@@ -347,6 +352,7 @@ record_uprobes(struct recorder *rc, char **argv, const struct args *a)
 	set_traced(&u, cmd);
 	recorder_open(rc, fd);
 	recorder_comment(rc, "%s", u.how);
+	ubpf_say_links(&u);
 	put_proc(&u, cmd, argv, exe_name_run(exe, real, sizeof(real)) ? real : exe, getpid());
 	free(exe);
 	run_spawned(go, 1, &e);
@@ -466,6 +472,7 @@ attach_uprobes(struct recorder *rc, pid_t pid, const struct args *a)
 	    "functions probed in %s; what it allocated before is "
 	    "not known", (int)pid, n, real);
 	recorder_comment(rc, "%s", u.how);
+	ubpf_say_links(&u);
 	probe_mapped(&u, p, "when attached");
 	put_proc_read(&u, p, proc_ppid(pid));
 	stacks_way(&u, p, exe);

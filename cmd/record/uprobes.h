@@ -87,6 +87,8 @@ struct umap {
 
 /* A file some process maps code of, read when a copied stack needs it. */
 #define UMOD_SEGS 16
+/* The files whose breakpoints are held while their probes are let go of. */
+#define KEEPERS 8
 struct umod {
 	char *path;
 	int opened;		/* tried: 1 read, -1 not readable */
@@ -107,7 +109,7 @@ struct uproc {
 	uint64_t tramp_lo, tramp_hi;	/* [uprobes]: the kernel's uretprobe trampoline */
 	struct probed *probed;	/* the files probed for it */
 	size_t nprobed, probedcap;
-	struct bpf_link *stop;	/* at its program's entry, until it is reached */
+	struct uattach *stop;	/* at its program's entry, until it is reached */
 	int stopped;		/* by our BPF program, not yet let go of */
 	int first_exec;		/* the command's exec, which mt-record made: said already */
 	int copies;		/* its stacks are copies (UA_DWARF) */
@@ -142,11 +144,16 @@ struct usource {
 	uint64_t events;
 	struct want *w;		/* what is probed */
 	size_t nw;
-	struct bpf_link **links;	/* the probes */
+	struct bpf_link **links;	/* the probes (and tracepoints) through libbpf */
 	size_t nlinks, linkcap;
+	int multi;		/* the probes in multi-probe links (Linux 6.6), not perf events */
+	int *mlinks;		/* those links' descriptors */
+	size_t nmlinks, mlinkcap;
 	int keep_links;		/* their fds left open at the end (let_go_later) */
 	int *link_fds;		/* their fds, once their links are let go of */
 	size_t nlink_fds;
+	int keepers[KEEPERS];	/* links that hold the breakpoints meanwhile (ulinks.c) */
+	size_t nkeepers;
 	char how[3 * PATH_MAX + 300];	/* the trace's comment on the way it was made */
 	char unwind;		/* --unwind: 'p' fp, 'd' dwarf, 'a' as each program is built */
 	unsigned copy_size;	/* bytes of stack an event copies (dwarf) */
@@ -185,6 +192,18 @@ int ubpf_open(struct usource *u, const struct args *a);
 void ubpf_close(struct usource *u);
 struct bpf_program *uprog(struct usource *u, int which);	/* P_*, or P_ENTRY_STOP */
 void keep_link(struct usource *u, struct bpf_link *l);
+/* A probe held alone: a libbpf link or a multi-probe link's descriptor. */
+struct uattach {
+	struct bpf_link *l;
+	int fd;
+};
+int ubpf_probe(struct usource *u, int which, pid_t pid, const char *path, const uint64_t *offs,
+    const uint64_t *cookies, size_t n, int ret);
+struct uattach *ubpf_probe_one(struct usource *u, int which, pid_t pid, const char *path,
+    uint64_t off);
+void ubpf_unprobe(struct uattach *a);
+int ubpf_probe_all(struct usource *u, const char *path, const uint64_t *offs, size_t n);
+void ubpf_say_links(struct usource *u);
 int trace_calls(struct usource *u, int follow);
 struct ring_buffer *ubpf_ring(struct usource *u, int (*fn)(void *, void *, size_t));
 void ubpf_read(struct usource *u);
@@ -240,9 +259,12 @@ void on_proc_event(struct usource *u, struct uproc *p, int kind, uint64_t ts, pi
 void let_go_all(struct usource *u);
 int descendants_left(struct usource *u);
 
-/* ulinks.c: probes' descriptors closed by many threads; closed by a
-   child after our exit. */
+/* ulinks.c: the breakpoints of files probed in many processes held
+   meanwhile (into u->keepers); probes' descriptors closed by many
+   threads, the keepers last; closed by a child after our exit. */
+void keep_breakpoints(struct usource *u);
 void close_all(const int *fds, size_t n);
+void close_links(struct usource *u);
 void let_go_later(struct usource *u);
 
 #endif

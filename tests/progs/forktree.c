@@ -1,6 +1,6 @@
 /*
- * forktree N: forks N children, one every 2 ms, each allocating and
- * freeing a block every millisecond until its parent ends; then waits
+ * forktree N [MS]: forks N children, one every 2 ms, each allocating and
+ * freeing a block every MS milliseconds (1) until its parent ends; then waits
  * for them (without WUNTRACED: a stop of theirs is not its business),
  * and says on stderr how many it reaped.  SIGTERM ends it and them.
  * The tree mt-record -p -u follows; every one of them must run on.
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t done;
+static long period = 1000000;
 
 static void
 on_term(int sig)
@@ -26,7 +27,7 @@ on_term(int sig)
 static void
 child(void)
 {
-	struct timespec ms = { 0, 1000000 };
+	struct timespec ms = { period / 1000000000, period % 1000000000 };
 	char *p;
 
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -46,6 +47,8 @@ main(int argc, char **argv)
 	int n = argc > 1 ? atoi(argv[1]) : 10, i, reaped = 0;
 	pid_t *kids = calloc((size_t)n, sizeof(*kids));
 
+	if (argc > 2)
+		period = atol(argv[2]) * 1000000;
 	signal(SIGTERM, on_term);
 	for (i = 0; i < n && !done; i++) {
 		if ((kids[i] = fork()) == 0)

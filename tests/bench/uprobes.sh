@@ -10,6 +10,9 @@
 #             (its stacks by frame pointers, as it is built with them)
 #   dwarf     the same with --unwind dwarf: each stack an 8 KiB copy,
 #             unwound by mt-record
+#   perf      uprobes with MT_UPROBE_MULTI=0: a perf event a probe, as on
+#             kernels before 6.6 (and as mt-record did before), where the
+#             default is multi-probe links
 #   memleak   memleak-bpfcc -a -p PID INTERVAL 1 (bpfcc-tools), on
 #             mallocloop N stop, which stops itself before its loop
 #
@@ -93,12 +96,14 @@ floor() {
 # turns N SUFFIX: RUNS turns of the ways, their times in $work/WAY.SUFFIX.
 turns() {
 	local i w
-	for w in native preload uprobes dwarf memleak floor; do : >"$work/$w.$2"; done
+	for w in native preload uprobes perf dwarf memleak floor; do : >"$work/$w.$2"; done
 	for i in $(seq "$RUNS"); do
 		seconds "$prog" "$1" >>"$work/native.$2"
 		rm -f "$work/p.mtr" "$work/u.mtr" "$work/d.mtr"
 		seconds cmd/mt-record -o "$work/p.mtr" -- "$prog" "$1" >>"$work/preload.$2"
 		seconds cmd/mt-record --uprobes -o "$work/u.mtr" -- "$prog" "$1" >>"$work/uprobes.$2"
+		MT_UPROBE_MULTI=0 seconds cmd/mt-record --uprobes -o "$work/e.mtr" -- "$prog" "$1" \
+		    >>"$work/perf.$2"
 		seconds cmd/mt-record --uprobes --unwind dwarf -o "$work/d.mtr" -- "$prog" "$1" \
 		    >>"$work/dwarf.$2"
 		memleak "$1" >>"$work/memleak.$2" || cp "$work/ml.out" "$work/ml.failed"
@@ -119,7 +124,7 @@ out_allocs=$(awk '/bytes in [0-9]+ allocations/ { n += $4 } END { print n + 0 }'
 echo "mallocloop $N: $events events; median of $RUNS turns; memleak interval ${INTERVAL:-$((5 + events * 10 / 1000000))} s"
 printf '%-8s %9s %9s %9s %10s %10s  %s\n' way "wall/s" "N=0/s" "ns/event" "net ns/ev" "events" lost
 nat=$(med "$work/native.n") nat0=$(med "$work/native.0")
-for w in native preload uprobes dwarf memleak floor; do
+for w in native preload uprobes perf dwarf memleak floor; do
 	t=$(med "$work/$w.n") t0=$(med "$work/$w.0")
 	if [ -z "$t" ] && [ $w = floor ]; then
 		echo "floor    not measured: no bpftrace"
@@ -134,6 +139,7 @@ for w in native preload uprobes dwarf memleak floor; do
 	native) ev=- ls=- ;;
 	preload) ev=$(count "$work/p.mtr") ls=$(lost "$work/p.mtr") ;;
 	uprobes) ev=$(count "$work/u.mtr") ls=$(lost "$work/u.mtr") ;;
+	perf) ev=$(count "$work/e.mtr") ls=$(lost "$work/e.mtr") ;;
 	dwarf) ev=$(count "$work/d.mtr") ls=$(lost "$work/d.mtr") ;;
 	memleak) ev=- ls="not reported; $out_allocs allocations outstanding at the end" ;;
 	floor) ev=- ls="bpftrace, empty programs: the traps alone" ;;

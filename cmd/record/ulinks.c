@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -64,8 +65,8 @@ close_all(const int *fds, size_t n)
 }
 
 /*
- * The processes a file is probed in, at most KEEP_FROM - 1 counted, or
- * KEEP_FROM.
+ * The live processes a file is probed in (an ended one's breakpoints
+ * went with it), at most KEEP_FROM - 1 counted, or KEEP_FROM.
  */
 #define KEEP_FROM 8
 static size_t
@@ -75,7 +76,7 @@ probed_in(struct usource *u, dev_t dev, ino_t ino)
 	size_t i, j, n = 0;
 
 	for (i = 0; i < recorder_nprocs(u->rc) && n < KEEP_FROM; i++)
-		if ((p = uproc_at(u, i)))
+		if ((p = uproc_at(u, i)) && !p->ended && kill(p->pid, 0) == 0)
 			for (j = 0; j < p->nprobed; j++)
 				if (p->probed[j].dev == dev && p->probed[j].ino == ino)
 					n++;

@@ -147,7 +147,8 @@ release(struct usource *u, int fd, const char *name, int created)
 		bpf_link__disconnect(u->links[i]);
 		bpf_link__destroy(u->links[i]);
 	}
-	memcpy(u->link_fds + u->nlinks, u->mlinks, u->nmlinks * sizeof(*u->mlinks));
+	if (u->nmlinks)
+		memcpy(u->link_fds + u->nlinks, u->mlinks, u->nmlinks * sizeof(*u->mlinks));
 	u->nlink_fds = u->nlinks + u->nmlinks;
 	free(u->mlinks);
 	u->mlinks = NULL;

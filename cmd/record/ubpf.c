@@ -102,11 +102,6 @@ multi_link(int prog, pid_t pid, const char *path, const uint64_t *offs, const ui
 	return (int)syscall(SYS_bpf, BPF_LINK_CREATE, &a, sizeof(a));
 }
 
-/*
- * Whether the kernel makes multi-probe links: a trivial program of their
- * type linked to a directory is refused as not a file (EBADF), where an
- * older kernel refuses the type (EINVAL).  MT_UPROBE_MULTI=0: never.
- */
 /* A program that does nothing, for multi-probe links: its descriptor, or -1. */
 static int
 nop_program(void)
@@ -120,6 +115,11 @@ nop_program(void)
 	return bpf_prog_load(BPF_PROG_TYPE_KPROBE, "mt_nop", "GPL", ret0, 2, &o);
 }
 
+/*
+ * Whether the kernel makes multi-probe links: a trivial program of their
+ * type linked to a directory is refused as not a file (EBADF), where an
+ * older kernel refuses the type (EINVAL).  MT_UPROBE_MULTI=0: never.
+ */
 static int
 multi_works(void)
 {

@@ -100,7 +100,7 @@ attach_file(struct usource *u, struct uproc *p, const char *path, struct want *w
     int *refused, int *dynamic)
 {
 	const char **names;
-	uint64_t *offs, *po, *pc, segs[8][2], site;
+	uint64_t *offs, *cookie, *po, *pc, segs[8][2], site;
 	size_t i, j, k, nsegs;
 	int n = 0, which, ret;
 
@@ -109,6 +109,7 @@ attach_file(struct usource *u, struct uproc *p, const char *path, struct want *w
 		return 0;
 	names = emalloc(nw * sizeof(*names));
 	offs = emalloc(nw * sizeof(*offs));
+	cookie = emalloc(nw * sizeof(*cookie));
 	po = emalloc(nw * sizeof(*po));
 	pc = emalloc(nw * sizeof(*pc));
 	for (i = 0; i < nw; i++)
@@ -126,6 +127,9 @@ attach_file(struct usource *u, struct uproc *p, const char *path, struct want *w
 			offs[i] = 0;
 			continue;
 		}
+		site = site_of(u, path, offs[i], w[i].heap_name, segs, nsegs);
+		cookie[i] = UA_COOKIE(site, (uint64_t)w[i].arg, (uint64_t)w[i].heap, p->pid) |
+		    (w[i].in == P_FREE && shared_libc(path) ? UA_OWN : 0);
 		n++;
 	}
 	/* Each program's probes together, entries then returns: a link each. */
@@ -134,10 +138,8 @@ attach_file(struct usource *u, struct uproc *p, const char *path, struct want *w
 			for (i = k = 0; i < nw; i++) {
 				if (!offs[i] || (ret ? w[i].out : w[i].in) != which)
 					continue;
-				site = site_of(u, path, offs[i], w[i].heap_name, segs, nsegs);
 				po[k] = offs[i];
-				pc[k++] = UA_COOKIE(site, (uint64_t)w[i].arg, (uint64_t)w[i].heap,
-				    p->pid) | (w[i].in == P_FREE && shared_libc(path) ? UA_OWN : 0);
+				pc[k++] = cookie[i];
 			}
 			if (k && ubpf_probe(u, which, p->pid, path, po, pc, k, ret) < 0) {
 				*refused = errno;
@@ -148,6 +150,7 @@ attach_file(struct usource *u, struct uproc *p, const char *path, struct want *w
 out:
 	free(names);
 	free(offs);
+	free(cookie);
 	free(po);
 	free(pc);
 	return n;

@@ -142,8 +142,8 @@ multi_works(void)
 static void
 keep_fd(struct usource *u, int fd)
 {
-	u->mlinks = egrow(u->mlinks, u->nmlinks, &u->mlinkcap, sizeof(*u->mlinks));
-	u->mlinks[u->nmlinks++] = fd;
+	u->link_fds = egrow(u->link_fds, u->nlink_fds, &u->link_fdcap, sizeof(*u->link_fds));
+	u->link_fds[u->nlink_fds++] = fd;
 }
 
 /*

@@ -83,6 +83,12 @@ probed_in(struct usource *u, dev_t dev, ino_t ino)
 	return n;
 }
 
+static int
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
 /*
  * Letting go of one process's probe at a place makes the kernel visit
  * each process with breakpoints in that file and ask the place's other
@@ -97,37 +103,35 @@ probed_in(struct usource *u, dev_t dev, ino_t ino)
 void
 keep_breakpoints(struct usource *u)
 {
-	struct stat st, other, done[KEEPERS];
+	struct stat *st = emalloc((u->nsites + 1) * sizeof(*st));
 	uint64_t *offs = emalloc((u->nsites + 1) * sizeof(*offs));
 	size_t i, j, k, n;
 	int fd;
 
 	u->nkeepers = 0;
+	/* Each site's file, by whatever path it was probed by. */
+	for (i = 0; i < u->nsites; i++)
+		if (stat(u->sites[i].path, &st[i]) < 0)
+			st[i].st_ino = 0;
 	for (i = 0; i < u->nsites && u->nkeepers < KEEPERS; i++) {
-		if (stat(u->sites[i].path, &st) < 0)
+		for (j = 0; j < i && !same_file(&st[j], &st[i]); j++)
+			;
+		/* Its first site decides for the file. */
+		if (!st[i].st_ino || j < i || probed_in(u, st[i].st_dev, st[i].st_ino) < KEEP_FROM)
 			continue;
-		for (k = 0; k < u->nkeepers; k++)
-			if (done[k].st_dev == st.st_dev && done[k].st_ino == st.st_ino)
-				break;
-		if (k < u->nkeepers || probed_in(u, st.st_dev, st.st_ino) < KEEP_FROM)
-			continue;
-		/* Its places: the sites in the same file, by whatever path. */
 		for (j = i, n = 0; j < u->nsites; j++) {
-			if (strcmp(u->sites[j].path, u->sites[i].path) != 0 &&
-			    (stat(u->sites[j].path, &other) < 0 || other.st_dev != st.st_dev ||
-			    other.st_ino != st.st_ino))
+			if (!same_file(&st[j], &st[i]))
 				continue;
 			for (k = 0; k < n && offs[k] != u->sites[j].off; k++)
 				;
 			if (k == n)
 				offs[n++] = u->sites[j].off;
 		}
-		if ((fd = ubpf_probe_all(u, u->sites[i].path, offs, n)) < 0)
-			continue;
-		done[u->nkeepers] = st;
-		u->keepers[u->nkeepers++] = fd;
+		if ((fd = ubpf_probe_all(u, u->sites[i].path, offs, n)) >= 0)
+			u->keepers[u->nkeepers++] = fd;
 	}
 	free(offs);
+	free(st);
 }
 
 static void

@@ -141,24 +141,18 @@ release(struct usource *u, int fd, const char *name, int created)
 		if ((p = uproc_at(u, i)))
 			ubpf_unprobe(p->stop);
 	/* Their fds open for the child that lets go of them, or closed now. */
-	u->link_fds = erealloc(u->link_fds, (u->nlinks + u->nmlinks + 1) * sizeof(*u->link_fds));
+	u->link_fds = erealloc(u->link_fds, (u->nlink_fds + u->nlinks + 1) * sizeof(*u->link_fds));
 	for (i = 0; i < u->nlinks; i++) {
-		u->link_fds[i] = bpf_link__fd(u->links[i]);
+		u->link_fds[u->nlink_fds++] = bpf_link__fd(u->links[i]);
 		bpf_link__disconnect(u->links[i]);
 		bpf_link__destroy(u->links[i]);
 	}
-	if (u->nmlinks)
-		memcpy(u->link_fds + u->nlinks, u->mlinks, u->nmlinks * sizeof(*u->mlinks));
-	u->nlink_fds = u->nlinks + u->nmlinks;
-	free(u->mlinks);
-	u->mlinks = NULL;
-	u->nmlinks = u->mlinkcap = 0;
 	keep_breakpoints(u);
 	if (!u->keep_links) {
 		close_links(u);
 		free(u->link_fds);
 		u->link_fds = NULL;
-		u->nlink_fds = 0;
+		u->nlink_fds = u->link_fdcap = 0;
 	}
 	free(u->links);
 	ubpf_close(u);

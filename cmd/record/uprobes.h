@@ -147,11 +147,9 @@ struct usource {
 	struct bpf_link **links;	/* the probes (and tracepoints) through libbpf */
 	size_t nlinks, linkcap;
 	int multi;		/* the probes in multi-probe links (Linux 6.6), not perf events */
-	int *mlinks;		/* those links' descriptors */
-	size_t nmlinks, mlinkcap;
 	int keep_links;		/* their fds left open at the end (let_go_later) */
-	int *link_fds;		/* their fds, once their links are let go of */
-	size_t nlink_fds;
+	int *link_fds;		/* the multi-probe links' fds; at the end, every link's */
+	size_t nlink_fds, link_fdcap;
 	int keepers[KEEPERS];	/* links that hold the breakpoints meanwhile (ulinks.c) */
 	size_t nkeepers;
 	char how[3 * PATH_MAX + 300];	/* the trace's comment on the way it was made */

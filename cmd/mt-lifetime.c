@@ -13,12 +13,14 @@
 
 #include "mt.h"
 
-static const char synopsis[] = "[-bq] [file ...]";
+static const char synopsis[] = "[-bq] [-m size] [file ...]";
 static const char options[] =
     "Pairs each allocation of an event stream with its free: a life line for each,\n"
     "written when it ends, and for the blocks alive at the end.\n"
     "\n"
     "  -b, --binary    write a .mtr stream for the next filter, not text\n"
+    "  -m, --memory SIZE  the live blocks' table at most SIZE (64M, 2G): past it\n"
+    "                  they go to files in TMPDIR, and the input is read twice\n"
     "  -q, --quiet     no summary or progress meter on standard error\n"
     "  -h, --help      this help\n"
     "  -V, --version   the version\n"
@@ -53,36 +55,31 @@ pass(struct mt_reader *r, struct mt_event *ev, void *arg)
 	sink_pass(&out, r, ev);
 }
 
-static int
-lifetime(struct mt_pairer *p, const char *path)
-{
-	static const struct pair_hooks hooks = { .other = pass };
-	struct mt_reader *r;
-
-	if (!(r = reader_open(path)))
-		return 1;
-	return pairer_run(p, r, &hooks);
-}
-
 int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "binary", no_argument, NULL, 'b' },
+		{ "memory", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int ch, i, status = 0, quiet = 0, binary = 0;
+	static const struct pair_hooks hooks = { .other = pass };
+	int ch, status = 0, quiet = 0, binary = 0;
+	uint64_t budget = 0;
 	struct mt_pairer *p;
 	const struct mt_pair_stats *st;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "bqhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "bm:qhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
 			binary = 1;
+			break;
+		case 'm':
+			budget = esize("--memory", optarg);
 			break;
 		case 'q':
 			quiet = 1;
@@ -115,10 +112,8 @@ main(int argc, char *argv[])
 	if (!binary)
 		(void)sink_thread(&out);
 	p = pairer_new(put_life, NULL);
-	if (argc == 0)
-		status |= lifetime(p, NULL);
-	for (i = 0; i < argc; i++)
-		status |= lifetime(p, argv[i]);
+	pairer_budget(p, budget);
+	status |= pairer_run_all(p, argv, argc, &hooks);
 	/* The survivors of images that had not ended when recording stopped. */
 	pairer_finish(p);
 	status |= sink_finish(&out);

@@ -11,87 +11,9 @@
 #include <string.h>
 
 #include "mt.h"
-#include "pairtab.h"
+#include "pairint.h"
 
-#define HEAPS_MAX 4096
-
-/* A live range of a mapping heap (mmap, reserve): pieces end alone. */
-struct range {
-	uint64_t lo, hi;
-	uint64_t ts, stack;
-	int32_t pid, tid;
-	uint16_t heap;
-	uint8_t flags;
-};
-
-/* Recently freed addresses, to tell a double free: a cache, not a set. */
-#define FREED_SLOTS (1u << 16)
-struct freed {
-	uint64_t addr, alloc_ts, free_ts;
-	int32_t pid;
-	uint16_t heap;
-	uint8_t used;
-};
-
-struct mt_pairer {
-	void (*emit)(const struct mt_life *, void *);
-	void *arg;
-	struct u64map tables;	/* pid: its struct btable */
-	struct btable *last;	/* looked up last */
-	struct range *ranges;	/* sorted by (pid, heap, lo) */
-	size_t nranges, rangecap;
-	const char *heapname[HEAPS_MAX];	/* mt_heap_names' own, or a copy */
-	size_t heaplen[HEAPS_MAX];
-	uint8_t heapcopy[HEAPS_MAX];
-	int known_id[3];	/* of mt_heap_names' heaps, or -1 */
-	uint8_t range_heap[HEAPS_MAX];	/* mmap, reserve: freed by range */
-	size_t nheaps;
-	int64_t *seen;		/* pids whose image has begun */
-	size_t nseen, seencap;
-	struct freed *freed;
-	struct mt_reader *input;	/* for the file and line of a warning */
-	uint64_t free_stack;	/* of the free being paired, or UINT64_MAX */
-	int temporary;		/* the free being paired ends a temporary */
-	struct u64map threads;	/* pid << 32 | tid: its last allocation */
-	struct last_alloc *last_thread;	/* looked up last */
-	int32_t *tids;		/* a struct last_alloc's thread: its tid */
-	size_t ntids, tidcap;
-	uint64_t base;		/* blocks' times count from the first's */
-	int based;
-	struct wide *wide;	/* the blocks kept wide */
-	size_t nwide, widecap, widefree;	/* free: the first unused + 1, or 0 */
-	struct mt_pair_stats stats;
-	uint64_t lost;		/* events the input says were lost, so far */
-	uint64_t unsaid;	/* double frees of this input counted, not said */
-};
-
-/* Double frees said one by one, with their line, before the rest are counted. */
-#define DOUBLES_SAID 10
-
-/*
- * A thread's last allocation: a block freed by that thread before it
- * allocates again is temporary (heaptrack's definition).
- */
-struct last_alloc {
-	int32_t pid, tid;
-	uint64_t addr, ts;
-	unsigned heap;
-	uint32_t thread;	/* its index in mt_pairer's tids */
-};
-
-/* What a block holds beside its address and heap. */
-struct held {
-	uint64_t ts, size, stack;
-	int32_t tid;
-};
-
-/* A block's held values that do not fit in its struct block. */
-struct wide {
-	struct held v;
-	size_t next;		/* unused: the next unused + 1, or 0 */
-};
-
-static struct last_alloc *
+struct last_alloc *
 last_alloc_slow(struct mt_pairer *p, int64_t pid, int64_t tid)
 {
 	struct last_alloc *l;
@@ -111,15 +33,6 @@ last_alloc_slow(struct mt_pairer *p, int64_t pid, int64_t tid)
 	return p->last_thread = *v;
 }
 
-static inline struct last_alloc *
-last_alloc(struct mt_pairer *p, int64_t pid, int64_t tid)
-{
-	struct last_alloc *l = p->last_thread;
-
-	if (l && l->pid == pid && l->tid == tid)
-		return l;
-	return last_alloc_slow(p, pid, tid);
-}
 
 struct mt_pairer *
 pairer_new(void (*emit)(const struct mt_life *, void *), void *arg)
@@ -131,10 +44,11 @@ pairer_new(void (*emit)(const struct mt_life *, void *), void *arg)
 	p->freed = ecalloc(FREED_SLOTS, sizeof(*p->freed));
 	p->known_id[0] = p->known_id[1] = p->known_id[2] = -1;
 	p->free_stack = UINT64_MAX;
+	p->temp_known = -1;
 	return p;
 }
 
-static struct btable *
+struct btable *
 table_slow(struct mt_pairer *p, int32_t pid, int create)
 {
 	void **v = u64map_get(&p->tables, (uint64_t)(uint32_t)pid, create);
@@ -150,14 +64,6 @@ table_slow(struct mt_pairer *p, int32_t pid, int create)
 	return p->last = *v;
 }
 
-/* The table of pid's blocks; with create 0, NULL when it has none. */
-static inline struct btable *
-table_of(struct mt_pairer *p, int32_t pid, int create)
-{
-	if (p->last && p->last->pid == pid)
-		return p->last;
-	return table_slow(p, pid, create);
-}
 
 /*
  * The input from now on; at an input's end, the double frees not said
@@ -194,7 +100,7 @@ pairer_stats(const struct mt_pairer *p)
 	return &p->stats;
 }
 
-static unsigned
+unsigned
 heap_id_slow(struct mt_pairer *p, struct mt_str h)
 {
 	size_t i;
@@ -229,25 +135,7 @@ heap_id_slow(struct mt_pairer *p, struct mt_str h)
 	return (unsigned)i;
 }
 
-/* Two calls a record: malloc, named by the library's bytes, inline. */
-static inline unsigned
-heap_id(struct mt_pairer *p, struct mt_str h)
-{
-	if (h.s == mt_heap_names[0].s && p->known_id[0] >= 0)
-		return (unsigned)p->known_id[0];
-	return heap_id_slow(p, h);
-}
 
-/* Blocks: open addressing with backward-shift deletion, no tombstones. */
-/* The held values of b, a block in use. */
-static inline struct held
-block_held(const struct mt_pairer *p, const struct block *b)
-{
-	if (b->wide)
-		return p->wide[b->ts].v;
-	return (struct held){ b->ts == BLOCK_TS_NONE ? UINT64_MAX : p->base + b->ts, b->size,
-	    b->stack == BLOCK_BIG ? UINT64_MAX : b->stack, p->tids[b->thread] };
-}
 
 /* b made the block of v: in its 24 bytes, or with v kept wide. */
 static inline void
@@ -291,15 +179,6 @@ block_set(struct mt_pairer *p, struct block *b, uint64_t addr, unsigned heap,
 	*b = x;
 }
 
-/* b no longer in use: what it kept wide, unused. */
-static inline void
-block_drop(struct mt_pairer *p, const struct block *b)
-{
-	if (b->wide) {
-		p->wide[b->ts].next = p->widefree;
-		p->widefree = b->ts + 1;
-	}
-}
 
 static struct block *
 block_find(struct btable *t, unsigned heap, uint64_t addr)
@@ -369,11 +248,16 @@ emit(struct mt_pairer *p, uint64_t ta, uint64_t tf, int32_t pid, int32_t tid, un
 	p->emit(&l, p->arg);
 }
 
-static struct freed *
-freed_slot(struct mt_pairer *p, int64_t pid, uint64_t addr)
+/* A warning at the record being paired: its input's, or a partition's record's. */
+static void
+say(const struct mt_pairer *p, const char *what, const char *tok, int n)
 {
-	return &p->freed[hash64(addr ^ (uint64_t)pid << 40) & (FREED_SLOTS - 1)];
+	if (p->input)
+		mt_warn_at(reader_name(p->input), reader_lineno(p->input), what, tok, (size_t)n);
+	else
+		mt_warn_at(p->at_name ? p->at_name : "-", p->at_line, what, tok, (size_t)n);
 }
+
 
 /* A free of nothing live: freed before (double), or made before recording. */
 static void
@@ -393,7 +277,7 @@ free_unknown(struct mt_pairer *p, const struct mt_event *ev, unsigned heap)
 		n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
 		    ", freed at %" PRIu64 " and at %" PRIu64, ev->addr, f->alloc_ts,
 		    f->free_ts, ev->ts);
-		mt_warn_at(reader_name(p->input), reader_lineno(p->input), "double free", tok, (size_t)n);
+		say(p, "double free", tok, n);
 		return;
 	}
 	p->stats.before++;
@@ -429,8 +313,7 @@ free_time(struct mt_pairer *p, const struct mt_event *ev, uint64_t addr, uint64_
 	if (!(*said)++) {
 		n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
 		    ", freed at %" PRIu64, addr, ta, ev->ts);
-		mt_warn_at(reader_name(p->input), reader_lineno(p->input),
-		    "free before its allocation", tok, (size_t)n);
+		say(p, "free before its allocation", tok, n);
 	}
 	return ta;
 }
@@ -493,8 +376,7 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 			char tok[64];
 			int n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " of %" PRIu64 " bytes",
 			    ev->addr, ev->size);
-			mt_warn_at(reader_name(p->input), reader_lineno(p->input),
-			    "mapping ending past 2^64-1", tok, (size_t)n);
+			say(p, "mapping ending past 2^64-1", tok, n);
 			return;
 		}
 		r = (struct range){ ev->addr, ev->addr + ev->size, ta,
@@ -508,10 +390,17 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 		return;
 	}
 	t = table_of(p, (int32_t)ev->pid, 1);
+	if (p->mode == PAIR_REPLAY) {
+		spill_replay(p->spill, p, p->seq, (int)spill_part(t->pid, heap, ev->addr));
+		return;
+	}
 	if (t->crowded)
 		block_rehome(t, 1);
-	if ((t->n + 1) * 4 > t->cap * 3)
+	if ((t->n + 1) * 4 > t->cap * 3) {
+		p->held -= t->cap * sizeof(*t->blocks);
 		block_grow(t);
+		p->held += t->cap * sizeof(*t->blocks);
+	}
 	v = (struct held){ ta, ev->size, ev->flags & EV_STACK_NONE ? UINT64_MAX : ev->stack,
 	    (int32_t)ev->tid };
 	la = last_alloc(p, ev->pid, ev->tid);
@@ -534,8 +423,7 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 			char tok[96];
 			int n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
 			    " and at %" PRIu64, ev->addr, o.ts, ev->ts);
-			mt_warn_at(reader_name(p->input), reader_lineno(p->input),
-			    "allocation of a live block", tok, (size_t)n);
+			say(p, "allocation of a live block", tok, n);
 		}
 		emit(p, o.ts, image_end(o.ts, ev->ts), t->pid, o.tid, old->heap,
 		    old->addr, o.size, o.stack, NULL);
@@ -603,14 +491,23 @@ free_event(struct mt_pairer *p, const struct mt_event *ev)
 			free_unknown(p, ev, heap);
 		return;
 	}
+	if (p->mode == PAIR_REPLAY) {
+		spill_replay(p->spill, p, p->seq, (int)spill_part((int32_t)ev->pid, heap, ev->addr));
+		return;
+	}
 	if (!(t = table_of(p, (int32_t)ev->pid, 0)) || !(b = block_find(t, heap, ev->addr))) {
 		free_unknown(p, ev, heap);
 		return;
 	}
 	v = block_held(p, b);
 	if (!(ev->flags & EV_TID_NONE) && v.tid == ev->tid) {
-		struct last_alloc *la = last_alloc(p, ev->pid, ev->tid);
-		p->temporary = la->addr == b->addr && la->ts == v.ts && la->heap == heap;
+		struct last_alloc *la;
+		if (p->temp_known >= 0) {
+			p->temporary = p->temp_known && p->temp_ts == v.ts;
+		} else {
+			la = last_alloc(p, ev->pid, ev->tid);
+			p->temporary = la->addr == b->addr && la->ts == v.ts && la->heap == heap;
+		}
 	}
 	tf = free_time(p, ev, b->addr, v.ts, &said);
 	emit(p, v.ts, tf, t->pid, v.tid, heap, b->addr, v.size, v.stack, NULL);
@@ -634,27 +531,56 @@ pairer_free(struct mt_pairer *p, const struct mt_event *ev)
 	p->free_stack = UINT64_MAX;
 }
 
+/* Survivors by address, then heap: the same order however they were paired. */
+static int
+block_cmp(const void *x, const void *y, void *arg)
+{
+	const struct block *a = x, *b = y;
+	const struct mt_pairer *p = arg;
+	size_t la, lb;
+	int c;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	la = p->heaplen[a->heap];
+	lb = p->heaplen[b->heap];
+	c = memcmp(p->heapname[a->heap], p->heapname[b->heap], la < lb ? la : lb);
+	return c ? c : (la > lb) - (la < lb);
+}
+
+/* The survivors of t, in address order: the table packed and sorted in place. */
+static void
+table_survivors(struct mt_pairer *p, struct btable *t, const char *fate, uint64_t ts)
+{
+	struct block *b = t->blocks;
+	size_t i, n = 0;
+
+	for (i = 0; i < t->cap; i++)
+		if (b[i].used)
+			b[n++] = b[i];
+	qsort_r(b, n, sizeof(*b), block_cmp, p);
+	for (i = 0; i < n; i++) {
+		struct held v = block_held(p, &b[i]);
+		emit(p, v.ts, image_end(v.ts, ts), t->pid, v.tid, b[i].heap, b[i].addr,
+		    v.size, v.stack, fate);
+		block_drop(p, &b[i]);
+	}
+	p->held -= t->cap * sizeof(*t->blocks);
+	etable_free(t->blocks, t->cap, sizeof(*t->blocks));
+	t->blocks = NULL;
+	t->cap = t->n = 0;
+}
+
 void
 pairer_image_end(struct mt_pairer *p, int64_t pid, const char *fate, uint64_t ts)
 {
 	struct btable *t = table_of(p, (int32_t)pid, 0);
 	size_t i, j;
 
-	if (t && t->cap) {
-		for (i = 0; i < t->cap; i++) {
-			const struct block *b = &t->blocks[i];
-			struct held v;
-			if (!b->used)
-				continue;
-			v = block_held(p, b);
-			emit(p, v.ts, image_end(v.ts, ts), t->pid, v.tid, b->heap, b->addr,
-			    v.size, v.stack, fate);
-			block_drop(p, b);
-		}
-		etable_free(t->blocks, t->cap, sizeof(*t->blocks));
-		t->blocks = NULL;
-		t->cap = t->n = 0;
-	}
+	if (p->mode == PAIR_REPLAY)
+		spill_replay(p->spill, p, p->seq, -1);
+	else if (t && t->cap)
+		table_survivors(p, t, fate, ts);
 	for (i = j = 0; i < p->nranges; i++) {
 		struct range *r = &p->ranges[i];
 		if (r->pid == pid) {
@@ -681,19 +607,57 @@ pairer_proc(struct mt_pairer *p, int64_t pid, uint64_t ts)
 	p->seen[p->nseen++] = pid;
 }
 
+static int
+pid_cmp(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The pids of tables whose image never began (no proc record), in
+ * order: pairer_finish ends them after the others, and a router in the
+ * same order (spill_finish_routes).
+ */
+static int32_t *
+unseen_pids(const struct mt_pairer *p, size_t *n)
+{
+	int32_t *pids = emalloc((p->tables.n + 1) * sizeof(*pids));
+	size_t k;
+
+	*n = 0;
+	for (k = 0; k < p->tables.cap; k++) {
+		const struct btable *t = p->tables.e[k].value;
+		if (t && !t->seen)
+			pids[(*n)++] = t->pid;
+	}
+	qsort(pids, *n, sizeof(*pids), pid_cmp);
+	return pids;
+}
+
 void
 pairer_finish(struct mt_pairer *p)
 {
-	size_t k;
+	uint64_t k = 0;
+	size_t i, n;
+	int32_t *pids;
 
-	for (k = 0; k < p->nseen; k++)
-		pairer_image_end(p, p->seen[k], "end", UINT64_MAX);
+	for (i = 0; i < p->nseen; i++) {
+		p->seq = SEQ_FINISH + k++;
+		pairer_image_end(p, p->seen[i], "end", UINT64_MAX);
+	}
 	/* Processes with blocks but no proc record. */
-	for (k = 0; k < p->tables.cap; k++)
-		if (p->tables.e[k].value)
-			pairer_image_end(p, ((struct btable *)p->tables.e[k].value)->pid, "end", UINT64_MAX);
-	while (p->nranges)
+	pids = unseen_pids(p, &n);
+	for (i = 0; i < n; i++) {
+		p->seq = SEQ_FINISH + k++;
+		pairer_image_end(p, pids[i], "end", UINT64_MAX);
+	}
+	free(pids);
+	while (p->nranges) {
+		p->seq = SEQ_FINISH + k++;
 		pairer_image_end(p, p->ranges[0].pid, "end", UINT64_MAX);
+	}
 }
 
 void
@@ -716,5 +680,7 @@ pairer_free_all(struct mt_pairer *p)
 	free(p->freed);
 	free(p->tids);
 	free(p->wide);
+	if (p->spill)
+		spill_free(p->spill);
 	free(p);
 }

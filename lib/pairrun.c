@@ -3,36 +3,73 @@
  * mt-report do: allocations and frees of the known heaps wait a few
  * records so that their hash-table slots are fetched from memory all at
  * once; every other record goes to the caller, an exit after its line
- * (the survivors it ends follow the line).
+ * (the survivors it ends follow the line).  Past a budget, the records
+ * are routed instead, and read again (pairspill.h).
  */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/types.h>
 
 #include "mt.h"
+#include "pairspill.h"
 
 #define AHEAD 32
 
 struct ahead {
 	struct mt_event ev[AHEAD];
+	uint64_t seq[AHEAD];
 	size_t n;
 };
 
+/* One record: paired, or past the budget routed (pairspill.h). */
 static void
-pair_ahead(struct mt_pairer *p, struct ahead *a, const struct pair_hooks *h)
+pair_one(struct mt_pairer *p, struct mt_reader *r, struct mt_event *ev, uint64_t seq,
+    const struct pair_hooks *h)
+{
+	pairer_seq(p, seq);
+	if (ev->type == MT_ALLOC && pairer_over(p, ev))
+		pairer_spill(p);
+	if (pairer_mode(p) == PAIR_ROUTE) {
+		pairer_route(p, ev);
+		return;
+	}
+	switch (ev->type) {
+	case MT_ALLOC:
+		if (h->alloc)
+			h->alloc(ev, h->arg);
+		pairer_alloc(p, ev);
+		break;
+	case MT_FREE:
+		if (h->free)
+			h->free(ev, h->arg);
+		pairer_free(p, ev);
+		break;
+	case MT_PROC:
+		pairer_proc(p, ev->pid, ev->ts);
+		h->other(r, ev, h->arg);
+		break;
+	case MT_LOST:
+		pairer_lost(p, ev->size);
+		h->other(r, ev, h->arg);
+		break;
+	case MT_EXIT:
+		h->other(r, ev, h->arg);
+		pairer_image_end(p, ev->pid, "exit", ev->ts);
+		break;
+	default:
+		h->other(r, ev, h->arg);
+		break;
+	}
+}
+
+static void
+pair_ahead(struct mt_pairer *p, struct mt_reader *r, struct ahead *a, const struct pair_hooks *h)
 {
 	size_t i;
 
-	for (i = 0; i < a->n; i++) {
-		if (a->ev[i].type == MT_ALLOC) {
-			if (h->alloc)
-				h->alloc(&a->ev[i], h->arg);
-			pairer_alloc(p, &a->ev[i]);
-		} else {
-			if (h->free)
-				h->free(&a->ev[i], h->arg);
-			pairer_free(p, &a->ev[i]);
-		}
-	}
+	for (i = 0; i < a->n; i++)
+		pair_one(p, r, &a->ev[i], a->seq[i], h);
 	a->n = 0;
 }
 
@@ -64,48 +101,68 @@ pairer_run(struct mt_pairer *p, struct mt_reader *r, const struct pair_hooks *h)
 {
 	static struct ahead a;	/* a pairer reads one input at a time */
 	struct mt_event ev;
+	uint64_t seq;
 	int status;
 
 	pairer_input(p, r);
 	while (reader_next(r, &ev)) {
-		if (can_wait(&ev)) {
+		seq = pairer_tick(p);
+		if (pairer_skip(p))
+			continue;
+		if (pairer_mode(p) != PAIR_ROUTE && can_wait(&ev)) {
 			pairer_prefetch(p, &ev);
+			a.seq[a.n] = seq;
 			wait_copy(&a.ev[a.n++], &ev);
 			if (a.n == AHEAD)
-				pair_ahead(p, &a, h);
+				pair_ahead(p, r, &a, h);
 			continue;
 		}
-		pair_ahead(p, &a, h);
-		switch (ev.type) {
-		case MT_ALLOC:
-			if (h->alloc)
-				h->alloc(&ev, h->arg);
-			pairer_alloc(p, &ev);
-			break;
-		case MT_FREE:
-			if (h->free)
-				h->free(&ev, h->arg);
-			pairer_free(p, &ev);
-			break;
-		case MT_PROC:
-			pairer_proc(p, ev.pid, ev.ts);
-			h->other(r, &ev, h->arg);
-			break;
-		case MT_LOST:
-			pairer_lost(p, ev.size);
-			h->other(r, &ev, h->arg);
-			break;
-		case MT_EXIT:
-			h->other(r, &ev, h->arg);
-			pairer_image_end(p, ev.pid, "exit", ev.ts);
-			break;
-		default:
-			h->other(r, &ev, h->arg);
-			break;
-		}
+		pair_ahead(p, r, &a, h);
+		pair_one(p, r, &ev, seq, h);
 	}
-	pair_ahead(p, &a, h);
+	pair_ahead(p, r, &a, h);
 	pairer_input(p, NULL);
 	status = reader_close(r);
+	return status;
+}
+
+int
+pairer_run_all(struct mt_pairer *p, char **paths, int n, const struct pair_hooks *h)
+{
+	static char *in[] = { NULL };
+	struct mt_reader *r;
+	uint8_t *opened;
+	int i, status = 0, spool = -1;
+
+	if (n == 0) {
+		paths = in;
+		n = 1;
+	}
+	for (i = 0; i < n && pairer_budget_of(p) && spool < 0; i++)
+		if (!paths[i] || !strcmp(paths[i], "-"))
+			spool = reader_spool_tmp(&status);
+	if (status)
+		return status;
+	opened = ecalloc((size_t)n, 1);
+	for (i = 0; i < n; i++) {
+		if (!(r = reader_reopen(paths[i], spool))) {
+			status = 1;
+			continue;
+		}
+		opened[i] = 1;
+		status |= pairer_run(p, r, h);
+	}
+	if (pairer_mode(p) == PAIR_ROUTE) {
+		pairer_pair_spilled(p);
+		for (i = 0; i < n; i++) {
+			if (!opened[i] || !(r = reader_reopen(paths[i], spool)))
+				continue;
+			reader_quiet(r);
+			(void)pairer_run(p, r, h);
+		}
+	}
+	free(opened);
+	if (spool >= 0)
+		close(spool);
 	return status;
 }

@@ -61,26 +61,6 @@ reader_inputs(int *argc, char **argv)
 	return had == 0 || n > 0;
 }
 
-/* Up to n bytes, fewer only at the end of the input; -1 on an error. */
-static ssize_t
-read_head(int fd, uint8_t *b, size_t n)
-{
-	size_t got = 0;
-	ssize_t k;
-
-	while (got < n) {
-		k = read(fd, b + got, n - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-	return (ssize_t)got;
-}
-
 /*
  * Event text begins with a record name or '#'; a trace with 0x89
  * (whatever follows: the trace reader judges the rest).  Anything else,
@@ -103,7 +83,7 @@ reader_open_fd(int fd, const char *name)
 {
 	struct mt_reader *r;
 	uint8_t magic[MT_TRACE_MAGIC_LEN];
-	ssize_t got = read_head(fd, magic, sizeof(magic));
+	ssize_t got = readall(fd, magic, sizeof(magic));
 
 	if (got < 0)
 		mt_warn("%s", name);
@@ -152,7 +132,7 @@ int
 reader_spool(int fd)
 {
 	uint8_t buf[1 << 16];
-	ssize_t n = read_head(STDIN_FILENO, buf, MT_TRACE_MAGIC_LEN);
+	ssize_t n = readall(STDIN_FILENO, buf, MT_TRACE_MAGIC_LEN);
 
 	if (n >= 0 && !head_ok("<stdin>", buf, (size_t)n))
 		return 1;
@@ -172,6 +152,37 @@ reader_spool(int fd)
 		n = read(STDIN_FILENO, buf, sizeof(buf));
 	}
 	return 0;
+}
+
+int
+reader_spool_tmp(int *status)
+{
+	int fd = tmpfd(mt_progname);
+
+	if (fd < 0) {
+		mt_warn("a copy of stdin in %s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		*status = 2;
+		return -1;
+	}
+	if ((*status = reader_spool(fd))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct mt_reader *
+reader_reopen(const char *path, int spool)
+{
+	int fd;
+
+	if (spool < 0 || (path && strcmp(path, "-")))
+		return reader_open(path);
+	if (lseek(spool, 0, SEEK_SET) < 0 || (fd = dup(spool)) < 0) {
+		mt_warn("spooled stdin");
+		return NULL;
+	}
+	return reader_open_fd(fd, "<stdin>");
 }
 
 int

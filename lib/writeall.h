@@ -3,8 +3,13 @@
 #define MT_WRITEALL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* The bytes written: len, or fewer with errno set (EIO: a write took none). */
 size_t writeall(int fd, const void *buf, size_t len);
+/* The bytes read: len, fewer only at the end of the file; -1 on an error. */
+ssize_t readall(int fd, void *buf, size_t len);
+/* A file in TMPDIR (or /tmp) named for prog, gone with its descriptor: -1 (errno) when none can be made. */
+int tmpfd(const char *prog);
 
 #endif

@@ -19,7 +19,7 @@
 #include "report.h"
 
 static const char synopsis[] =
-    "[-qB] [-n count] [-o page.html] [--json file] [-y dir] [-A regex] [--suppress file] [file]\n"
+    "[-qB] [-n count] [-m size] [-o page.html] [--json file] [-y dir] [-A regex] [--suppress file] [file]\n"
     "-o diff.html [options] old new";
 static const char options[] =
     "Summarizes a trace (events or life lines, .mtr or text): its processes and\n"
@@ -37,6 +37,8 @@ static const char options[] =
     "                       as mt-group's\n"
     "      --suppress FILE  more suppressions, as mt-group's (repeatable)\n"
     "      --no-suppress    none, not even the built-in ones\n"
+    "  -m, --memory SIZE    the live blocks' table at most SIZE (64M, 2G): past it\n"
+    "                       they go to files in TMPDIR, and the input is read twice\n"
     "  -q, --quiet          nothing on standard error but what is wrong\n"
     "  -h, --help           this help\n"
     "  -V, --version        the version\n"
@@ -188,6 +190,7 @@ struct read_opts {
 	size_t nsymdirs;
 	const char *skip;
 	int quiet;
+	uint64_t budget;
 };
 
 /* One input read into rep, its stacks named; the status, -1 when it cannot be opened (said). */
@@ -199,6 +202,7 @@ read_input(const char *input, const struct read_opts *ro, int *have_syms)
 	struct mt_pairer *p;
 	struct mt_reader *r;
 	struct stat st;
+	char *path;
 	int status;
 
 	life_seen = 0;
@@ -206,10 +210,14 @@ read_input(const char *input, const struct read_opts *ro, int *have_syms)
 	memset(&ht, 0, sizeof(ht));
 	names = names_new(ro->symbolize, ro->symdirs, ro->nsymdirs, ro->skip,
 	    strcmp(input, "-") && !stat(input, &st) && S_ISREG(st.st_mode) ? input : NULL);
-	if (!(r = reader_open(input)))
+	/* A file that cannot be read is said once, and no summary made. */
+	if (strcmp(input, "-") && (!(r = reader_open(input)) || reader_close(r)))
 		return -1;
 	p = pairer_new(on_life, NULL);
-	status = pairer_run(p, r, &hooks);
+	pairer_budget(p, ro->budget);
+	path = estrdup(input);
+	status = pairer_run_all(p, &path, 1, &hooks);
+	free(path);
 	ht.freeing = 0;
 	pairer_finish(p);
 	pairer_free_all(p);
@@ -236,6 +244,7 @@ main(int argc, char *argv[])
 		{ "no-suppress", no_argument, NULL, 'N' },
 		{ "bytes", no_argument, NULL, 'B' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "memory", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -244,6 +253,7 @@ main(int argc, char *argv[])
 	char **symdirs = NULL;
 	size_t nsymdirs = 0, top = 5;
 	int ch, status = 0, quiet = 0, symbolize = 1, no_suppress = 0, have_syms;
+	uint64_t budget = 0;
 	struct mt_out o, old = { 0 };
 	struct mt_suppress *sup;
 	struct read_opts ropt;
@@ -252,7 +262,7 @@ main(int argc, char *argv[])
 	mt_setprogname(argv[0]);
 	report_init(&rep, 2000);
 	rep.sup = suppress_new();
-	while ((ch = getopt_long(argc, argv, "o:n:y:A:BqhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:n:y:A:Bm:qhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
 			html = optarg;
@@ -284,6 +294,9 @@ main(int argc, char *argv[])
 		case 'B':
 			report_bytes = 1;
 			break;
+		case 'm':
+			budget = esize("--memory", optarg);
+			break;
 		case 'q':
 			quiet = 1;
 			progress_off();
@@ -310,7 +323,7 @@ main(int argc, char *argv[])
 	if (no_suppress)
 		suppress_none(rep.sup);
 	sup = rep.sup;
-	ropt = (struct read_opts){ symbolize, symdirs, nsymdirs, skip, quiet };
+	ropt = (struct read_opts){ symbolize, symdirs, nsymdirs, skip, quiet, budget };
 	rep.no_cells = !html && !json;
 	if (html || json)
 		mt_keep_warnings(5);

@@ -145,7 +145,6 @@ void report_finish(struct report *r);
 #define REPORT_RUN (1u << 22)	/* changes held before a sorted run goes to disk */
 void report_change(struct report *r, uint32_t site, uint64_t t, int64_t d, int n);
 void report_spill(struct report *r);
-int report_tmpfile(void);
 void report_replay(struct report *r);
 /* A site's bytes at its series' peak, and its blocks (n). */
 int64_t report_site_peak(const struct report *r, const struct rep_site *s, int64_t *n);

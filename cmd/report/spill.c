@@ -25,27 +25,13 @@ change_cmp(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-/* A file in TMPDIR, gone with its descriptor: -1 when none can be made. */
-int
-report_tmpfile(void)
-{
-	char path[4096];
-	const char *dir = getenv("TMPDIR");
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/mt-report.XXXXXX", dir && *dir ? dir : "/tmp");
-	if ((fd = mkostemp(path, O_CLOEXEC)) >= 0)
-		unlink(path);
-	return fd;
-}
-
 /* The changes held, sorted, as a run at the file's end. */
 void
 report_spill(struct report *r)
 {
 	size_t len = r->nchanges * sizeof(*r->changes);
 
-	if (!r->nruns && (r->spill = report_tmpfile()) < 0)
+	if (!r->nruns && (r->spill = tmpfd("mt-report")) < 0)
 		mt_err(1, "a temporary file in %s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	qsort(r->changes, r->nchanges, sizeof(*r->changes), change_cmp);
 	if (writeall(r->spill, r->changes, len) != len)

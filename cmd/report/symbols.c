@@ -156,7 +156,7 @@ names_new(int symbolize, char **symdirs, size_t nsymdirs, const char *skip, cons
 	nm->skip = skip;
 	nm->again = again;
 	/* Kept only for when mt-symbolize fails, or is not run: on disk. */
-	out_init(&nm->kept, report_tmpfile(), 1 << 16);
+	out_init(&nm->kept, tmpfd("mt-report"), 1 << 16);
 	nm->symbolize = symbolize;
 	nm->symdirs = symdirs;
 	nm->nsymdirs = nsymdirs;

@@ -136,21 +136,12 @@ parse_options(int argc, char *argv[], struct window_opts *o)
 static int
 window_bounds(struct window_opts *o, const char *input, int *spool)
 {
-	char tmpname[4096];
-	const char *tmpdir = getenv("TMPDIR");
 	uint64_t end = 0;
 	int unread = 0, status;
 
 	if (o->last != NONE || o->to == NONE) {
-		if (!input || strcmp(input, "-") == 0) {
-			snprintf(tmpname, sizeof(tmpname), "%s/mt-window.XXXXXX",
-			    tmpdir && *tmpdir ? tmpdir : "/tmp");
-			if ((*spool = mkstemp(tmpname)) < 0)
-				mt_err(2, "%s", tmpname);
-			unlink(tmpname);
-			if ((status = reader_spool(*spool)))
-				exit(status);
-		}
+		if ((!input || strcmp(input, "-") == 0) && (*spool = reader_spool_tmp(&status)) < 0)
+			exit(status);
 		end = last_time(input, *spool, &unread);
 		if (unread)	/* said once: the second pass would say it again */
 			return 1;

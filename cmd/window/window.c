@@ -206,26 +206,11 @@ end_after(const struct mt_event *ev, uint64_t end)
 	return end;
 }
 
-/* The input, once more: a copy of stdin is still named stdin. */
-static struct mt_reader *
-open_input(const char *path, int spool)
-{
-	int fd;
-
-	if (spool < 0)
-		return reader_open(path);
-	if (lseek(spool, 0, SEEK_SET) < 0 || (fd = dup(spool)) < 0) {
-		mt_warn("spooled stdin");
-		return NULL;
-	}
-	return reader_open_fd(fd, "<stdin>");
-}
-
 /* The end of the trace: the last time any record carries, plus one. */
 uint64_t
 last_time(const char *path, int spool, int *unread)
 {
-	struct mt_reader *r = open_input(path, spool);
+	struct mt_reader *r = reader_reopen(path, spool);
 	struct mt_event ev;
 	uint64_t end = 0;
 
@@ -320,7 +305,7 @@ window(const struct window_opts *o, const char *path, int spool, int peaks)
 	struct mt_event ev;
 	int first = 1;
 
-	if (!(r = open_input(path, spool)))
+	if (!(r = reader_reopen(path, spool)))
 		return 1;
 	if (peaks)
 		reader_quiet(r);	/* the pass that writes says what is wrong */

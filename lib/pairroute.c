@@ -1,0 +1,231 @@
+/*
+ * pairroute.c: a pairer past its memory budget (pairspill.h): its blocks
+ * routed to partitions, and the lifetimes paired there taken back.
+ */
+#include <stdlib.h>
+
+#include "mt.h"
+#include "pairint.h"
+
+/* Past the budget: pairspill.h. */
+void
+pairer_budget(struct mt_pairer *p, uint64_t bytes)
+{
+	p->budget = bytes;
+}
+
+uint64_t
+pairer_budget_of(const struct mt_pairer *p)
+{
+	return p->budget;
+}
+
+uint64_t
+pairer_tick(struct mt_pairer *p)
+{
+	return p->seq = p->reads++;
+}
+
+enum pair_mode
+pairer_mode(const struct mt_pairer *p)
+{
+	return p->mode;
+}
+
+void
+pairer_seq(struct mt_pairer *p, uint64_t seq)
+{
+	p->seq = seq;
+}
+
+int
+pairer_skip(const struct mt_pairer *p)
+{
+	return p->mode == PAIR_REPLAY && p->seq < p->routed;
+}
+
+void
+pairer_at(struct mt_pairer *p, const char *name, uint64_t line)
+{
+	p->at_name = name;
+	p->at_line = line;
+}
+
+void
+pairer_temp_given(struct mt_pairer *p, int known, uint64_t ts)
+{
+	p->temp_known = known;
+	p->temp_ts = ts;
+}
+
+void
+pairer_freed(struct mt_pairer *p, int32_t pid, struct mt_str heap, uint64_t addr,
+    uint64_t alloc_ts, uint64_t free_ts)
+{
+	*freed_slot(p, pid, addr) = (struct freed){ addr, alloc_ts, free_ts, pid,
+	    (uint16_t)heap_id(p, heap), 1 };
+}
+
+struct mt_str
+pairer_heap(const struct mt_pairer *p, unsigned heap)
+{
+	return (struct mt_str){ p->heapname[heap], p->heaplen[heap] };
+}
+
+unsigned
+pairer_heap_id(struct mt_pairer *p, struct mt_str heap)
+{
+	return heap_id(p, heap);
+}
+
+/* A lifetime paired in a partition, at its place. */
+void
+pairer_replayed(struct mt_pairer *p, const struct mt_life *l)
+{
+	p->stats.lives++;
+	if (l->fate) {
+		p->stats.exit += l->fate[0] == 'e' && l->fate[1] == 'x';
+		p->stats.live += !(l->fate[0] == 'e' && l->fate[1] == 'x');
+	}
+	p->emit(l, p->arg);
+}
+
+struct mt_pair_stats *
+pairer_stats_rw(struct mt_pairer *p)
+{
+	return &p->stats;
+}
+
+uint64_t *
+pairer_unsaid(struct mt_pairer *p)
+{
+	return &p->unsaid;
+}
+
+/* The allocation ev would grow its table past the budget. */
+int
+pairer_over(struct mt_pairer *p, const struct mt_event *ev)
+{
+	const struct btable *t;
+	unsigned heap;
+	size_t cap;
+
+	if (!p->budget || p->mode != PAIR_MEMORY || ev->type != MT_ALLOC)
+		return 0;
+	heap = heap_id(p, ev->heap);
+	if (p->range_heap[heap])
+		return 0;
+	t = table_of(p, (int32_t)ev->pid, 0);
+	cap = t ? t->cap : 0;
+	if (t && (t->n + 1) * 4 <= cap * 3)
+		return 0;
+	return p->held + (cap ? cap : 16) * sizeof(struct block) > p->budget;
+}
+
+/*
+ * From the record being paired on, blocks go to partitions: the live
+ * ones now, with what the router must know (the processes begun, the
+ * tables, the frees a double free would repeat); the tables dropped.
+ */
+void
+pairer_spill(struct mt_pairer *p)
+{
+	struct pair_spill *s = p->spill = spill_new();
+	size_t i, k;
+
+	p->routed = p->seq;
+	p->mode = PAIR_ROUTE;
+	for (i = 0; i < p->nseen; i++)
+		(void)spill_proc(s, (int32_t)p->seen[i]);
+	for (k = 0; k < p->tables.cap; k++) {
+		struct btable *t = p->tables.e[k].value;
+		if (!t)
+			continue;
+		spill_table_pid(s, t->pid);
+		for (i = 0; i < t->cap; i++) {
+			const struct block *b = &t->blocks[i];
+			struct mt_event ev = { .type = MT_ALLOC };
+			struct held v;
+			if (!b->used)
+				continue;
+			v = block_held(p, b);
+			ev.flags = (v.ts == UINT64_MAX ? EV_TS_NONE : 0) |
+			    (v.stack == UINT64_MAX ? EV_STACK_NONE : 0);
+			ev.ts = v.ts == UINT64_MAX ? 0 : v.ts;
+			ev.pid = t->pid;
+			ev.tid = v.tid;
+			ev.addr = b->addr;
+			ev.size = v.size;
+			ev.stack = v.stack;
+			ev.heap = pairer_heap(p, b->heap);
+			spill_block(s, p->seq, &ev, b->heap, -1, 0, NULL, 0);
+			block_drop(p, b);
+		}
+		etable_free(t->blocks, t->cap, sizeof(*t->blocks));
+		t->blocks = NULL;
+		t->cap = t->n = 0;
+	}
+	p->held = 0;
+	for (i = 0; i < FREED_SLOTS; i++) {
+		const struct freed *f = &p->freed[i];
+		if (f->used && !p->range_heap[f->heap])
+			spill_freed(s, f->pid, f->heap, f->addr, f->alloc_ts, f->free_ts);
+	}
+}
+
+/* A record past the budget: its blocks to their partitions, nothing said. */
+void
+pairer_route(struct mt_pairer *p, const struct mt_event *ev)
+{
+	struct last_alloc *la;
+	unsigned heap;
+	int known = 0;
+	uint64_t ts = 0;
+
+	switch (ev->type) {
+	case MT_ALLOC:
+	case MT_FREE:
+		heap = heap_id(p, ev->heap);
+		if (p->range_heap[heap])
+			return;
+		if (ev->type == MT_ALLOC) {
+			la = last_alloc(p, ev->pid, ev->tid);
+			if (!(ev->flags & (EV_TID_NONE | EV_TS_NONE))) {
+				la->addr = ev->addr;
+				la->ts = ev->ts;
+				la->heap = heap;
+			}
+			spill_table_pid(p->spill, (int32_t)ev->pid);
+			known = -1;
+		} else if (!(ev->flags & EV_TID_NONE)) {
+			la = last_alloc(p, ev->pid, ev->tid);
+			known = la->addr == ev->addr && la->heap == heap;
+			ts = la->ts;
+		}
+		spill_block(p->spill, p->seq, ev, heap, known, ts, reader_name(p->input),
+		    reader_lineno(p->input));
+		break;
+	case MT_PROC:
+		if (spill_proc(p->spill, (int32_t)ev->pid))
+			spill_end(p->spill, p->seq, (int32_t)ev->pid, 1, ev->ts);
+		break;
+	case MT_EXIT:
+		spill_end(p->spill, p->seq, (int32_t)ev->pid, 1, ev->ts);
+		break;
+	case MT_LOST:
+		spill_lost(p->spill, p->seq, ev->size);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The inputs routed: the partitions paired, and the inputs to be read again. */
+void
+pairer_pair_spilled(struct mt_pairer *p)
+{
+	spill_finish_routes(p->spill);
+	spill_pair(p->spill, p);
+	p->mode = PAIR_REPLAY;
+	p->reads = 0;
+}

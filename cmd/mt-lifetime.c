@@ -114,6 +114,7 @@ main(int argc, char *argv[])
 	p = pairer_new(put_life, NULL);
 	pairer_budget(p, budget);
 	status |= pairer_run_all(p, argv, argc, &hooks);
+	pairer_say_spill(p, quiet);
 	/* The survivors of images that had not ended when recording stopped. */
 	pairer_finish(p);
 	status |= sink_finish(&out);

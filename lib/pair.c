@@ -259,25 +259,54 @@ say(const struct mt_pairer *p, const char *what, const char *tok, int n)
 }
 
 
-/* A free of nothing live: freed before (double), or made before recording. */
-static void
-free_unknown(struct mt_pairer *p, const struct mt_event *ev, unsigned heap)
+/*
+ * A warning of kind at addr with its times: said, or (double frees past
+ * the first few, or after a loss) counted; a partition's pairer hands it
+ * back to be said at its place (pairspill.h).
+ */
+void
+pairer_warn(struct mt_pairer *p, int kind, uint64_t addr, uint64_t a, uint64_t b, uint64_t c)
 {
-	struct freed *f = freed_slot(p, ev->pid, ev->addr);
 	char tok[160];
 	int n;
 
-	if (f->used && f->addr == ev->addr && f->pid == ev->pid && f->heap == heap &&
-	    ev->pid != 0) {
+	if (p->defer) {
+		p->defer(p->defer_arg, kind, addr, a, b, c);
+		return;
+	}
+	switch (kind) {
+	case PAIR_DOUBLE:
 		p->stats.doubles++;
 		if (p->lost || p->stats.doubles > DOUBLES_SAID) {
 			p->unsaid++;
 			return;
 		}
 		n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
-		    ", freed at %" PRIu64 " and at %" PRIu64, ev->addr, f->alloc_ts,
-		    f->free_ts, ev->ts);
+		    ", freed at %" PRIu64 " and at %" PRIu64, addr, a, b, c);
 		say(p, "double free", tok, n);
+		break;
+	case PAIR_BEFORE:
+		n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
+		    ", freed at %" PRIu64, addr, a, b);
+		say(p, "free before its allocation", tok, n);
+		break;
+	default:
+		n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
+		    " and at %" PRIu64, addr, a, b);
+		say(p, "allocation of a live block", tok, n);
+		break;
+	}
+}
+
+/* A free of nothing live: freed before (double), or made before recording. */
+static void
+free_unknown(struct mt_pairer *p, const struct mt_event *ev, unsigned heap)
+{
+	struct freed *f = freed_slot(p, ev->pid, ev->addr);
+
+	if (f->used && f->addr == ev->addr && f->pid == ev->pid && f->heap == heap &&
+	    ev->pid != 0) {
+		pairer_warn(p, PAIR_DOUBLE, ev->addr, f->alloc_ts, f->free_ts, ev->ts);
 		return;
 	}
 	p->stats.before++;
@@ -305,16 +334,10 @@ static uint64_t
 free_time(struct mt_pairer *p, const struct mt_event *ev, uint64_t addr, uint64_t ta,
     int *said)
 {
-	char tok[96];
-	int n;
-
 	if (ta == UINT64_MAX || ev->ts >= ta)
 		return ev->ts;
-	if (!(*said)++) {
-		n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
-		    ", freed at %" PRIu64, addr, ta, ev->ts);
-		say(p, "free before its allocation", tok, n);
-	}
+	if (!(*said)++)
+		pairer_warn(p, PAIR_BEFORE, addr, ta, ev->ts, 0);
 	return ta;
 }
 
@@ -419,12 +442,8 @@ pairer_alloc(struct mt_pairer *p, const struct mt_event *ev)
 		 */
 		p->stats.unseen++;
 		o = block_held(p, old);
-		if (ev->pid != 0) {
-			char tok[96];
-			int n = snprintf(tok, sizeof(tok), "0x%" PRIx64 " allocated at %" PRIu64
-			    " and at %" PRIu64, ev->addr, o.ts, ev->ts);
-			say(p, "allocation of a live block", tok, n);
-		}
+		if (ev->pid != 0)
+			pairer_warn(p, PAIR_LIVE, ev->addr, o.ts, ev->ts, 0);
 		emit(p, o.ts, image_end(o.ts, ev->ts), t->pid, o.tid, old->heap,
 		    old->addr, o.size, o.stack, NULL);
 		block_drop(p, old);

@@ -54,5 +54,7 @@ int pairer_run(struct mt_pairer *p, struct mt_reader *r, const struct pair_hooks
  */
 void pairer_budget(struct mt_pairer *p, uint64_t bytes);
 int pairer_run_all(struct mt_pairer *p, char **paths, int n, const struct pair_hooks *h);
+/* Said unless quiet: whether the budget was passed, and where. */
+void pairer_say_spill(const struct mt_pairer *p, int quiet);
 
 #endif

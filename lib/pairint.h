@@ -65,6 +65,8 @@ struct mt_pairer {
 	struct pair_spill *spill;
 	const char *at_name;	/* a partition's record: its input and line */
 	uint64_t at_line;
+	void (*defer)(void *, int, uint64_t, uint64_t, uint64_t, uint64_t);	/* pairer_warn's */
+	void *defer_arg;
 	int temp_known;		/* a partition's free: whether its thread's last */
 	uint64_t temp_ts;	/* allocation was of its address, and when */
 };

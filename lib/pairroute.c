@@ -2,6 +2,7 @@
  * pairroute.c: a pairer past its memory budget (pairspill.h): its blocks
  * routed to partitions, and the lifetimes paired there taken back.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "mt.h"
@@ -42,6 +43,14 @@ int
 pairer_skip(const struct mt_pairer *p)
 {
 	return p->mode == PAIR_REPLAY && p->seq < p->routed;
+}
+
+void
+pairer_defer(struct mt_pairer *p, void (*fn)(void *, int, uint64_t, uint64_t, uint64_t, uint64_t),
+    void *arg)
+{
+	p->defer = fn;
+	p->defer_arg = arg;
 }
 
 void
@@ -94,12 +103,6 @@ struct mt_pair_stats *
 pairer_stats_rw(struct mt_pairer *p)
 {
 	return &p->stats;
-}
-
-uint64_t *
-pairer_unsaid(struct mt_pairer *p)
-{
-	return &p->unsaid;
 }
 
 /* The allocation ev would grow its table past the budget. */
@@ -218,6 +221,17 @@ pairer_route(struct mt_pairer *p, const struct mt_event *ev)
 	default:
 		break;
 	}
+}
+
+void
+pairer_say_spill(const struct mt_pairer *p, int quiet)
+{
+	char b[32];
+
+	if (p->spill && !quiet)
+		mt_note("past --memory %s at record %" PRIu64 ": paired in partitions in TMPDIR, "
+		    "the input read twice", mt_human((int64_t)p->budget, b, sizeof(b)),
+		    p->routed + 1);
 }
 
 /* The inputs routed: the partitions paired, and the inputs to be read again. */

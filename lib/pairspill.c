@@ -33,12 +33,16 @@ struct prec {
 	int8_t type, temp;	/* temp: pairer_temp_given's known; R_END: 1 exit, 0 end */
 };
 
-/* A run's lifetime, at the record that ended it. */
+/*
+ * A run's lifetime, at the record that ended it; or a warning (kind: a
+ * pairer_warn's) with its times in ta, tf, size, said there.
+ */
 struct rlife {
 	uint64_t seq, ta, tf, addr, size, stack, free_stack;
 	int32_t pid, tid;
 	uint16_t heap;
 	uint8_t fate, temporary;	/* fate: 0 none, 1 exit, 2 end */
+	uint8_t kind;
 };
 
 struct pair_spill {
@@ -299,7 +303,17 @@ to_run(const struct mt_life *l, void *arg)
 	struct rlife r = { s->seq, l->ta, l->tf, l->addr, l->size, l->stack, l->free_stack,
 		l->pid, l->tid, (uint16_t)pairer_heap_id(s->parent, l->heap),
 		!l->fate ? 0 : l->fate[0] == 'e' && l->fate[1] == 'x' ? 1 : 2,
-		(uint8_t)l->temporary };
+		(uint8_t)l->temporary, 0 };
+
+	sput(s, &s->run[s->cur], &r, sizeof(r));
+}
+
+static void
+warn_to_run(void *arg, int kind, uint64_t addr, uint64_t a, uint64_t b, uint64_t c)
+{
+	struct pair_spill *s = arg;
+	struct rlife r = { .seq = s->seq, .ta = a, .tf = b, .addr = addr, .size = c,
+		.kind = (uint8_t)kind };
 
 	sput(s, &s->run[s->cur], &r, sizeof(r));
 }
@@ -316,8 +330,7 @@ pair_part(struct pair_spill *s, unsigned k)
 	s->cur = k;
 	sopen(&s->run[k]);
 	srewind(s, &s->part[k]);
-	/* Double frees past the first few are counted, not said: in all. */
-	pairer_stats_rw(c)->doubles = ps->doubles;
+	pairer_defer(c, warn_to_run, s);
 	while (sget(s, &s->part[k], &r, sizeof(r))) {
 		s->seq = r.seq;
 		pairer_at(c, r.input < s->nnames ? s->names[r.input] : NULL, r.line);
@@ -355,10 +368,8 @@ pair_part(struct pair_spill *s, unsigned k)
 		}
 	}
 	cs = pairer_stats_rw(c);
-	ps->doubles = cs->doubles;
 	ps->unseen += cs->unseen;
 	ps->before += cs->before;
-	*pairer_unsaid(s->parent) += *pairer_unsaid(c);
 	pairer_free_all(c);
 	sclose(&s->part[k]);
 	srewind(s, &s->run[k]);
@@ -368,17 +379,11 @@ pair_part(struct pair_spill *s, unsigned k)
 void
 spill_pair(struct pair_spill *s, struct mt_pairer *parent)
 {
-	uint64_t *unsaid = pairer_unsaid(parent);
 	unsigned k;
 
 	s->parent = parent;
-	*unsaid = 0;
 	for (k = 0; k < PARTS; k++)
 		pair_part(s, k);
-	if (*unsaid)
-		mt_warnx("%s: %" PRIu64 " more double frees", s->nnames ? s->names[0] : "-",
-		    *unsaid);
-	*unsaid = 0;
 }
 
 /* Survivors at one record come in address order, then heap: as pair.c sorts them. */
@@ -404,7 +409,10 @@ give(struct pair_spill *s, struct mt_pairer *p, unsigned k)
 		r->size, r->stack, r->fate == 1 ? "exit" : r->fate == 2 ? "end" : NULL,
 		r->free_stack, r->temporary };
 
-	pairer_replayed(p, &l);
+	if (r->kind)
+		pairer_warn(p, r->kind, r->addr, r->ta, r->tf, r->size);
+	else
+		pairer_replayed(p, &l);
 	s->has[k] = (uint8_t)sget(s, &s->run[k], &s->head[k], sizeof(s->head[k]));
 }
 

@@ -25,6 +25,12 @@ enum pair_mode {
 
 struct pair_spill;
 
+/* pair.c: what a pairer warns of, said or handed to its defer callback. */
+enum { PAIR_DOUBLE = 1, PAIR_BEFORE, PAIR_LIVE };
+void pairer_warn(struct mt_pairer *p, int kind, uint64_t addr, uint64_t a, uint64_t b, uint64_t c);
+void pairer_defer(struct mt_pairer *p, void (*fn)(void *, int, uint64_t, uint64_t, uint64_t,
+    uint64_t), void *arg);
+
 /* pairroute.c, for pairspill.c: a partition's pairer told what the record says. */
 enum pair_mode pairer_mode(const struct mt_pairer *p);
 void pairer_at(struct mt_pairer *p, const char *name, uint64_t line);
@@ -35,7 +41,6 @@ struct mt_str pairer_heap(const struct mt_pairer *p, unsigned heap);
 unsigned pairer_heap_id(struct mt_pairer *p, struct mt_str heap);
 void pairer_replayed(struct mt_pairer *p, const struct mt_life *l);
 struct mt_pair_stats *pairer_stats_rw(struct mt_pairer *p);
-uint64_t *pairer_unsaid(struct mt_pairer *p);
 
 /* pairroute.c, for pairrun.c */
 uint64_t pairer_budget_of(const struct mt_pairer *p);

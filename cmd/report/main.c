@@ -218,6 +218,7 @@ read_input(const char *input, const struct read_opts *ro, int *have_syms)
 	path = estrdup(input);
 	status = pairer_run_all(p, &path, 1, &hooks);
 	free(path);
+	pairer_say_spill(p, ro->quiet);
 	ht.freeing = 0;
 	pairer_finish(p);
 	pairer_free_all(p);

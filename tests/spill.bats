@@ -1,0 +1,113 @@
+#!/usr/bin/env bats
+# --memory: pairing past a budget, through partitions in TMPDIR, gives
+# what pairing in memory gives, byte for byte (mt-lifetime, mt-report).
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# Both ways the same: mt-lifetime's lines in memory and past a budget of
+# $2 (text; -b, decoded), its warnings and summary; and that the budget
+# was passed.
+same_both_ways() {
+	local t=$1 budget=$2
+	mt-lifetime "$t" >mem.txt 2>mem.err || true
+	mt-lifetime -m "$budget" "$t" >spill.txt 2>spill.err || true
+	cmp mem.txt spill.txt
+	grep -q '^mt-lifetime: past --memory ' spill.err
+	diff <(sort mem.err) <(grep -v '^mt-lifetime: past --memory ' spill.err | sort)
+	mt-lifetime -b -q "$t" | mt-decode >mem.b.txt
+	mt-lifetime -b -q -m "$budget" "$t" | mt-decode >spill.b.txt
+	cmp mem.b.txt spill.b.txt
+	[ -s mem.txt ]
+}
+
+@test "a budget of a tenth of the table: the same lifetimes, from a file and from stdin" {
+	# 20000 blocks live at once: a table of 32768 slots, 768 KiB.
+	"$PROGS/gen-trace" -l 20000 -t 4 300000 >g.mtr
+	same_both_ways g.mtr 76k
+	[ "$(grep -c '^life' mem.txt)" -gt 150000 ]
+	mt-lifetime -q -m 76k <g.mtr >stdin.txt
+	cmp mem.txt stdin.txt
+	# Its memory: the table's budget bounds what grows with the live set.
+	"$PROGS/gen-trace" -l 400000 -t 4 1000000 >big.mtr
+	peak_rss m.rss mt-lifetime -q big.mtr >/dev/null
+	peak_rss s.rss mt-lifetime -q -m 1M big.mtr >/dev/null
+	m=$(cat m.rss) s=$(cat s.rss)
+	echo "in memory $m KiB, past 1M $s KiB"
+	[ "$s" -lt $((m / 2)) ]
+}
+
+@test "the hard cases past a budget: exec, exit, frees of blocks made before, double frees, mappings, lost lines" {
+	awk 'BEGIN { OFS = "\t"
+		print "proc", 1, 0, 0, "/bin/x", "x"
+		print "proc", 2, 1, 0, "/bin/y", "y"
+		for (i = 1; i <= 300; i++) {
+			t = i * 100
+			print "alloc", t, 1, 1, "malloc", sprintf("0x%x", 4096 + i * 16), i, "-"
+			print "alloc", t + 1, 2, 2 + i % 3, "malloc", sprintf("0x%x", 4096 + i * 48), 8, i % 7
+			print "alloc", t + 2, 1, 1, "mmap", sprintf("0x%x", 1048576 * i), 65536, "-"
+			print "alloc", t + 3, 1, 1, "cache:kmalloc-64", sprintf("0x%x", 65536 + i * 8), 64, "-"
+			if (i % 3 == 0) print "free", t + 4, 1, 1, "malloc", sprintf("0x%x", 4096 + (i - 2) * 16), "-"
+			if (i % 5 == 0) print "free", t + 5, 2, 2 + i % 3, "malloc", sprintf("0x%x", 4096 + i * 48), "-"
+			if (i % 5 == 0) print "free", t + 6, 2, 2, "malloc", sprintf("0x%x", 4096 + i * 48), "-"
+			if (i % 7 == 0) print "free", t + 7, 1, 1, "malloc", sprintf("0x%x", 900000 + i), "-", 24
+			if (i % 11 == 0) print "alloc", t + 8, 1, 1, "malloc", sprintf("0x%x", 4096 + i * 16), 3, "-"
+			if (i % 13 == 0) print "free", t + 9, 1, 1, "mmap", sprintf("0x%x", 1048576 * i + 4096), "-", 8192
+			if (i == 100) print "exit", t + 10, 2, 0
+			if (i == 150) print "proc", 1, 0, t + 11, "/bin/z", "z"
+			if (i == 200) print "lost", t + 12, 1, 5, "ring"
+			if (i % 17 == 0) print "free", t + 13, 1, 1, "cache:kmalloc-64", sprintf("0x%x", 65536 + i * 8), "-"
+		}
+		print "alloc", 99999, 3, 3, "malloc", "0x10", 5, "-" }' >h.txt
+	same_both_ways h.txt 1
+	grep -q 'double free' mem.err
+	grep -q 'allocation of a live block' mem.err
+	grep -q 'exit$' mem.txt
+	grep -q 'end$' mem.txt
+	# And mt-report: the summary and the page's data.
+	mt-report -B --no-symbolize h.txt >r.mem 2>/dev/null || true
+	mt-report -B --no-symbolize -m 1 h.txt >r.spill 2>/dev/null || true
+	cmp r.mem r.spill
+	mt-report --no-symbolize --json j.mem h.txt >/dev/null 2>&1 || true
+	mt-report --no-symbolize -m 1 --json j.spill h.txt >/dev/null 2>&1 || true
+	cmp j.mem j.spill
+}
+
+@test "recorded traces past a budget: threads' temporaries, free stacks, forks and execs, a circular and a cut one" {
+	mt-record -o t.mtr -- "$PROGS/threads" >/dev/null 2>&1
+	same_both_ways t.mtr 1
+	mt-record -F -o f.mtr -- "$PROGS/demo" >/dev/null 2>&1
+	same_both_ways f.mtr 1
+	grep -q 'temporary$' mem.txt
+	awk -F'\t' '$1 == "life" && NF >= 13 && $13 ~ /^[0-9]+$/ { n++ } END { exit !n }' mem.txt
+	mt-record -o x.mtr -- "$PROGS/forkexec" >/dev/null 2>&1
+	same_both_ways x.mtr 1
+	mt-record --max-size 64K --circular -o c.mtr -- "$PROGS/pairs" 200000 >/dev/null 2>&1
+	same_both_ways c.mtr 1k
+	mt-record -o whole.mtr -- "$PROGS/pairs" 300000 >/dev/null 2>&1
+	head -c $(( $(stat -c %s whole.mtr) / 2 )) whole.mtr >cut.mtr
+	same_both_ways cut.mtr 1k
+	mt-report -B cut.mtr >r.mem 2>/dev/null || true
+	mt-report -B -m 1k cut.mtr >r.spill 2>/dev/null || true
+	cmp r.mem r.spill
+}
+
+@test "the dense layouts of tests/bench/pairing.sh past a budget" {
+	for step in 8 16 32; do
+		awk -v n=50000 -v step="$step" -f "$TESTS/live-set.awk" | "$PROGS/mtr-encode" >l.mtr
+		same_both_ways l.mtr 100k
+	done
+}
+
+@test "--memory: a bad size and a TMPDIR that cannot be written are errors" {
+	"$PROGS/gen-trace" -l 2000 20000 >g.mtr
+	run -2 --separate-stderr mt-lifetime -m lots g.mtr
+	[ "$stderr" = "mt-lifetime: bad size for --memory 'lots' (as 64K, 64KiB, 1.5M, 2G)" ]
+	run -1 --separate-stderr env TMPDIR="$BATS_TEST_TMPDIR/none" mt-lifetime -q -m 1k g.mtr
+	has_line "$stderr" "^mt-lifetime: making a temporary file in $BATS_TEST_TMPDIR/none: No such file or directory$"
+	run -1 --separate-stderr env TMPDIR="$BATS_TEST_TMPDIR/none" mt-report -m 1k g.mtr
+	has_line "$stderr" "^mt-report: making a temporary file in $BATS_TEST_TMPDIR/none: No such file or directory$"
+}

@@ -157,7 +157,7 @@ reader_spool(int fd)
 int
 reader_spool_tmp(int *status)
 {
-	int fd = tmpfd(mt_progname);
+	int fd = tmpfd("mt-stdin");
 
 	if (fd < 0) {
 		mt_warn("a copy of stdin in %s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");

@@ -248,14 +248,14 @@ emit(struct mt_pairer *p, uint64_t ta, uint64_t tf, int32_t pid, int32_t tid, un
 	p->emit(&l, p->arg);
 }
 
-/* A warning at the record being paired: its input's, or a partition's record's. */
+/* A warning at the record being paired, with its input's line. */
 static void
 say(const struct mt_pairer *p, const char *what, const char *tok, int n)
 {
 	if (p->input)
 		mt_warn_at(reader_name(p->input), reader_lineno(p->input), what, tok, (size_t)n);
 	else
-		mt_warn_at(p->at_name ? p->at_name : "-", p->at_line, what, tok, (size_t)n);
+		mt_warn_at("-", 0, what, tok, (size_t)n);
 }
 
 
@@ -552,9 +552,8 @@ pairer_free(struct mt_pairer *p, const struct mt_event *ev)
 
 /* Survivors by address, then heap: the same order however they were paired. */
 static int
-block_cmp(const void *x, const void *y, void *arg)
+block_cmp(const struct block *a, const struct block *b, const void *arg)
 {
-	const struct block *a = x, *b = y;
 	const struct mt_pairer *p = arg;
 	size_t la, lb;
 	int c;
@@ -577,7 +576,7 @@ table_survivors(struct mt_pairer *p, struct btable *t, const char *fate, uint64_
 	for (i = 0; i < t->cap; i++)
 		if (b[i].used)
 			b[n++] = b[i];
-	qsort_r(b, n, sizeof(*b), block_cmp, p);
+	block_sort(b, n, block_cmp, p, 2 * (unsigned)(64 - __builtin_clzll(n | 1)));
 	for (i = 0; i < n; i++) {
 		struct held v = block_held(p, &b[i]);
 		emit(p, v.ts, image_end(v.ts, ts), t->pid, v.tid, b[i].heap, b[i].addr,

@@ -63,8 +63,6 @@ struct mt_pairer {
 	uint64_t routed;	/* the first record routed, with mode */
 	enum pair_mode mode;
 	struct pair_spill *spill;
-	const char *at_name;	/* a partition's record: its input and line */
-	uint64_t at_line;
 	void (*defer)(void *, int, uint64_t, uint64_t, uint64_t, uint64_t);	/* pairer_warn's */
 	void *defer_arg;
 	int temp_known;		/* a partition's free: whether its thread's last */

@@ -54,13 +54,6 @@ pairer_defer(struct mt_pairer *p, void (*fn)(void *, int, uint64_t, uint64_t, ui
 }
 
 void
-pairer_at(struct mt_pairer *p, const char *name, uint64_t line)
-{
-	p->at_name = name;
-	p->at_line = line;
-}
-
-void
 pairer_temp_given(struct mt_pairer *p, int known, uint64_t ts)
 {
 	p->temp_known = known;
@@ -161,7 +154,7 @@ pairer_spill(struct mt_pairer *p)
 			ev.size = v.size;
 			ev.stack = v.stack;
 			ev.heap = pairer_heap(p, b->heap);
-			spill_block(s, p->seq, &ev, b->heap, -1, 0, NULL, 0);
+			spill_block(s, p->seq, &ev, b->heap, -1, 0);
 			block_drop(p, b);
 		}
 		etable_free(t->blocks, t->cap, sizeof(*t->blocks));
@@ -205,8 +198,7 @@ pairer_route(struct mt_pairer *p, const struct mt_event *ev)
 			known = la->addr == ev->addr && la->heap == heap;
 			ts = la->ts;
 		}
-		spill_block(p->spill, p->seq, ev, heap, known, ts, reader_name(p->input),
-		    reader_lineno(p->input));
+		spill_block(p->spill, p->seq, ev, heap, known, ts);
 		break;
 	case MT_PROC:
 		if (spill_proc(p->spill, (int32_t)ev->pid))

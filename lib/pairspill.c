@@ -2,65 +2,53 @@
  * pairspill.c: the partitions of a pairer past its budget (pairspill.h):
  * records routed to files in TMPDIR, each paired by a pairer of its own
  * into a run of lifetimes, and the runs given back in the order of the
- * records that ended them.  Files hold blocks of zstd-compressed records.
+ * records that ended them.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "mt.h"
 #include "pairspill.h"
 
 #define PARTS 32		/* a power of two */
-#define SBLOCK (32 << 10)	/* raw bytes a compressed block */
-
-/* A file of records in compressed blocks, written through, then read back. */
-struct sstream {
-	int fd;
-	char *raw;
-	size_t len, at;		/* held; read: the next record */
-};
-
-enum { R_ALLOC, R_FREE, R_END, R_LOST, R_FREED };
-
-/* A partition's record: an allocation, a free, an image's end... */
-struct prec {
-	uint64_t seq, ts, addr, size, stack, temp_ts, line;
-	int32_t pid, tid;
-	uint16_t heap, flags, input;
-	int8_t type, temp;	/* temp: pairer_temp_given's known; R_END: 1 exit, 0 end */
-};
+#define SBLOCK (64 << 10)	/* bytes a block of records */
+#define FIELDS_MAX 13
 
 /*
- * A run's lifetime, at the record that ended it; or a warning (kind: a
- * pairer_warn's) with its times in ta, tf, size, said there.
+ * A file of records, each a few 64-bit fields, written through, then read
+ * back.  A field is written as its change from the record before, zigzag
+ * and varint (some 20 bytes a partition's record, where zstd on whole
+ * records took half the time of pairing past the budget).
  */
-struct rlife {
-	uint64_t seq, ta, tf, addr, size, stack, free_stack;
-	int32_t pid, tid;
-	uint16_t heap;
-	uint8_t fate, temporary;	/* fate: 0 none, 1 exit, 2 end */
-	uint8_t kind;
+struct sstream {
+	int fd;
+	uint8_t *raw;
+	size_t len, at;		/* held; read: the next record */
+	uint64_t prev[FIELDS_MAX];
 };
+
+/* A partition's record: an allocation, a free, an image's end... */
+enum { R_ALLOC, R_FREE, R_END, R_LOST, R_FREED };
+enum { P_SEQ, P_TS, P_ADDR, P_SIZE, P_STACK, P_TEMPTS, P_PID, P_TID, P_HEAP, P_FLAGS,
+	P_TYPE, P_TEMP, P_N };	/* P_TEMP: pairer_temp_given's known + 1; R_END: 1 exit */
+
+/*
+ * A run's lifetime, at the record that ended it; or a warning (L_KIND: a
+ * pairer_warn's) with its times in L_TA, L_TF, L_SIZE, said there.
+ */
+enum { L_SEQ, L_TA, L_TF, L_ADDR, L_SIZE, L_STACK, L_FSTACK, L_PID, L_TID, L_HEAP, L_FATE,
+	L_TEMP, L_KIND, L_N };	/* L_FATE: 0 none, 1 exit, 2 end */
 
 struct pair_spill {
 	struct sstream part[PARTS], run[PARTS];
-	struct rlife head[PARTS];	/* each run's next */
+	uint64_t head[PARTS][L_N];	/* each run's next */
 	uint8_t has[PARTS];
-	ZSTD_CCtx *cctx;
-	ZSTD_DCtx *dctx;
-	char *z;
-	size_t zcap;
 	/* The router's own record of processes: the pairer's stays as it was. */
 	int32_t *seen;
 	size_t nseen, seencap;
 	struct u64map seenset, tpids;
-	/* The inputs' names, for a partition's warnings. */
-	char **names;
-	size_t nnames, namecap;
-	const char *lastname;
 	/* Pairing a partition. */
 	struct mt_pairer *parent;
 	uint64_t seq;
@@ -82,67 +70,83 @@ sopen(struct sstream *st)
 		sfail("making");
 	st->raw = emalloc(SBLOCK);
 	st->len = st->at = 0;
+	memset(st->prev, 0, sizeof(st->prev));
 }
 
 static void
-sflush(struct pair_spill *s, struct sstream *st)
+sflush(struct sstream *st)
 {
-	uint32_t hdr[2];
-	size_t n;
+	uint32_t len = (uint32_t)st->len;
 
 	if (!st->len)
 		return;
-	n = ZSTD_compressCCtx(s->cctx, s->z, s->zcap, st->raw, st->len, 1);
-	if (ZSTD_isError(n))
-		mt_errx(1, "compressing a temporary file: %s", ZSTD_getErrorName(n));
-	hdr[0] = (uint32_t)st->len;
-	hdr[1] = (uint32_t)n;
-	if (writeall(st->fd, hdr, sizeof(hdr)) != sizeof(hdr) || writeall(st->fd, s->z, n) != n)
+	if (writeall(st->fd, &len, sizeof(len)) != sizeof(len) ||
+	    writeall(st->fd, st->raw, st->len) != st->len)
 		sfail("writing");
 	st->len = 0;
 }
 
 static void
-sput(struct pair_spill *s, struct sstream *st, const void *rec, size_t size)
+sput(struct sstream *st, const uint64_t *f, int n)
 {
-	if (st->len + size > SBLOCK)
-		sflush(s, st);
-	memcpy(st->raw + st->len, rec, size);
-	st->len += size;
+	uint64_t z;
+	int i;
+
+	if (st->len + (size_t)n * 10 > SBLOCK)
+		sflush(st);
+	for (i = 0; i < n; i++) {
+		int64_t d = (int64_t)(f[i] - st->prev[i]);
+		st->prev[i] = f[i];
+		z = (uint64_t)d << 1 ^ (uint64_t)(d >> 63);
+		while (z >= 0x80) {
+			st->raw[st->len++] = (uint8_t)(z | 0x80);
+			z >>= 7;
+		}
+		st->raw[st->len++] = (uint8_t)z;
+	}
 }
 
 /* Written: to be read from the start. */
 static void
-srewind(struct pair_spill *s, struct sstream *st)
+srewind(struct sstream *st)
 {
-	sflush(s, st);
+	sflush(st);
 	if (lseek(st->fd, 0, SEEK_SET) < 0)
 		sfail("reading");
 	st->len = st->at = 0;
+	memset(st->prev, 0, sizeof(st->prev));
 }
 
 /* The next record; 0 at the end. */
 static int
-sget(struct pair_spill *s, struct sstream *st, void *rec, size_t size)
+sget(struct sstream *st, uint64_t *f, int n)
 {
-	uint32_t hdr[2];
+	uint32_t len;
 	ssize_t got;
-	size_t n;
+	uint64_t z;
+	unsigned shift;
+	int i;
 
-	if (st->at + size > st->len) {
-		if (!(got = readall(st->fd, hdr, sizeof(hdr))))
+	if (st->at >= st->len) {
+		if (!(got = readall(st->fd, &len, sizeof(len))))
 			return 0;
-		if (got != sizeof(hdr) || hdr[0] > SBLOCK || hdr[1] > s->zcap ||
-		    readall(st->fd, s->z, hdr[1]) != (ssize_t)hdr[1])
+		if (got != sizeof(len) || len > SBLOCK || readall(st->fd, st->raw, len) != len)
 			sfail("reading");
-		n = ZSTD_decompressDCtx(s->dctx, st->raw, SBLOCK, s->z, hdr[1]);
-		if (ZSTD_isError(n) || n != hdr[0])
-			sfail("decompressing");
-		st->len = n;
+		st->len = len;
 		st->at = 0;
 	}
-	memcpy(rec, st->raw + st->at, size);
-	st->at += size;
+	for (i = 0; i < n; i++) {
+		z = 0;
+		shift = 0;
+		do {
+			if (st->at >= st->len || shift > 63)
+				sfail("reading");
+			z |= (uint64_t)(st->raw[st->at] & 0x7f) << shift;
+			shift += 7;
+		} while (st->raw[st->at++] & 0x80);
+		st->prev[i] += (z >> 1) ^ -(z & 1);
+		f[i] = st->prev[i];
+	}
 	return 1;
 }
 
@@ -162,12 +166,6 @@ spill_new(void)
 	struct pair_spill *s = ecalloc(1, sizeof(*s));
 	unsigned k;
 
-	s->cctx = ZSTD_createCCtx();
-	s->dctx = ZSTD_createDCtx();
-	if (!s->cctx || !s->dctx)
-		mt_errx(1, "out of memory");
-	s->zcap = ZSTD_compressBound(SBLOCK);
-	s->z = emalloc(s->zcap);
 	for (k = 0; k < PARTS; k++) {
 		sopen(&s->part[k]);
 		s->run[k].fd = -1;
@@ -182,65 +180,64 @@ spill_part(int32_t pid, unsigned heap, uint64_t addr)
 	    (64 - __builtin_ctz(PARTS)));
 }
 
-static uint16_t
-input_of(struct pair_spill *s, const char *name)
-{
-	if (!name)
-		return UINT16_MAX;
-	if (name != s->lastname || !s->nnames) {
-		s->names = egrow(s->names, s->nnames, &s->namecap, sizeof(*s->names));
-		s->names[s->nnames++] = estrdup(name);
-		s->lastname = name;
-	}
-	return (uint16_t)(s->nnames - 1 < UINT16_MAX - 1 ? s->nnames - 1 : UINT16_MAX - 1);
-}
-
 void
 spill_block(struct pair_spill *s, uint64_t seq, const struct mt_event *ev, unsigned heap,
-    int temp_known, uint64_t temp_ts, const char *name, uint64_t line)
+    int temp_known, uint64_t temp_ts)
 {
-	struct prec r = { seq, ev->ts, ev->addr, ev->size, ev->stack, temp_ts, line,
-		(int32_t)ev->pid, (int32_t)ev->tid, (uint16_t)heap, (uint16_t)ev->flags,
-		input_of(s, name), ev->type == MT_ALLOC ? R_ALLOC : R_FREE, (int8_t)temp_known };
+	uint64_t r[P_N] = { seq, ev->ts, ev->addr, ev->size, ev->stack, temp_ts,
+		(uint32_t)ev->pid, (uint32_t)ev->tid, heap, ev->flags,
+		ev->type == MT_ALLOC ? R_ALLOC : R_FREE, (uint64_t)(temp_known + 1) };
 
-	sput(s, &s->part[spill_part(r.pid, heap, ev->addr)], &r, sizeof(r));
+	sput(&s->part[spill_part((int32_t)ev->pid, heap, ev->addr)], r, P_N);
 }
 
 void
 spill_freed(struct pair_spill *s, int32_t pid, unsigned heap, uint64_t addr,
     uint64_t alloc_ts, uint64_t free_ts)
 {
-	struct prec r = { .seq = 0, .ts = alloc_ts, .addr = addr, .size = free_ts, .pid = pid,
-		.heap = (uint16_t)heap, .input = UINT16_MAX, .type = R_FREED };
+	uint64_t r[P_N] = { 0 };
 
-	sput(s, &s->part[spill_part(pid, heap, addr)], &r, sizeof(r));
+	r[P_TS] = alloc_ts;
+	r[P_ADDR] = addr;
+	r[P_SIZE] = free_ts;
+	r[P_PID] = (uint32_t)pid;
+	r[P_HEAP] = heap;
+	r[P_TYPE] = R_FREED;
+	sput(&s->part[spill_part(pid, heap, addr)], r, P_N);
 }
 
 /* A record every partition reads. */
 static void
-spill_all(struct pair_spill *s, const struct prec *r)
+spill_all(struct pair_spill *s, const uint64_t *r)
 {
 	unsigned k;
 
 	for (k = 0; k < PARTS; k++)
-		sput(s, &s->part[k], r, sizeof(*r));
+		sput(&s->part[k], r, P_N);
 }
 
 void
 spill_end(struct pair_spill *s, uint64_t seq, int32_t pid, int exit, uint64_t ts)
 {
-	struct prec r = { .seq = seq, .ts = ts, .pid = pid, .input = UINT16_MAX, .type = R_END,
-		.temp = (int8_t)exit };
+	uint64_t r[P_N] = { 0 };
 
-	spill_all(s, &r);
+	r[P_SEQ] = seq;
+	r[P_TS] = ts;
+	r[P_PID] = (uint32_t)pid;
+	r[P_TYPE] = R_END;
+	r[P_TEMP] = (uint64_t)exit;
+	spill_all(s, r);
 }
 
 void
 spill_lost(struct pair_spill *s, uint64_t seq, uint64_t n)
 {
-	struct prec r = { .seq = seq, .size = n, .input = UINT16_MAX, .type = R_LOST };
+	uint64_t r[P_N] = { 0 };
 
-	spill_all(s, &r);
+	r[P_SEQ] = seq;
+	r[P_SIZE] = n;
+	r[P_TYPE] = R_LOST;
+	spill_all(s, r);
 }
 
 int
@@ -300,22 +297,27 @@ static void
 to_run(const struct mt_life *l, void *arg)
 {
 	struct pair_spill *s = arg;
-	struct rlife r = { s->seq, l->ta, l->tf, l->addr, l->size, l->stack, l->free_stack,
-		l->pid, l->tid, (uint16_t)pairer_heap_id(s->parent, l->heap),
+	uint64_t r[L_N] = { s->seq, l->ta, l->tf, l->addr, l->size, l->stack, l->free_stack,
+		(uint32_t)l->pid, (uint32_t)l->tid, pairer_heap_id(s->parent, l->heap),
 		!l->fate ? 0 : l->fate[0] == 'e' && l->fate[1] == 'x' ? 1 : 2,
-		(uint8_t)l->temporary, 0 };
+		(uint64_t)l->temporary, 0 };
 
-	sput(s, &s->run[s->cur], &r, sizeof(r));
+	sput(&s->run[s->cur], r, L_N);
 }
 
 static void
 warn_to_run(void *arg, int kind, uint64_t addr, uint64_t a, uint64_t b, uint64_t c)
 {
 	struct pair_spill *s = arg;
-	struct rlife r = { .seq = s->seq, .ta = a, .tf = b, .addr = addr, .size = c,
-		.kind = (uint8_t)kind };
+	uint64_t r[L_N] = { 0 };
 
-	sput(s, &s->run[s->cur], &r, sizeof(r));
+	r[L_SEQ] = s->seq;
+	r[L_TA] = a;
+	r[L_TF] = b;
+	r[L_ADDR] = addr;
+	r[L_SIZE] = c;
+	r[L_KIND] = (uint64_t)kind;
+	sput(&s->run[s->cur], r, L_N);
 }
 
 /* One partition's records through a pairer of its own. */
@@ -324,44 +326,44 @@ pair_part(struct pair_spill *s, unsigned k)
 {
 	struct mt_pair_stats *ps = pairer_stats_rw(s->parent), *cs;
 	struct mt_pairer *c = pairer_new(to_run, s);
-	struct prec r;
+	uint64_t r[P_N];
 	struct mt_event ev;
 
 	s->cur = k;
 	sopen(&s->run[k]);
-	srewind(s, &s->part[k]);
+	srewind(&s->part[k]);
 	pairer_defer(c, warn_to_run, s);
-	while (sget(s, &s->part[k], &r, sizeof(r))) {
-		s->seq = r.seq;
-		pairer_at(c, r.input < s->nnames ? s->names[r.input] : NULL, r.line);
+	while (sget(&s->part[k], r, P_N)) {
+		s->seq = r[P_SEQ];
 		memset(&ev, 0, sizeof(ev));
-		ev.flags = r.flags;
-		ev.ts = r.ts;
-		ev.pid = r.pid;
-		ev.tid = r.tid;
-		ev.addr = r.addr;
-		ev.size = r.size;
-		ev.stack = r.stack;
-		switch (r.type) {
+		ev.flags = (unsigned)r[P_FLAGS];
+		ev.ts = r[P_TS];
+		ev.pid = (int32_t)r[P_PID];
+		ev.tid = (int32_t)r[P_TID];
+		ev.addr = r[P_ADDR];
+		ev.size = r[P_SIZE];
+		ev.stack = r[P_STACK];
+		switch (r[P_TYPE]) {
 		case R_ALLOC:
 			ev.type = MT_ALLOC;
-			ev.heap = pairer_heap(s->parent, r.heap);
+			ev.heap = pairer_heap(s->parent, (unsigned)r[P_HEAP]);
 			pairer_alloc(c, &ev);
 			break;
 		case R_FREE:
 			ev.type = MT_FREE;
-			ev.heap = pairer_heap(s->parent, r.heap);
-			pairer_temp_given(c, r.temp, r.temp_ts);
+			ev.heap = pairer_heap(s->parent, (unsigned)r[P_HEAP]);
+			pairer_temp_given(c, (int)r[P_TEMP] - 1, r[P_TEMPTS]);
 			pairer_free(c, &ev);
 			break;
 		case R_END:
-			pairer_image_end(c, r.pid, r.temp ? "exit" : "end", r.ts);
+			pairer_image_end(c, ev.pid, r[P_TEMP] ? "exit" : "end", r[P_TS]);
 			break;
 		case R_LOST:
-			pairer_lost(c, r.size);
+			pairer_lost(c, r[P_SIZE]);
 			break;
 		case R_FREED:
-			pairer_freed(c, r.pid, pairer_heap(s->parent, r.heap), r.addr, r.ts, r.size);
+			pairer_freed(c, (int32_t)ev.pid, pairer_heap(s->parent, (unsigned)r[P_HEAP]),
+			    r[P_ADDR], r[P_TS], r[P_SIZE]);
 			break;
 		default:
 			break;
@@ -372,8 +374,8 @@ pair_part(struct pair_spill *s, unsigned k)
 	ps->before += cs->before;
 	pairer_free_all(c);
 	sclose(&s->part[k]);
-	srewind(s, &s->run[k]);
-	s->has[k] = (uint8_t)sget(s, &s->run[k], &s->head[k], sizeof(s->head[k]));
+	srewind(&s->run[k]);
+	s->has[k] = (uint8_t)sget(&s->run[k], s->head[k], L_N);
 }
 
 void
@@ -388,15 +390,15 @@ spill_pair(struct pair_spill *s, struct mt_pairer *parent)
 
 /* Survivors at one record come in address order, then heap: as pair.c sorts them. */
 static int
-life_before(const struct mt_pairer *p, const struct rlife *a, const struct rlife *b)
+life_before(const struct mt_pairer *p, const uint64_t *a, const uint64_t *b)
 {
 	struct mt_str x, y;
 	int c;
 
-	if (a->addr != b->addr)
-		return a->addr < b->addr;
-	x = pairer_heap(p, a->heap);
-	y = pairer_heap(p, b->heap);
+	if (a[L_ADDR] != b[L_ADDR])
+		return a[L_ADDR] < b[L_ADDR];
+	x = pairer_heap(p, (unsigned)a[L_HEAP]);
+	y = pairer_heap(p, (unsigned)b[L_HEAP]);
 	c = memcmp(x.s, y.s, x.len < y.len ? x.len : y.len);
 	return c ? c < 0 : x.len < y.len;
 }
@@ -404,16 +406,17 @@ life_before(const struct mt_pairer *p, const struct rlife *a, const struct rlife
 static void
 give(struct pair_spill *s, struct mt_pairer *p, unsigned k)
 {
-	const struct rlife *r = &s->head[k];
-	struct mt_life l = { r->ta, r->tf, r->pid, r->tid, pairer_heap(p, r->heap), r->addr,
-		r->size, r->stack, r->fate == 1 ? "exit" : r->fate == 2 ? "end" : NULL,
-		r->free_stack, r->temporary };
+	const uint64_t *r = s->head[k];
+	struct mt_life l = { r[L_TA], r[L_TF], (int32_t)r[L_PID], (int32_t)r[L_TID],
+		pairer_heap(p, (unsigned)r[L_HEAP]), r[L_ADDR], r[L_SIZE], r[L_STACK],
+		r[L_FATE] == 1 ? "exit" : r[L_FATE] == 2 ? "end" : NULL, r[L_FSTACK],
+		(int)r[L_TEMP] };
 
-	if (r->kind)
-		pairer_warn(p, r->kind, r->addr, r->ta, r->tf, r->size);
+	if (r[L_KIND])
+		pairer_warn(p, (int)r[L_KIND], r[L_ADDR], r[L_TA], r[L_TF], r[L_SIZE]);
 	else
 		pairer_replayed(p, &l);
-	s->has[k] = (uint8_t)sget(s, &s->run[k], &s->head[k], sizeof(s->head[k]));
+	s->has[k] = (uint8_t)sget(&s->run[k], s->head[k], L_N);
 }
 
 void
@@ -422,15 +425,15 @@ spill_replay(struct pair_spill *s, struct mt_pairer *p, uint64_t seq, int part)
 	unsigned k, best;
 
 	if (part >= 0) {
-		while (s->has[part] && s->head[part].seq == seq)
+		while (s->has[part] && s->head[part][L_SEQ] == seq)
 			give(s, p, (unsigned)part);
 		return;
 	}
 	for (;;) {
 		best = PARTS;
 		for (k = 0; k < PARTS; k++)
-			if (s->has[k] && s->head[k].seq == seq &&
-			    (best == PARTS || life_before(p, &s->head[k], &s->head[best])))
+			if (s->has[k] && s->head[k][L_SEQ] == seq &&
+			    (best == PARTS || life_before(p, s->head[k], s->head[best])))
 				best = k;
 		if (best == PARTS)
 			return;
@@ -441,21 +444,14 @@ spill_replay(struct pair_spill *s, struct mt_pairer *p, uint64_t seq, int part)
 void
 spill_free(struct pair_spill *s)
 {
-	size_t i;
 	unsigned k;
 
 	for (k = 0; k < PARTS; k++) {
 		sclose(&s->part[k]);
 		sclose(&s->run[k]);
 	}
-	for (i = 0; i < s->nnames; i++)
-		free(s->names[i]);
-	free(s->names);
 	free(s->seen);
 	u64map_free(&s->seenset, NULL);
 	u64map_free(&s->tpids, NULL);
-	ZSTD_freeCCtx(s->cctx);
-	ZSTD_freeDCtx(s->dctx);
-	free(s->z);
 	free(s);
 }

@@ -33,7 +33,6 @@ void pairer_defer(struct mt_pairer *p, void (*fn)(void *, int, uint64_t, uint64_
 
 /* pairroute.c, for pairspill.c: a partition's pairer told what the record says. */
 enum pair_mode pairer_mode(const struct mt_pairer *p);
-void pairer_at(struct mt_pairer *p, const char *name, uint64_t line);
 void pairer_temp_given(struct mt_pairer *p, int known, uint64_t ts);
 void pairer_freed(struct mt_pairer *p, int32_t pid, struct mt_str heap, uint64_t addr,
     uint64_t alloc_ts, uint64_t free_ts);
@@ -56,7 +55,7 @@ void pairer_pair_spilled(struct mt_pairer *p);	/* the partitions paired; read ag
 struct pair_spill *spill_new(void);
 /* A block of a partition: an allocation or free at seq, or one live as routing began. */
 void spill_block(struct pair_spill *s, uint64_t seq, const struct mt_event *ev, unsigned heap,
-    int temp_known, uint64_t temp_ts, const char *name, uint64_t line);
+    int temp_known, uint64_t temp_ts);
 void spill_freed(struct pair_spill *s, int32_t pid, unsigned heap, uint64_t addr,
     uint64_t alloc_ts, uint64_t free_ts);
 void spill_end(struct pair_spill *s, uint64_t seq, int32_t pid, int exit, uint64_t ts);

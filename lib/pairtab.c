@@ -136,3 +136,90 @@ block_rehome(struct btable *bt, int scattered)
 	}
 }
 
+
+/*
+ * The n blocks at b sorted in place (glibc's qsort allocates a copy of
+ * the array, as large as the table it sorts): quicksort on the median of
+ * three, heapsort past twice the depth of a balanced split, so that no
+ * order of addresses makes it quadratic.
+ */
+static void
+block_swap(struct block *a, struct block *b)
+{
+	struct block t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void
+sift(struct block *b, size_t i, size_t n, block_cmp_fn *cmp, const void *arg)
+{
+	size_t c;
+
+	for (; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && cmp(&b[c], &b[c + 1], arg) < 0)
+			c++;
+		if (cmp(&b[i], &b[c], arg) >= 0)
+			return;
+		block_swap(&b[i], &b[c]);
+	}
+}
+
+static void
+heap_sort(struct block *b, size_t n, block_cmp_fn *cmp, const void *arg)
+{
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		sift(b, i, n, cmp, arg);
+	for (i = n; i-- > 1;) {
+		block_swap(&b[0], &b[i]);
+		sift(b, 0, i, cmp, arg);
+	}
+}
+
+void
+block_sort(struct block *b, size_t n, block_cmp_fn *cmp, const void *arg, unsigned depth)
+{
+	struct block p;
+	size_t i, j, m;
+
+	while (n > 16) {
+		if (!depth--) {
+			heap_sort(b, n, cmp, arg);
+			return;
+		}
+		m = n / 2;
+		if (cmp(&b[m], &b[0], arg) < 0)
+			block_swap(&b[m], &b[0]);
+		if (cmp(&b[n - 1], &b[m], arg) < 0) {
+			block_swap(&b[n - 1], &b[m]);
+			if (cmp(&b[m], &b[0], arg) < 0)
+				block_swap(&b[m], &b[0]);
+		}
+		/* Hoare's partition about the median: [0, j] then (j, n). */
+		p = b[m];
+		for (i = 0, j = n - 1;; i++, j--) {
+			while (cmp(&b[i], &p, arg) < 0)
+				i++;
+			while (cmp(&p, &b[j], arg) < 0)
+				j--;
+			if (i >= j)
+				break;
+			block_swap(&b[i], &b[j]);
+		}
+		/* The smaller side by recursion, the larger by the loop. */
+		if (j + 1 < n - j - 1) {
+			block_sort(b, j + 1, cmp, arg, depth);
+			b += j + 1;
+			n -= j + 1;
+		} else {
+			block_sort(b + j + 1, n - j - 1, cmp, arg, depth);
+			n = j + 1;
+		}
+	}
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && cmp(&b[j], &b[j - 1], arg) < 0; j--)
+			block_swap(&b[j], &b[j - 1]);
+}

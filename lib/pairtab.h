@@ -94,5 +94,8 @@ block_probed(struct btable *t, size_t n)
 
 void block_grow(struct btable *bt);
 void block_rehome(struct btable *bt, int scattered);
+/* In place, in no more than depth levels before a heapsort (2 log2 n: no order makes it quadratic). */
+typedef int block_cmp_fn(const struct block *, const struct block *, const void *);
+void block_sort(struct block *b, size_t n, block_cmp_fn *cmp, const void *arg, unsigned depth);
 
 #endif

@@ -327,15 +327,15 @@ pair_part(struct pair_spill *s, unsigned k)
 	struct mt_pair_stats *ps = pairer_stats_rw(s->parent), *cs;
 	struct mt_pairer *c = pairer_new(to_run, s);
 	uint64_t r[P_N];
-	struct mt_event ev;
+	struct mt_event ev = { .type = MT_ALLOC };
 
 	s->cur = k;
 	sopen(&s->run[k]);
 	srewind(&s->part[k]);
 	pairer_defer(c, warn_to_run, s);
 	while (sget(&s->part[k], r, P_N)) {
+		/* The fields a pairer reads; the rest stay zero. */
 		s->seq = r[P_SEQ];
-		memset(&ev, 0, sizeof(ev));
 		ev.flags = (unsigned)r[P_FLAGS];
 		ev.ts = r[P_TS];
 		ev.pid = (int32_t)r[P_PID];

@@ -13,11 +13,17 @@
 #             and -b between the filters
 #   peak      mt-window --at peak on the life lines: its time, and its
 #             bytes and instant against mt-report's (exact: the same)
-# and each one's peak RSS, the pairer's as bytes a block live at the peak.
+#   spill     mt-lifetime -b -m with a tenth of the table it needs: its time,
+#             its RSS, and its output against the one in memory (cmp)
+# and each one's peak RSS, the pairer's as bytes a block live at the peak;
+# then tests/bench/handoff.c: what a record costs to hand from one core to
+# the other, the floor under splitting the summary's pass in two.
 . "$(dirname "$0")/common.sh"
 
 record_python "${LOOPS:-5}"
-cmd/mt-lifetime -qb "$work/py.mtr" >"$work/py.life"
+/usr/bin/time -f %M -o "$work/rss.mem" cmd/mt-lifetime -qb "$work/py.mtr" >"$work/py.life"
+# A tenth of what pairing in memory takes (its RSS, the table most of it).
+budget=$(( $(cat "$work/rss.mem") / 10 ))k
 
 summary() { /usr/bin/time -f '%M %U %S' -o "$work/rss.summary" cmd/mt-report "$work/py.mtr" >/dev/null; }
 ht() { /usr/bin/time -f %M -o "$work/rss.ht" heaptrack_print "$work"/ht.* >/dev/null; }
@@ -33,9 +39,10 @@ window() {
 }
 wtext() { window ""; }
 wbin() { window -b; }
+spill() { /usr/bin/time -f %M -o "$work/rss.spill" cmd/mt-lifetime -qb -m "$budget" "$work/py.mtr" >"$work/spill.life"; }
 peak() { /usr/bin/time -f %M -o "$work/rss.peak" cmd/mt-window -q --at peak "$work/py.life" >"$work/peak.out" 2>"$work/peak.err"; }
 
-steps="summary bpipe readme wtext wbin peak"
+steps="summary bpipe readme wtext wbin peak spill"
 for s in $steps ht; do : >"$work/t.$s"; : >"$work/r.$s"; done
 : >"$work/cpu.summary"
 for i in $(seq "$RUNS"); do
@@ -67,6 +74,10 @@ line "mt-symbolize | mt-lifetime | mt-group (README)" readme "<= 1.5x"
 line "mt-lifetime | mt-window | mt-group, text" wtext "-"
 line "mt-lifetime | mt-window | mt-group, -b" wbin "-"
 line "mt-window --at peak (life lines)" peak "-"
+line "mt-lifetime -b -m (a tenth of its table)" spill "-"
+printf '%-44s %d MiB, in memory %d MiB; its output and the one in memory: %s\n' "  its RSS" \
+	$(($(cat "$work/rss.spill") / 1024)) $(($(cat "$work/rss.mem") / 1024)) \
+	"$(cmp -s "$work/spill.life" "$work/py.life" && echo same || echo DIFFERENT)"
 
 # The peak: mt-window's against mt-report's (from the events, in time order).
 want=$(cmd/mt-report -B -q --no-symbolize "$work/py.mtr" | awk '$3 == "malloc" && $2 ~ /^[0-9]+$/ { print $4, $5; exit }')
@@ -78,3 +89,6 @@ live=$(cat "$work/live")
 printf 'pairing: mt-lifetime %d MiB for %d blocks live at the peak: %.1f bytes a block (target <= 32); mt-window --at peak %d MiB\n' \
 	$(($(cat "$work/rss.lifetime") / 1024)) "$live" \
 	"$(echo "$(cat "$work/rss.lifetime") * 1024 / $live" | bc -l)" $(($(cat "$work/rss.peak") / 1024))
+
+# Two cores: handing a record from one to the other (see handoff.c).
+cc -O2 -pthread -o "$work/handoff" tests/bench/handoff.c && "$work/handoff" 100000000 4096

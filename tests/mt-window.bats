@@ -154,6 +154,9 @@ PY
 	mt-window --series 50us l.txt | grep '^sample' | sort >got
 	[ "$(wc -l <expect)" -gt 10000 ]
 	diff expect got
+	# The same past the changes it keeps: runs in TMPDIR, merged.
+	MT_WINDOW_KEEP=1000 mt-window --series 50us l.txt | grep '^sample' | sort >got.runs
+	diff expect got.runs
 }
 
 @test "--match and --exclude on the process: its executable, by pid, among many processes" {
@@ -366,20 +369,24 @@ exited_child() {
 	[ "$(printf '%s\n' "$output" | awk -F'\t' '$7 == 10 * 1048576' | wc -l)" = 2 ]
 }
 
-@test "--series: more changes than it keeps at the nanosecond: bounds, said, and no spike lost" {
+@test "--series: more changes than it keeps at the nanosecond: exact, in runs in TMPDIR, memory bounded" {
 	# 2.2M blocks of 1 byte, each live 5 ns of every 10; one of 1000 bytes
 	awk 'BEGIN { for (i = 0; i < 2200000; i++)
 		printf "life\t%d\t%d\t1\t1\tmalloc\t0x%x\t1\t-\taifi\t0\n", i * 10, i * 10 + 5, 4096 + i * 16
 		print "life\t6000002\t6000003\t1\t1\tmalloc\t0x10\t1000\t-\taifi\t0" }' >b.life
-	run -0 --separate-stderr bash -c "mt-window --series 1ms b.life"
-	has_line "$output" '^#mt-window: a sample.s maximum and minimum are bounds at '
-	printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" && (NF != 10 || $7 < $5 || $8 > $5) { exit 1 }'
-	# the spike in (6 ms, 7 ms]: at least the 1000 bytes and the 1 beside
-	printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" && $2 == 7000000 && $7 >= 1001 &&
-		$9 > 6000000 && $9 <= 7000000 { n++ }
-		END { exit n != 1 }'
+	mt-window --series 1ms b.life >all.txt
+	run ! grep -q '^#mt-window' all.txt
+	# every step but the spike's: 1 byte at most, 0 at least
+	awk -F'\t' '$1 == "sample" && $2 > 0 && $2 != 7000000 && ($7 != 1 || $8 != 0) { exit 1 }' all.txt
+	output=$(cat all.txt)
+	# the spike in (6 ms, 7 ms]: the 1000 bytes and the 1 beside, at 6000002
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "sample" && $2 == 7000000 { print $7, $9 }')" = "1001 6000002" ]
 	# 0 to 22 ms: the first sample at or after the last instant, 21.999995 ms
 	[ "$(printf '%s\n' "$output" | grep -c '^sample')" = 23 ]
+	# the same with 100,000 changes kept, in some 20 MB
+	run -0 --separate-stderr peak_rss rss env MT_WINDOW_KEEP=100000 mt-window --series 1ms b.life
+	cmp all.txt <(printf '%s\n' "$output")
+	[ "$(tail -n 1 rss)" -lt "$(rss_bound 60000)" ]
 }
 
 # massif_peak PROG...: the heap's peak bytes, as massif measures them

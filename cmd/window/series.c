@@ -13,22 +13,18 @@
 /*
  * --series: outstanding bytes and count per (pid, heap), and the most and
  * least bytes outstanding at any instant within each step, kept as the
- * changes at the times where something changed: at the nanosecond while
- * they fit in CHANGES_KEPT, then in buckets of a coarser resolution (one
- * that divides the step), each with its rise and dip (the highest and
- * lowest its running sum went).  Buckets merged in time order keep them
- * exact; a change added to a bucket that holds others makes them bounds
- * (the order is unknown): the maximum is then never less than the truth,
- * the minimum never more, and the output says so.  Memory for the times
- * that change, never one a step: a fine step over a long trace would
- * make too many.
+ * changes at the times where something changed, at the nanosecond: past
+ * CHANGES_KEPT, in sorted runs in TMPDIR (seriesrun.c).  Memory for the
+ * times that change, never one a step: a fine step over a long trace
+ * would make too many.
+ *
+ * --at peak's first reading keeps them in buckets of a coarser resolution
+ * past first_kept() (one that divides the step), each with its rise and
+ * dip (the highest and lowest its running sum went).  Buckets merged in
+ * time order keep them exact; a change added to a bucket that holds
+ * others makes them bounds (the order is unknown): the maximum is then
+ * never less than the truth, and peak.c reads those buckets again.
  */
-struct change {
-	uint64_t k;		/* the bucket: times in (t0 + (k-1)r, t0 + kr] */
-	int64_t bytes, count;	/* the net change */
-	int64_t rise, dip;	/* the running sum's highest (>= 0), lowest (<= 0) */
-	uint64_t raw;		/* the lifetimes' changes it holds (--at peak's second reading) */
-};
 struct series {
 	int64_t pid;
 	char *heap;
@@ -72,7 +68,6 @@ first_kept(void)
 	return changes_kept() / 4 ? changes_kept() / 4 : 1;
 }
 static size_t nchanges;		/* the counted of all series */
-static int bounds;		/* a bucket took changes in an unknown order */
 
 /* The series of (pid, heap), made when new: a lookup, not a walk of all. */
 struct series *
@@ -131,7 +126,7 @@ change_then(struct change *a, const struct change *b)
 }
 
 /* Two changes of one bucket whose order is unknown: 0 when kept apart. */
-static int
+int
 change_with(struct change *a, const struct change *b)
 {
 	unsigned apart = 0;
@@ -155,7 +150,6 @@ change_with(struct change *a, const struct change *b)
 	a->rise = sat_add(a->rise, b->rise, &sat_bytes.hit);
 	a->dip = sat_add(a->dip, b->dip, &sat_bytes.hit);
 	a->raw += b->raw;
-	bounds = 1;
 	return 1;
 }
 
@@ -286,6 +280,39 @@ series_coarsen(const struct window_opts *o)
 	}
 }
 
+/*
+ * --series past the changes kept: each series' written as a run to
+ * TMPDIR, merged back at the end (seriesrun.c), so that every sample
+ * stays exact at the nanosecond.
+ */
+static void
+series_spill(void)
+{
+	size_t i;
+
+	for (i = 0; i < nseries; i++) {
+		struct series *s = &series[i];
+		series_merge(s);
+		if (s->n)
+			runs_put(i, s->c, s->n);
+		s->n = s->sorted = s->counted = 0;
+	}
+	runs_end();
+	nchanges = 0;
+}
+
+/* A series' next change in time order, from memory or the runs. */
+static int
+next_change(struct series *s, size_t *j, struct change *e)
+{
+	if (runs_any())
+		return runs_next(e);
+	if (*j == s->n)
+		return 0;
+	*e = s->c[(*j)++];
+	return 1;
+}
+
 static uint64_t
 bucket(const struct window_opts *o, uint64_t t)
 {
@@ -326,7 +353,9 @@ series_change(const struct window_opts *o, struct series *s, uint64_t k, int64_t
 	c->rise = rise;
 	c->dip = bytes < 0 ? bytes : 0;
 	c->raw = count ? 1 : 2;	/* none: a lifetime within the bucket */
-	if (++nchanges > (o->at_peak ? first_kept() : changes_kept()) && resolution < o->step)
+	if (!o->at_peak && ++nchanges > changes_kept())
+		series_spill();
+	else if (o->at_peak && ++nchanges > first_kept() && resolution < o->step)
 		series_coarsen(o);
 	else if (s->n - s->sorted >= TAIL_KEPT && s->n - s->sorted >= s->sorted / 8)
 		series_merge(s);
@@ -361,35 +390,31 @@ series_write(const struct window_opts *o, uint64_t end)
 	struct mt_event ev;
 	size_t i;
 
+	if (runs_any())
+		series_spill();
 	for (i = 0; i < nseries; i++)
 		series_merge(&series[i]);
-	if (bounds) {
-		char r[64], line[200];
-
-		format_time(r, sizeof(r), resolution);
-		memset(&ev, 0, sizeof(ev));
-		ev.type = MT_COMMENT;
-		ev.s1.s = line;
-		ev.s1.len = (size_t)snprintf(line, sizeof(line), "#mt-window: a sample's maximum "
-		    "and minimum are bounds at %s (too many changes to keep each)", r);
-		sink_put(&out, &ev);
-	}
 	for (i = 0; i < nseries; i++) {
 		struct series *s = &series[i];
 		mt_wide b = 0, c = 0, hi, lo;
 		uint64_t thi, tlo;
+		struct change e;
 		size_t j = 0;
+		int have;
 
 		series_merge(s);
+		if (runs_any())
+			runs_open(i);
+		have = next_change(s, &j, &e);
 		for (k = 0; k < kmax; k++) {
 			/* The step (t0 + (k-1)step, t0 + k step]: its buckets,
 			   and the first instant each extreme was reached (a
 			   bucket's end: the nanosecond while exact). */
 			hi = lo = b;
 			thi = tlo = k ? o->t0 + (k - 1) * o->step : o->t0;
-			for (; j < s->n && s->c[j].k <= k * per; j++) {
-				mt_wide up = b + s->c[j].rise, down = b + s->c[j].dip;
-				uint64_t tc = o->t0 + s->c[j].k * resolution;
+			for (; have && e.k <= k * per; have = next_change(s, &j, &e)) {
+				mt_wide up = b + e.rise, down = b + e.dip;
+				uint64_t tc = o->t0 + e.k * resolution;
 
 				if (up > hi) {
 					hi = up;
@@ -399,8 +424,8 @@ series_write(const struct window_opts *o, uint64_t end)
 					lo = down;
 					tlo = tc;
 				}
-				b += s->c[j].bytes;
-				c += s->c[j].count;
+				b += e.bytes;
+				c += e.count;
 			}
 			if (k == 0) {	/* the first sample is an instant */
 				hi = lo = b;

@@ -39,6 +39,20 @@ void say_times(const struct window_opts *o);
 
 /* series.c */
 struct series;
+/* A change of a series' bytes and count at its bucket. */
+struct change {
+	uint64_t k;		/* the bucket: times in (t0 + (k-1)r, t0 + kr] */
+	int64_t bytes, count;	/* the net change */
+	int64_t rise, dip;	/* the running sum's highest (>= 0), lowest (<= 0) */
+	uint64_t raw;		/* the lifetimes' changes it holds (--at peak's second reading) */
+};
+int change_with(struct change *a, const struct change *b);	/* 0: kept apart */
+/* seriesrun.c: --series' changes past those kept, in runs in TMPDIR */
+void runs_put(size_t series, const struct change *c, size_t n);
+void runs_end(void);
+int runs_any(void);
+void runs_open(size_t series);
+int runs_next(struct change *e);
 extern struct mt_sat sat_bytes, sat_count;
 struct series *series_find(const struct mt_event *ev);
 uint64_t series_peak_time(const struct series *s);

@@ -61,6 +61,7 @@ struct mt_pairer {
 	uint64_t seq;		/* the record being paired */
 	uint64_t reads;		/* records read so far, of every input */
 	uint64_t routed;	/* the first record routed, with mode */
+	uint64_t routed_unsaid, routed_lost;	/* unsaid and lost then */
 	enum pair_mode mode;
 	struct pair_spill *spill;
 	void (*defer)(void *, int, uint64_t, uint64_t, uint64_t, uint64_t);	/* pairer_warn's */

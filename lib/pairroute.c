@@ -39,10 +39,18 @@ pairer_seq(struct mt_pairer *p, uint64_t seq)
 	p->seq = seq;
 }
 
+/* Read again: the records before routing began are skipped; at the
+   first routed, the input's counts as they were then. */
 int
-pairer_skip(const struct mt_pairer *p)
+pairer_skip(struct mt_pairer *p)
 {
-	return p->mode == PAIR_REPLAY && p->seq < p->routed;
+	if (p->mode != PAIR_REPLAY || p->seq > p->routed)
+		return 0;
+	if (p->seq < p->routed)
+		return 1;
+	p->unsaid = p->routed_unsaid;
+	p->lost = p->routed_lost;
+	return 0;
 }
 
 void
@@ -130,6 +138,8 @@ pairer_spill(struct mt_pairer *p)
 	size_t i, k;
 
 	p->routed = p->seq;
+	p->routed_unsaid = p->unsaid;
+	p->routed_lost = p->lost;
 	p->mode = PAIR_ROUTE;
 	for (i = 0; i < p->nseen; i++)
 		(void)spill_proc(s, (int32_t)p->seen[i]);

@@ -48,7 +48,7 @@ void pairer_seq(struct mt_pairer *p, uint64_t seq);
 int pairer_over(struct mt_pairer *p, const struct mt_event *ev);	/* its block passes the budget */
 void pairer_spill(struct mt_pairer *p);	/* from this record on: routed */
 void pairer_route(struct mt_pairer *p, const struct mt_event *ev);
-int pairer_skip(const struct mt_pairer *p);	/* read again: a record before routing began */
+int pairer_skip(struct mt_pairer *p);	/* read again: a record before routing began */
 void pairer_pair_spilled(struct mt_pairer *p);	/* the partitions paired; read again next */
 
 /* pairspill.c */

@@ -78,6 +78,28 @@ same_both_ways() {
 	mt-report --no-symbolize --json j.mem h.txt >/dev/null 2>&1 || true
 	mt-report --no-symbolize -m 1 --json j.spill h.txt >/dev/null 2>&1 || true
 	cmp j.mem j.spill
+	# Double frees before the budget is passed and after, in two inputs:
+	# ten said, the rest counted in one line an input, as in memory.
+	for f in 1 2; do
+		awk -v f="$f" 'BEGIN { OFS = "\t"; print "proc", f, 0, 0, "/bin/x", "x"
+			for (i = 1; i <= 30; i++) {
+				print "alloc", i, f, f, "malloc", sprintf("0x%x", 256 * i), 8, "-"
+				print "free", i + 1, f, f, "malloc", sprintf("0x%x", 256 * i), "-"
+				print "free", i + 2, f, f, "malloc", sprintf("0x%x", 256 * i), "-" }
+			for (i = 1; i <= 5000; i++)
+				print "alloc", 100 + i, f, f, "malloc", sprintf("0x%x", 1048576 + 16 * i), 8, "-"
+			for (i = 31; i <= 60; i++) {
+				print "alloc", 6000 + i, f, f, "malloc", sprintf("0x%x", 256 * i), 8, "-"
+				print "free", 6001 + i, f, f, "malloc", sprintf("0x%x", 256 * i), "-"
+				print "free", 6002 + i, f, f, "malloc", sprintf("0x%x", 256 * i), "-" } }' >d$f.txt
+	done
+	mt-lifetime d1.txt d2.txt >mem.txt 2>mem.err || true
+	mt-lifetime -m 64k d1.txt d2.txt >spill.txt 2>spill.err || true
+	cmp mem.txt spill.txt
+	grep -q 'past --memory 64.0 KiB at record [1-9][0-9][0-9][0-9]:' spill.err
+	diff mem.err <(grep -v '^mt-lifetime: past --memory ' spill.err)
+	has_line "$(cat mem.err)" '^mt-lifetime: d1.txt: 50 more double frees$'
+	has_line "$(cat mem.err)" '^mt-lifetime: d2.txt: 60 more double frees$'
 }
 
 @test "recorded traces past a budget: threads' temporaries, free stacks, forks and execs, a circular and a cut one" {

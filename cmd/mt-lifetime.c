@@ -13,13 +13,13 @@
 
 #include "mt.h"
 
-static const char synopsis[] = "[-bq] [-m size] [file ...]";
+static const char synopsis[] = "[-bq] [--memory size] [file ...]";
 static const char options[] =
     "Pairs each allocation of an event stream with its free: a life line for each,\n"
     "written when it ends, and for the blocks alive at the end.\n"
     "\n"
     "  -b, --binary    write a .mtr stream for the next filter, not text\n"
-    "  -m, --memory SIZE  the live blocks' table at most SIZE (64M, 2G): past it\n"
+    "      --memory SIZE  the live blocks' table at most SIZE (64M, 2G): past it\n"
     "                  they go to files in TMPDIR, and the input is read twice\n"
     "  -q, --quiet     no summary or progress meter on standard error\n"
     "  -h, --help      this help\n"
@@ -73,7 +73,7 @@ main(int argc, char *argv[])
 	const struct mt_pair_stats *st;
 
 	mt_setprogname(argv[0]);
-	while ((ch = getopt_long(argc, argv, "bm:qhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "bqhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
 			binary = 1;

@@ -14,12 +14,12 @@ setup() {
 same_both_ways() {
 	local t=$1 budget=$2
 	mt-lifetime "$t" >mem.txt 2>mem.err || true
-	mt-lifetime -m "$budget" "$t" >spill.txt 2>spill.err || true
+	mt-lifetime --memory "$budget" "$t" >spill.txt 2>spill.err || true
 	cmp mem.txt spill.txt
 	grep -q '^mt-lifetime: past --memory ' spill.err
 	diff <(sort mem.err) <(grep -v '^mt-lifetime: past --memory ' spill.err | sort)
 	mt-lifetime -b -q "$t" | mt-decode >mem.b.txt
-	mt-lifetime -b -q -m "$budget" "$t" | mt-decode >spill.b.txt
+	mt-lifetime -b -q --memory "$budget" "$t" | mt-decode >spill.b.txt
 	cmp mem.b.txt spill.b.txt
 	[ -s mem.txt ]
 }
@@ -33,12 +33,12 @@ same_both_ways() {
 	grep 'exit$' mem.txt | cut -f7 >surv
 	[ "$(wc -l <surv)" -gt 10000 ]
 	LC_ALL=C sort -c surv
-	mt-lifetime -q -m 76k <g.mtr >stdin.txt
+	mt-lifetime -q --memory 76k <g.mtr >stdin.txt
 	cmp mem.txt stdin.txt
 	# Its memory: the budget bounds what grows with the live set (a 96 MiB table).
 	"$PROGS/gen-trace" -l 2000000 -t 4 3000000 >big.mtr
 	peak_rss m.rss mt-lifetime -q big.mtr >/dev/null
-	peak_rss s.rss mt-lifetime -q -m 1M big.mtr >/dev/null
+	peak_rss s.rss mt-lifetime -q --memory 1M big.mtr >/dev/null
 	m=$(cat m.rss) s=$(cat s.rss)
 	echo "in memory $m KiB, past 1M $s KiB"
 	[ "$s" -lt $((m / 2)) ]
@@ -73,10 +73,10 @@ same_both_ways() {
 	grep -q 'end$' mem.txt
 	# And mt-report: the summary and the page's data.
 	mt-report -B --no-symbolize h.txt >r.mem 2>/dev/null || true
-	mt-report -B --no-symbolize -m 1 h.txt >r.spill 2>/dev/null || true
+	mt-report -B --no-symbolize --memory 1 h.txt >r.spill 2>/dev/null || true
 	cmp r.mem r.spill
 	mt-report --no-symbolize --json j.mem h.txt >/dev/null 2>&1 || true
-	mt-report --no-symbolize -m 1 --json j.spill h.txt >/dev/null 2>&1 || true
+	mt-report --no-symbolize --memory 1 --json j.spill h.txt >/dev/null 2>&1 || true
 	cmp j.mem j.spill
 	# Double frees before the budget is passed and after, in two inputs:
 	# ten said, the rest counted in one line an input, as in memory.
@@ -94,7 +94,7 @@ same_both_ways() {
 				print "free", 6002 + i, f, f, "malloc", sprintf("0x%x", 256 * i), "-" } }' >d$f.txt
 	done
 	mt-lifetime d1.txt d2.txt >mem.txt 2>mem.err || true
-	mt-lifetime -m 64k d1.txt d2.txt >spill.txt 2>spill.err || true
+	mt-lifetime --memory 64k d1.txt d2.txt >spill.txt 2>spill.err || true
 	cmp mem.txt spill.txt
 	grep -q 'past --memory 64.0 KiB at record [1-9][0-9][0-9][0-9]:' spill.err
 	diff mem.err <(grep -v '^mt-lifetime: past --memory ' spill.err)
@@ -117,7 +117,7 @@ same_both_ways() {
 	head -c $(( $(stat -c %s whole.mtr) / 2 )) whole.mtr >cut.mtr
 	same_both_ways cut.mtr 1k
 	mt-report -B cut.mtr >r.mem 2>/dev/null || true
-	mt-report -B -m 1k cut.mtr >r.spill 2>/dev/null || true
+	mt-report -B --memory 1k cut.mtr >r.spill 2>/dev/null || true
 	cmp r.mem r.spill
 }
 
@@ -130,10 +130,10 @@ same_both_ways() {
 
 @test "--memory: a bad size and a TMPDIR that cannot be written are errors" {
 	"$PROGS/gen-trace" -l 2000 20000 >g.mtr
-	run -2 --separate-stderr mt-lifetime -m lots g.mtr
+	run -2 --separate-stderr mt-lifetime --memory lots g.mtr
 	[ "$stderr" = "mt-lifetime: bad size for --memory 'lots' (as 64K, 64KiB, 1.5M, 2G)" ]
-	run -1 --separate-stderr env TMPDIR="$BATS_TEST_TMPDIR/none" mt-lifetime -q -m 1k g.mtr
+	run -1 --separate-stderr env TMPDIR="$BATS_TEST_TMPDIR/none" mt-lifetime -q --memory 1k g.mtr
 	has_line "$stderr" "^mt-lifetime: making a temporary file in $BATS_TEST_TMPDIR/none: No such file or directory$"
-	run -1 --separate-stderr env TMPDIR="$BATS_TEST_TMPDIR/none" mt-report -m 1k g.mtr
+	run -1 --separate-stderr env TMPDIR="$BATS_TEST_TMPDIR/none" mt-report --memory 1k g.mtr
 	has_line "$stderr" "^mt-report: making a temporary file in $BATS_TEST_TMPDIR/none: No such file or directory$"
 }

@@ -19,7 +19,7 @@
 #include "report.h"
 
 static const char synopsis[] =
-    "[-qB] [-n count] [-m size] [-o page.html] [--json file] [-y dir] [-A regex] [--suppress file] [file]\n"
+    "[-qB] [-n count] [--memory size] [-o page.html] [--json file] [-y dir] [-A regex] [--suppress file] [file]\n"
     "-o diff.html [options] old new";
 static const char options[] =
     "Summarizes a trace (events or life lines, .mtr or text): its processes and\n"
@@ -37,7 +37,7 @@ static const char options[] =
     "                       as mt-group's\n"
     "      --suppress FILE  more suppressions, as mt-group's (repeatable)\n"
     "      --no-suppress    none, not even the built-in ones\n"
-    "  -m, --memory SIZE    the live blocks' table at most SIZE (64M, 2G): past it\n"
+    "      --memory SIZE    the live blocks' table at most SIZE (64M, 2G): past it\n"
     "                       they go to files in TMPDIR, and the input is read twice\n"
     "  -q, --quiet          nothing on standard error but what is wrong\n"
     "  -h, --help           this help\n"
@@ -263,7 +263,7 @@ main(int argc, char *argv[])
 	mt_setprogname(argv[0]);
 	report_init(&rep, 2000);
 	rep.sup = suppress_new();
-	while ((ch = getopt_long(argc, argv, "o:n:y:A:Bm:qhV", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:n:y:A:BqhV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
 			html = optarg;

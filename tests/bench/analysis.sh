@@ -13,7 +13,7 @@
 #             and -b between the filters
 #   peak      mt-window --at peak on the life lines: its time, and its
 #             bytes and instant against mt-report's (exact: the same)
-#   spill     mt-lifetime -b -m with a tenth of the table it needs: its time,
+#   spill     mt-lifetime -b --memory with a tenth of the table it needs: its time,
 #             its RSS, and its output against the one in memory (cmp)
 # and each one's peak RSS, the pairer's as bytes a block live at the peak;
 # then tests/bench/handoff.c: what a record costs to hand from one core to
@@ -39,7 +39,7 @@ window() {
 }
 wtext() { window ""; }
 wbin() { window -b; }
-spill() { /usr/bin/time -f %M -o "$work/rss.spill" cmd/mt-lifetime -qb -m "$budget" "$work/py.mtr" >"$work/spill.life"; }
+spill() { /usr/bin/time -f %M -o "$work/rss.spill" cmd/mt-lifetime -qb --memory "$budget" "$work/py.mtr" >"$work/spill.life"; }
 peak() { /usr/bin/time -f %M -o "$work/rss.peak" cmd/mt-window -q --at peak "$work/py.life" >"$work/peak.out" 2>"$work/peak.err"; }
 
 steps="summary bpipe readme wtext wbin peak spill"
@@ -74,7 +74,7 @@ line "mt-symbolize | mt-lifetime | mt-group (README)" readme "<= 1.5x"
 line "mt-lifetime | mt-window | mt-group, text" wtext "-"
 line "mt-lifetime | mt-window | mt-group, -b" wbin "-"
 line "mt-window --at peak (life lines)" peak "-"
-line "mt-lifetime -b -m (a tenth of its table)" spill "-"
+line "mt-lifetime -b --memory (a tenth of its table)" spill "-"
 printf '%-44s %d MiB, in memory %d MiB; its output and the one in memory: %s\n' "  its RSS" \
 	$(($(cat "$work/rss.spill") / 1024)) $(($(cat "$work/rss.mem") / 1024)) \
 	"$(cmp -s "$work/spill.life" "$work/py.life" && echo same || echo DIFFERENT)"

@@ -12,6 +12,9 @@
 # missing, so that the steps of a billion can be run one at a time.
 # mt-window --at peak keeps its standard input, the life lines, in
 # TMPDIR: in the scratch directory too (some 7 bytes an event).
+# LIVE=N makes the live set N blocks (gen-trace -l), and the step
+# report-memory runs mt-report --memory BUDGET (default 16M): past it, pairing
+# through partitions in TMPDIR, which must stay linear in N too.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" && make -s all tests || exit 1
@@ -57,7 +60,7 @@ for SIZE in $SIZES; do
 	n=$(count "$SIZE")
 	tr=${TRACES:-$work}/$SIZE.mtr
 	if [ -z "${TRACES:-}" ] || [ ! -s "$tr" ]; then
-		step gen-trace "t tests/progs/gen-trace $n >$tr.part && mv $tr.part $tr"
+		step gen-trace "t tests/progs/gen-trace ${LIVE:+-l $LIVE} $n >$tr.part && mv $tr.part $tr"
 	fi
 	# The trace lasts some 52 ns an event: a window of its second tenth.
 	from=$((n * 52 / 10 / 1000))us to=$((n * 52 / 5 / 1000))us
@@ -67,6 +70,7 @@ for SIZE in $SIZES; do
 	step group-function "t mt-lifetime -qb $tr | t mt-group --by type,function,line"
 	step peak-tree "t mt-lifetime -qb $tr | t mt-window -b --at peak | t mt-group --tree --from-main"
 	step report "t mt-report -q --no-symbolize $tr"
+	step report-memory "t mt-report -q --no-symbolize --memory ${BUDGET:-16M} $tr"
 	step life-report "t mt-lifetime -qb $tr | t mt-report -q --no-symbolize"
 	step report-page "t mt-report -q --no-symbolize -o $work/page.html $tr"
 	[ -f "$work/page.html" ] && printf '%-6s %-22s page %.1f MB, trace %.1f MB\n' "$SIZE" "" \

@@ -581,7 +581,9 @@ table_survivors(struct mt_pairer *p, struct btable *t, const char *fate, uint64_
 	for (i = 0; i < t->cap; i++)
 		if (b[i].used)
 			b[n++] = b[i];
-	block_sort(b, n, block_cmp, p, 2 * (unsigned)(64 - __builtin_clzll(n | 1)));
+	/* MT_SORT_HEAP, for tests: the heapsort that bounds the depth, alone. */
+	block_sort(b, n, block_cmp, p,
+	    getenv("MT_SORT_HEAP") ? 0 : 2 * (unsigned)(64 - __builtin_clzll(n | 1)));
 	for (i = 0; i < n; i++) {
 		struct held v = block_held(p, &b[i]);
 		emit(p, v.ts, image_end(v.ts, ts), t->pid, v.tid, b[i].heap, b[i].addr,

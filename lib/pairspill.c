@@ -10,23 +10,15 @@
 #include <unistd.h>
 
 #include "mt.h"
+#include "fieldrun.h"
 #include "pairspill.h"
 
 #define PARTS 32		/* a power of two */
-#define SBLOCK (64 << 10)	/* bytes a block of records */
-#define FIELDS_MAX 13
 
-/*
- * A file of records, each a few 64-bit fields, written through, then read
- * back.  A field is written as its change from the record before, zigzag
- * and varint (some 20 bytes a partition's record, where zstd on whole
- * records took half the time of pairing past the budget).
- */
+/* A file of records (fieldrun.h), written through, then read back. */
 struct sstream {
 	int fd;
-	uint8_t *raw;
-	size_t len, at;		/* held; read: the next record */
-	uint64_t prev[FIELDS_MAX];
+	struct fieldrun f;
 };
 
 /* A partition's record: an allocation, a free, an image's end... */
@@ -68,86 +60,34 @@ sopen(struct sstream *st)
 {
 	if ((st->fd = tmpfd("mt-pair")) < 0)
 		sfail("making");
-	st->raw = emalloc(SBLOCK);
-	st->len = st->at = 0;
-	memset(st->prev, 0, sizeof(st->prev));
+	fieldrun_write(&st->f, st->fd, 0);
 }
 
 static void
-sflush(struct sstream *st)
+sput(struct sstream *st, const uint64_t *v, int n)
 {
-	uint32_t len = (uint32_t)st->len;
-
-	if (!st->len)
-		return;
-	if (writeall(st->fd, &len, sizeof(len)) != sizeof(len) ||
-	    writeall(st->fd, st->raw, st->len) != st->len)
+	if (fieldrun_put(&st->f, v, n))
 		sfail("writing");
-	st->len = 0;
-}
-
-static void
-sput(struct sstream *st, const uint64_t *f, int n)
-{
-	uint64_t z;
-	int i;
-
-	if (st->len + (size_t)n * 10 > SBLOCK)
-		sflush(st);
-	for (i = 0; i < n; i++) {
-		int64_t d = (int64_t)(f[i] - st->prev[i]);
-		st->prev[i] = f[i];
-		z = (uint64_t)d << 1 ^ (uint64_t)(d >> 63);
-		while (z >= 0x80) {
-			st->raw[st->len++] = (uint8_t)(z | 0x80);
-			z >>= 7;
-		}
-		st->raw[st->len++] = (uint8_t)z;
-	}
 }
 
 /* Written: to be read from the start. */
 static void
 srewind(struct sstream *st)
 {
-	sflush(st);
-	if (lseek(st->fd, 0, SEEK_SET) < 0)
-		sfail("reading");
-	st->len = st->at = 0;
-	memset(st->prev, 0, sizeof(st->prev));
+	if (fieldrun_flush(&st->f))
+		sfail("writing");
+	fieldrun_read(&st->f, st->fd, 0, -1);
 }
 
 /* The next record; 0 at the end. */
 static int
-sget(struct sstream *st, uint64_t *f, int n)
+sget(struct sstream *st, uint64_t *v, int n)
 {
-	uint32_t len;
-	ssize_t got;
-	uint64_t z;
-	unsigned shift;
-	int i;
+	int k = fieldrun_get(&st->f, v, n);
 
-	if (st->at >= st->len) {
-		if (!(got = readall(st->fd, &len, sizeof(len))))
-			return 0;
-		if (got != sizeof(len) || len > SBLOCK || readall(st->fd, st->raw, len) != len)
-			sfail("reading");
-		st->len = len;
-		st->at = 0;
-	}
-	for (i = 0; i < n; i++) {
-		z = 0;
-		shift = 0;
-		do {
-			if (st->at >= st->len || shift > 63)
-				sfail("reading");
-			z |= (uint64_t)(st->raw[st->at] & 0x7f) << shift;
-			shift += 7;
-		} while (st->raw[st->at++] & 0x80);
-		st->prev[i] += (z >> 1) ^ -(z & 1);
-		f[i] = st->prev[i];
-	}
-	return 1;
+	if (k < 0)
+		sfail("reading");
+	return k;
 }
 
 static void
@@ -156,8 +96,7 @@ sclose(struct sstream *st)
 	if (st->fd >= 0)
 		close(st->fd);
 	st->fd = -1;
-	free(st->raw);
-	st->raw = NULL;
+	fieldrun_free(&st->f);
 }
 
 struct pair_spill *

@@ -14,7 +14,7 @@
  * --series: outstanding bytes and count per (pid, heap), and the most and
  * least bytes outstanding at any instant within each step, kept as the
  * changes at the times where something changed, at the nanosecond: past
- * CHANGES_KEPT, in sorted runs in TMPDIR (seriesrun.c).  Memory for the
+ * first_kept(), in sorted runs in TMPDIR (seriesrun.c).  Memory for the
  * times that change, never one a step: a fine step over a long trace
  * would make too many.
  *
@@ -353,12 +353,18 @@ series_change(const struct window_opts *o, struct series *s, uint64_t k, int64_t
 	c->rise = rise;
 	c->dip = bytes < 0 ? bytes : 0;
 	c->raw = count ? 1 : 2;	/* none: a lifetime within the bucket */
-	if (!o->at_peak && ++nchanges > changes_kept())
-		series_spill();
-	else if (o->at_peak && ++nchanges > first_kept() && resolution < o->step)
+	/*
+	 * --series sorts a run once, when it is written: merged a tail at a
+	 * time, the changes kept were moved some 35 times a run.
+	 */
+	if (!o->at_peak) {
+		if (++nchanges > first_kept())
+			series_spill();
+	} else if (++nchanges > first_kept() && resolution < o->step) {
 		series_coarsen(o);
-	else if (s->n - s->sorted >= TAIL_KEPT && s->n - s->sorted >= s->sorted / 8)
+	} else if (s->n - s->sorted >= TAIL_KEPT && s->n - s->sorted >= s->sorted / 8) {
 		series_merge(s);
+	}
 }
 
 void

@@ -9,25 +9,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fieldrun.h"
 #include "window.h"
-
-#define RUN_READ 4096		/* a segment's changes read at a time */
 
 /* A series' changes in one run: where they are in the file. */
 struct seg {
-	off_t off;
-	size_t n;
+	off_t off, end;
 };
 struct run {
 	struct seg *segs;	/* by series; nsegs of them */
 	size_t nsegs;
 };
-/* A segment being merged: its next changes. */
+/* A segment being merged: its next change. */
 struct cursor {
-	off_t off;
-	size_t left;		/* on disk after buf */
-	struct change buf[RUN_READ];
-	size_t at, n;
+	struct fieldrun f;
+	struct change head;
 };
 
 static int fd = -1;
@@ -35,7 +31,7 @@ static off_t end;
 static struct run *runs;
 static size_t nruns, runcap;
 static struct cursor *cur;
-static size_t *heap, nheap;
+static size_t *heap, nheap, ncur;
 static int in_run;
 
 static void
@@ -49,8 +45,9 @@ fail(const char *what)
 void
 runs_put(size_t series, const struct change *c, size_t n)
 {
+	static struct fieldrun w;
 	struct run *r;
-	size_t len = n * sizeof(*c);
+	size_t i;
 
 	if (fd < 0 && (fd = tmpfd("mt-window")) < 0)
 		fail("making");
@@ -65,10 +62,17 @@ runs_put(size_t series, const struct change *c, size_t n)
 		memset(r->segs + r->nsegs, 0, (series + 1 - r->nsegs) * sizeof(*r->segs));
 		r->nsegs = series + 1;
 	}
-	if (pwrite(fd, c, len, end) != (ssize_t)len)
+	fieldrun_write(&w, fd, end);
+	for (i = 0; i < n; i++) {
+		uint64_t v[6] = { c[i].k, (uint64_t)c[i].bytes, (uint64_t)c[i].count,
+			(uint64_t)c[i].rise, (uint64_t)c[i].dip, c[i].raw };
+		if (fieldrun_put(&w, v, 6))
+			fail("writing");
+	}
+	if (fieldrun_flush(&w))
 		fail("writing");
-	r->segs[series] = (struct seg){ end, n };
-	end += (off_t)len;
+	r->segs[series] = (struct seg){ end, w.pos };
+	end = w.pos;
 }
 
 /* The run written: the next runs_put begins another. */
@@ -84,28 +88,25 @@ runs_any(void)
 	return fd >= 0;
 }
 
+/* The cursor's next change: 0 when its segment is done. */
 static int
 fill(struct cursor *c)
 {
-	size_t want = c->left < RUN_READ ? c->left : RUN_READ;
-	ssize_t got;
+	uint64_t v[6];
+	int k = fieldrun_get(&c->f, v, 6);
 
-	if (!want)
-		return 0;
-	got = pread(fd, c->buf, want * sizeof(c->buf[0]), c->off);
-	if (got != (ssize_t)(want * sizeof(c->buf[0])))
+	if (k < 0)
 		fail("reading");
-	c->off += got;
-	c->left -= want;
-	c->at = 0;
-	c->n = want;
-	return 1;
+	if (k)
+		c->head = (struct change){ v[0], (int64_t)v[1], (int64_t)v[2], (int64_t)v[3],
+			(int64_t)v[4], v[5] };
+	return k;
 }
 
 static int
 earlier(size_t a, size_t b)
 {
-	return cur[a].buf[cur[a].at].k < cur[b].buf[cur[b].at].k;
+	return cur[a].head.k < cur[b].head.k;
 }
 
 static void
@@ -130,18 +131,22 @@ runs_open(size_t series)
 {
 	size_t i;
 
+	for (i = 0; i < ncur; i++)
+		fieldrun_free(&cur[i].f);
 	free(cur);
 	free(heap);
-	cur = ecalloc(nruns ? nruns : 1, sizeof(*cur));
-	heap = emalloc((nruns ? nruns : 1) * sizeof(*heap));
+	ncur = nruns ? nruns : 1;
+	cur = ecalloc(ncur, sizeof(*cur));
+	heap = emalloc(ncur * sizeof(*heap));
 	nheap = 0;
 	for (i = 0; i < nruns; i++) {
-		if (series >= runs[i].nsegs || !runs[i].segs[series].n)
+		if (series >= runs[i].nsegs || runs[i].segs[series].end == runs[i].segs[series].off)
 			continue;
-		cur[i].off = runs[i].segs[series].off;
-		cur[i].left = runs[i].segs[series].n;
+		fieldrun_read(&cur[i].f, fd, runs[i].segs[series].off, runs[i].segs[series].end);
 		if (fill(&cur[i]))
 			heap[nheap++] = i;
+		else
+			fieldrun_free(&cur[i].f);
 	}
 	for (i = nheap / 2; i-- > 0;)
 		sift_down(i);
@@ -156,9 +161,11 @@ pop(struct change *e)
 	if (!nheap)
 		return 0;
 	c = &cur[heap[0]];
-	*e = c->buf[c->at++];
-	if (c->at == c->n && !fill(c))
+	*e = c->head;
+	if (!fill(c)) {
+		fieldrun_free(&c->f);
 		heap[0] = heap[--nheap];
+	}
 	sift_down(0);
 	return 1;
 }
@@ -175,8 +182,8 @@ runs_next(struct change *e)
 
 	if (!pop(e))
 		return 0;
-	while (nheap && cur[heap[0]].buf[cur[heap[0]].at].k == e->k) {
-		n = cur[heap[0]].buf[cur[heap[0]].at];
+	while (nheap && cur[heap[0]].head.k == e->k) {
+		n = cur[heap[0]].head;
 		if (!change_with(e, &n))
 			break;
 		(void)pop(&n);

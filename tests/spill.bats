@@ -43,7 +43,8 @@ same_both_ways() {
 	peak_rss s.rss mt-lifetime -q --memory 1M big.mtr >/dev/null
 	m=$(cat m.rss) s=$(cat s.rss)
 	echo "in memory $m KiB, past 1M $s KiB"
-	[ "$s" -lt $((m / 2)) ]
+	# (ASan's quarantine holds the partitions' freed tables: not there.)
+	ldd "$MT_BINDIR/mt-lifetime" | grep -q libasan || [ "$s" -lt $((m / 2)) ]
 }
 
 @test "the hard cases past a budget: exec, exit, frees of blocks made before, double frees, mappings, lost lines" {

@@ -664,7 +664,7 @@ unseen_pids(const struct mt_pairer *p, size_t *n)
 void
 pairer_finish(struct mt_pairer *p)
 {
-	uint64_t k = 0;
+	uint64_t k = 0, left;
 	size_t i, n;
 	int32_t *pids;
 
@@ -683,6 +683,10 @@ pairer_finish(struct mt_pairer *p)
 		p->seq = SEQ_FINISH + k++;
 		pairer_image_end(p, p->ranges[0].pid, "end", UINT64_MAX);
 	}
+	/* Read again, an input that shrank meanwhile left lifetimes unsaid. */
+	if (p->mode == PAIR_REPLAY && (left = spill_left(p->spill)))
+		mt_warnx("the input changed between its two readings: %" PRIu64
+		    " lifetimes not written", left);
 }
 
 void

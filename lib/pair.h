@@ -50,7 +50,8 @@ int pairer_run(struct mt_pairer *p, struct mt_reader *r, const struct pair_hooks
 /*
  * The inputs (none: stdin) through the pairer, in order; past a budget
  * of bytes of blocks (pairer_budget; 0: none) through partitions in
- * TMPDIR and read again, stdin from a copy there.  Then pairer_finish.
+ * TMPDIR and read again, stdin or a pipe from a copy there.  Then
+ * pairer_finish.
  */
 void pairer_budget(struct mt_pairer *p, uint64_t bytes);
 int pairer_run_all(struct mt_pairer *p, char **paths, int n, const struct pair_hooks *h);

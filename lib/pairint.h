@@ -60,6 +60,7 @@ struct mt_pairer {
 	uint64_t held;		/* bytes of tables now */
 	uint64_t seq;		/* the record being paired */
 	uint64_t reads;		/* records read so far, of every input */
+	uint64_t first_reads;	/* read again: those the first reading read */
 	uint64_t routed;	/* the first record routed, with mode */
 	uint64_t routed_unsaid, routed_lost;	/* unsaid and lost then */
 	enum pair_mode mode;

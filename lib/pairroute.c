@@ -21,6 +21,13 @@ pairer_budget_of(const struct mt_pairer *p)
 	return p->budget;
 }
 
+/* An input that grew meanwhile (a recording still written) is read no further. */
+int
+pairer_read_all(const struct mt_pairer *p)
+{
+	return p->mode == PAIR_REPLAY && p->reads >= p->first_reads;
+}
+
 uint64_t
 pairer_tick(struct mt_pairer *p)
 {
@@ -243,5 +250,6 @@ pairer_pair_spilled(struct mt_pairer *p)
 	spill_finish_routes(p->spill);
 	spill_pair(p->spill, p);
 	p->mode = PAIR_REPLAY;
+	p->first_reads = p->reads;
 	p->reads = 0;
 }

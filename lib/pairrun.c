@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "mt.h"
@@ -105,7 +106,7 @@ pairer_run(struct mt_pairer *p, struct mt_reader *r, const struct pair_hooks *h)
 	int status;
 
 	pairer_input(p, r);
-	while (reader_next(r, &ev)) {
+	while (!pairer_read_all(p) && reader_next(r, &ev)) {
 		seq = pairer_tick(p);
 		if (pairer_skip(p))
 			continue;
@@ -126,43 +127,55 @@ pairer_run(struct mt_pairer *p, struct mt_reader *r, const struct pair_hooks *h)
 	return status;
 }
 
+/* Read twice, an input that is not a regular file is read from a copy. */
+static int
+needs_copy(const char *path)
+{
+	struct stat st;
+
+	return !path || !strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode);
+}
+
 int
 pairer_run_all(struct mt_pairer *p, char **paths, int n, const struct pair_hooks *h)
 {
 	static char *in[] = { NULL };
 	struct mt_reader *r;
-	uint8_t *opened;
-	int i, status = 0, spool = -1;
+	int i, k, status = 0, *spool;
 
 	if (n == 0) {
 		paths = in;
 		n = 1;
 	}
-	for (i = 0; i < n && pairer_budget_of(p) && spool < 0; i++)
-		if (!paths[i] || !strcmp(paths[i], "-"))
-			spool = reader_spool_tmp(&status);
-	if (status)
-		return status;
-	opened = ecalloc((size_t)n, 1);
+	spool = emalloc((size_t)n * sizeof(*spool));
 	for (i = 0; i < n; i++) {
-		if (!(r = reader_reopen(paths[i], spool))) {
-			status = 1;
+		spool[i] = -1;
+		if (pairer_budget_of(p) && needs_copy(paths[i]) &&
+		    (spool[i] = reader_spool_tmp(paths[i], &k)) < 0) {
+			status |= k;
+			spool[i] = -2;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (spool[i] == -2 || !(r = reader_reopen(paths[i], spool[i]))) {
+			status |= 1;
+			spool[i] = -2;
 			continue;
 		}
-		opened[i] = 1;
 		status |= pairer_run(p, r, h);
 	}
 	if (pairer_mode(p) == PAIR_ROUTE) {
 		pairer_pair_spilled(p);
 		for (i = 0; i < n; i++) {
-			if (!opened[i] || !(r = reader_reopen(paths[i], spool)))
+			if (spool[i] == -2 || !(r = reader_reopen(paths[i], spool[i])))
 				continue;
 			reader_quiet(r);
 			(void)pairer_run(p, r, h);
 		}
 	}
-	free(opened);
-	if (spool >= 0)
-		close(spool);
+	for (i = 0; i < n; i++)
+		if (spool[i] >= 0)
+			close(spool[i]);
+	free(spool);
 	return status;
 }

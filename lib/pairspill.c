@@ -380,6 +380,21 @@ spill_replay(struct pair_spill *s, struct mt_pairer *p, uint64_t seq, int part)
 	}
 }
 
+/* Lifetimes the runs hold still: none once every record was read again. */
+uint64_t
+spill_left(struct pair_spill *s)
+{
+	uint64_t n = 0;
+	unsigned k;
+
+	for (k = 0; k < PARTS; k++)
+		while (s->has[k]) {
+			n += !s->head[k][L_KIND];
+			s->has[k] = (uint8_t)sget(&s->run[k], s->head[k], L_N);
+		}
+	return n;
+}
+
 void
 spill_free(struct pair_spill *s)
 {

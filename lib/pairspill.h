@@ -44,6 +44,7 @@ struct mt_pair_stats *pairer_stats_rw(struct mt_pairer *p);
 /* pairroute.c, for pairrun.c */
 uint64_t pairer_budget_of(const struct mt_pairer *p);
 uint64_t pairer_tick(struct mt_pairer *p);	/* the record read now: its seq */
+int pairer_read_all(const struct mt_pairer *p);	/* read again as far as the first time */
 void pairer_seq(struct mt_pairer *p, uint64_t seq);
 int pairer_over(struct mt_pairer *p, const struct mt_event *ev);	/* its block passes the budget */
 void pairer_spill(struct mt_pairer *p);	/* from this record on: routed */
@@ -68,6 +69,7 @@ void spill_pair(struct pair_spill *s, struct mt_pairer *parent);
 /* The lifetimes of the record seq to the parent: one partition's, or (part < 0) every one's. */
 void spill_replay(struct pair_spill *s, struct mt_pairer *p, uint64_t seq, int part);
 unsigned spill_part(int32_t pid, unsigned heap, uint64_t addr);
+uint64_t spill_left(struct pair_spill *s);
 void spill_free(struct pair_spill *s);
 
 #endif

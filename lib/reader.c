@@ -128,43 +128,65 @@ reader_open(const char *path)
  * before anything is copied: what is no input (/dev/zero) would fill the
  * disk without a word.
  */
-int
-reader_spool(int fd)
+static int
+spool_from(int from, const char *name, int fd)
 {
 	uint8_t buf[1 << 16];
-	ssize_t n = readall(STDIN_FILENO, buf, MT_TRACE_MAGIC_LEN);
+	ssize_t n = readall(from, buf, MT_TRACE_MAGIC_LEN);
 
-	if (n >= 0 && !head_ok("<stdin>", buf, (size_t)n))
+	if (n >= 0 && !head_ok(name, buf, (size_t)n))
 		return 1;
 	while (n != 0) {
 		if (n < 0 && errno == EINTR) {
-			n = read(STDIN_FILENO, buf, sizeof(buf));
+			n = read(from, buf, sizeof(buf));
 			continue;
 		}
 		if (n < 0) {
-			mt_warn("<stdin>");
+			mt_warn("%s", name);
 			return 2;
 		}
 		if (writeall(fd, buf, (size_t)n) != (size_t)n) {
-			mt_warn("spooling stdin");
+			mt_warn("keeping a copy of %s", name);
 			return 2;
 		}
-		n = read(STDIN_FILENO, buf, sizeof(buf));
+		n = read(from, buf, sizeof(buf));
 	}
 	return 0;
 }
 
 int
-reader_spool_tmp(int *status)
+reader_spool(int fd)
 {
-	int fd = tmpfd("mt-stdin");
+	return spool_from(STDIN_FILENO, "<stdin>", fd);
+}
+
+static const char *
+spool_name(const char *path)
+{
+	return path && strcmp(path, "-") ? path : "<stdin>";
+}
+
+int
+reader_spool_tmp(const char *path, int *status)
+{
+	int fd = tmpfd("mt-input"), from = STDIN_FILENO;
 
 	if (fd < 0) {
-		mt_warn("a copy of stdin in %s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		mt_warn("a copy of %s in %s", spool_name(path),
+		    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 		*status = 2;
 		return -1;
 	}
-	if ((*status = reader_spool(fd))) {
+	if (path && strcmp(path, "-") && (from = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		mt_warn("%s", path);
+		*status = 1;
+		close(fd);
+		return -1;
+	}
+	*status = spool_from(from, spool_name(path), fd);
+	if (from != STDIN_FILENO)
+		close(from);
+	if (*status) {
 		close(fd);
 		return -1;
 	}
@@ -176,13 +198,13 @@ reader_reopen(const char *path, int spool)
 {
 	int fd;
 
-	if (spool < 0 || (path && strcmp(path, "-")))
+	if (spool < 0)
 		return reader_open(path);
 	if (lseek(spool, 0, SEEK_SET) < 0 || (fd = dup(spool)) < 0) {
-		mt_warn("spooled stdin");
+		mt_warn("a copy of %s", spool_name(path));
 		return NULL;
 	}
-	return reader_open_fd(fd, "<stdin>");
+	return reader_open_fd(fd, spool_name(path));
 }
 
 int

@@ -13,9 +13,10 @@ struct mt_reader *reader_open(const char *path);	/* NULL or "-": stdin; NULL ret
 struct mt_reader *reader_open_fd(int fd, const char *name);
 /* Standard input copied to fd: 0, or 1 when it is no input, 2 on an I/O error (said). */
 int reader_spool(int fd);
-/* Standard input copied to a file in TMPDIR, to be read again: its descriptor, or -1 with *status set (said). */
-int reader_spool_tmp(int *status);
-/* path (NULL or "-": stdin, from spool when that is not -1) opened, once more. */
+/* path (NULL or "-": stdin) copied to a file in TMPDIR, to be read again:
+   its descriptor, or -1 with *status set (said). */
+int reader_spool_tmp(const char *path, int *status);
+/* path (NULL or "-": stdin) opened once more; from spool, its copy, when that is not -1. */
 struct mt_reader *reader_reopen(const char *path, int spool);
 /* The named inputs that cannot be read, said once each and dropped from
    argv; 0 when some were named and none is left. */

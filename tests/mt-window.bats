@@ -274,7 +274,7 @@ exited_child() {
 	run -1 --separate-stderr mt-window <bad.life
 	[ "$stderr" = "mt-window: <stdin>:2: missing fields in 'life'" ]
 	run -2 --separate-stderr env TMPDIR=/nonexistent mt-window <bad.life
-	[ "$stderr" = "mt-window: a copy of stdin in /nonexistent: No such file or directory" ]
+	[ "$stderr" = "mt-window: a copy of <stdin> in /nonexistent: No such file or directory" ]
 }
 
 @test "/dev/zero on stdin: judged by its first bytes, nothing kept in TMPDIR, said once as stdin's" {

@@ -37,6 +37,10 @@ same_both_ways() {
 	MT_SORT_HEAP=1 mt-lifetime -q g.mtr | cmp mem.txt -
 	mt-lifetime -q --memory 76k <g.mtr >stdin.txt
 	cmp mem.txt stdin.txt
+	# A pipe by name (read twice: from a copy), and a file beside it.
+	mt-lifetime -q --memory 76k <(cat g.mtr) g.mtr >pipe.txt
+	mt-lifetime -q g.mtr g.mtr >twice.txt
+	cmp twice.txt pipe.txt
 	# Its memory: the budget bounds what grows with the live set (a 96 MiB table).
 	"$PROGS/gen-trace" -l 2000000 -t 4 3000000 >big.mtr
 	peak_rss m.rss mt-lifetime -q big.mtr >/dev/null

@@ -140,7 +140,7 @@ window_bounds(struct window_opts *o, const char *input, int *spool)
 	int unread = 0, status;
 
 	if (o->last != NONE || o->to == NONE) {
-		if ((!input || strcmp(input, "-") == 0) && (*spool = reader_spool_tmp(&status)) < 0)
+		if ((!input || strcmp(input, "-") == 0) && (*spool = reader_spool_tmp(NULL, &status)) < 0)
 			exit(status);
 		end = last_time(input, *spool, &unread);
 		if (unread)	/* said once: the second pass would say it again */

@@ -245,12 +245,19 @@ emit(struct mt_pairer *p, uint64_t ta, uint64_t tf, int32_t pid, int32_t tid, un
 	struct mt_life l = { ta, tf, pid, tid, { p->heapname[heap], p->heaplen[heap] },
 		addr, size, stack, fate, p->free_stack, p->temporary };
 
+	pairer_replayed(p, &l);
+}
+
+/* A lifetime to the callback, counted: paired here, or in a partition. */
+void
+pairer_replayed(struct mt_pairer *p, const struct mt_life *l)
+{
 	p->stats.lives++;
-	if (fate) {
-		p->stats.exit += fate[0] == 'e' && fate[1] == 'x';
-		p->stats.live += !(fate[0] == 'e' && fate[1] == 'x');
+	if (l->fate) {
+		p->stats.exit += l->fate[0] == 'e' && l->fate[1] == 'x';
+		p->stats.live += !(l->fate[0] == 'e' && l->fate[1] == 'x');
 	}
-	p->emit(&l, p->arg);
+	p->emit(l, p->arg);
 }
 
 /* A warning at the record being paired, with its input's line. */
@@ -632,7 +639,7 @@ pairer_proc(struct mt_pairer *p, int64_t pid, uint64_t ts)
 	p->seen[p->nseen++] = pid;
 }
 
-static int
+int
 pid_cmp(const void *a, const void *b)
 {
 	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;

@@ -95,18 +95,6 @@ pairer_heap_id(struct mt_pairer *p, struct mt_str heap)
 	return heap_id(p, heap);
 }
 
-/* A lifetime paired in a partition, at its place. */
-void
-pairer_replayed(struct mt_pairer *p, const struct mt_life *l)
-{
-	p->stats.lives++;
-	if (l->fate) {
-		p->stats.exit += l->fate[0] == 'e' && l->fate[1] == 'x';
-		p->stats.live += !(l->fate[0] == 'e' && l->fate[1] == 'x');
-	}
-	p->emit(l, p->arg);
-}
-
 struct mt_pair_stats *
 pairer_stats_rw(struct mt_pairer *p)
 {

@@ -48,18 +48,10 @@ struct pair_spill {
 };
 
 static void
-sfail(const char *what)
-{
-	const char *dir = getenv("TMPDIR");
-
-	mt_err(1, "%s a temporary file in %s", what, dir && *dir ? dir : "/tmp");
-}
-
-static void
 sopen(struct sstream *st)
 {
 	if ((st->fd = tmpfd("mt-pair")) < 0)
-		sfail("making");
+		tmpfd_err("making");
 	fieldrun_write(&st->f, st->fd, 0);
 }
 
@@ -67,7 +59,7 @@ static void
 sput(struct sstream *st, const uint64_t *v, int n)
 {
 	if (fieldrun_put(&st->f, v, n))
-		sfail("writing");
+		tmpfd_err("writing");
 }
 
 /* Written: to be read from the start. */
@@ -75,7 +67,7 @@ static void
 srewind(struct sstream *st)
 {
 	if (fieldrun_flush(&st->f))
-		sfail("writing");
+		tmpfd_err("writing");
 	fieldrun_read(&st->f, st->fd, 0, -1);
 }
 
@@ -86,7 +78,7 @@ sget(struct sstream *st, uint64_t *v, int n)
 	int k = fieldrun_get(&st->f, v, n);
 
 	if (k < 0)
-		sfail("reading");
+		tmpfd_err("reading");
 	return k;
 }
 
@@ -198,14 +190,6 @@ spill_table_pid(struct pair_spill *s, int32_t pid)
 	void **v = u64map_get(&s->tpids, (uint64_t)(uint32_t)pid, 1);
 
 	*v = s;
-}
-
-static int
-pid_cmp(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-
-	return (x > y) - (x < y);
 }
 
 /*

@@ -38,7 +38,8 @@ void pairer_freed(struct mt_pairer *p, int32_t pid, struct mt_str heap, uint64_t
     uint64_t alloc_ts, uint64_t free_ts);
 struct mt_str pairer_heap(const struct mt_pairer *p, unsigned heap);
 unsigned pairer_heap_id(struct mt_pairer *p, struct mt_str heap);
-void pairer_replayed(struct mt_pairer *p, const struct mt_life *l);
+void pairer_replayed(struct mt_pairer *p, const struct mt_life *l);	/* counted, to the callback */
+int pid_cmp(const void *a, const void *b);	/* int32_t pids, for qsort */
 struct mt_pair_stats *pairer_stats_rw(struct mt_pairer *p);
 
 /* pairroute.c, for pairrun.c */

@@ -48,6 +48,14 @@ readall(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
+void
+tmpfd_err(const char *what)
+{
+	const char *dir = getenv("TMPDIR");
+
+	mt_err(1, "%s a temporary file in %s", what, dir && *dir ? dir : "/tmp");
+}
+
 int
 tmpfd(const char *prog)
 {

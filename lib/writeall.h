@@ -11,5 +11,7 @@ size_t writeall(int fd, const void *buf, size_t len);
 ssize_t readall(int fd, void *buf, size_t len);
 /* A file in TMPDIR (or /tmp) named for prog, gone with its descriptor: -1 (errno) when none can be made. */
 int tmpfd(const char *prog);
+/* Exit 1 saying what could not be done ("making", "writing"...) to a temporary file there. */
+void tmpfd_err(const char *what) __attribute__((noreturn));
 
 #endif

@@ -32,10 +32,10 @@ report_spill(struct report *r)
 	size_t len = r->nchanges * sizeof(*r->changes);
 
 	if (!r->nruns && (r->spill = tmpfd("mt-report")) < 0)
-		mt_err(1, "a temporary file in %s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		tmpfd_err("making");
 	qsort(r->changes, r->nchanges, sizeof(*r->changes), change_cmp);
 	if (writeall(r->spill, r->changes, len) != len)
-		mt_err(1, "a temporary file of changes");
+		tmpfd_err("writing");
 	r->runs = egrow(r->runs, r->nruns + 1, &r->runcap, sizeof(*r->runs));
 	r->runs[r->nruns++] = r->nchanges;
 	r->nchanges = 0;
@@ -61,7 +61,7 @@ run_fill(struct report *r, struct run *u)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			mt_err(1, "a temporary file of changes");
+			tmpfd_err("reading");
 		got += (size_t)n;
 	}
 	u->off += (off_t)len;

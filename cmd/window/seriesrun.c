@@ -34,14 +34,6 @@ static struct cursor *cur;
 static size_t *heap, nheap, ncur;
 static int in_run;
 
-static void
-fail(const char *what)
-{
-	const char *dir = getenv("TMPDIR");
-
-	mt_err(1, "%s a temporary file in %s", what, dir && *dir ? dir : "/tmp");
-}
-
 void
 runs_put(size_t series, const struct change *c, size_t n)
 {
@@ -50,7 +42,7 @@ runs_put(size_t series, const struct change *c, size_t n)
 	size_t i;
 
 	if (fd < 0 && (fd = tmpfd("mt-window")) < 0)
-		fail("making");
+		tmpfd_err("making");
 	if (!in_run) {
 		runs = egrow(runs, nruns, &runcap, sizeof(*runs));
 		runs[nruns++] = (struct run){ NULL, 0 };
@@ -67,10 +59,10 @@ runs_put(size_t series, const struct change *c, size_t n)
 		uint64_t v[6] = { c[i].k, (uint64_t)c[i].bytes, (uint64_t)c[i].count,
 			(uint64_t)c[i].rise, (uint64_t)c[i].dip, c[i].raw };
 		if (fieldrun_put(&w, v, 6))
-			fail("writing");
+			tmpfd_err("writing");
 	}
 	if (fieldrun_flush(&w))
-		fail("writing");
+		tmpfd_err("writing");
 	r->segs[series] = (struct seg){ end, w.pos };
 	end = w.pos;
 }
@@ -96,7 +88,7 @@ fill(struct cursor *c)
 	int k = fieldrun_get(&c->f, v, 6);
 
 	if (k < 0)
-		fail("reading");
+		tmpfd_err("reading");
 	if (k)
 		c->head = (struct change){ v[0], (int64_t)v[1], (int64_t)v[2], (int64_t)v[3],
 			(int64_t)v[4], v[5] };
